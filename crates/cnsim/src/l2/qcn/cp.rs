@@ -1,0 +1,538 @@
+//! QCN congestion point (CP): one per monitored egress queue.
+//!
+//! At each sampling instant the CP computes (reference §1.4, seed 000 eq. 1–3)
+//!
+//! ```text
+//! Qoff   = Q − Qeq
+//! Qdelta = Q − Qold
+//! Fb     = −(Qoff + w·Qdelta)
+//! ```
+//!
+//! clamps Fb to [−Qeq(2w+1), 0], quantizes |Fb| linearly to 6 bits (reference §1.5,
+//! variant A) and, if the quantized value is positive, sends a CNM to the source of the
+//! sampled frame. QCN has no positive feedback.
+//!
+//! Q, Qeq and Qold are in the unit Qeq is given in: frames (seed 000 states Qeq in
+//! frames) or bytes (the standard's octets). The quantizer is scale-free, so both give
+//! the same Fb for equal-size frames.
+
+use serde::{Deserialize, Serialize};
+
+use super::MulticastScheme;
+use crate::engine::RngStream;
+use crate::net::QcnTag;
+use crate::scenario::units::Size;
+
+/// Largest quantized |Fb| (6 bits).
+pub const FB_MAX: u8 = 63;
+
+/// How the CP decides which arriving frames are sampled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sampling {
+    /// IEEE 802.1Qau: a sample every `sample_table[|Fb|>>3]` bytes of arrivals, randomized
+    /// by a factor drawn from `jitter` (reference §1.6).
+    #[default]
+    Standard,
+    /// Seed 000 §2.1 and Algorithm 2: every arriving data frame evaluates Fb and may
+    /// trigger a CNM.
+    PerFrame,
+}
+
+/// When Qold is updated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QoldUpdate {
+    /// At every sample, with or without a CNM (the pseudocode; reference §1.6).
+    #[default]
+    Sample,
+    /// Only when a CNM is sent: seed 000 §2 defines Qold as "the queue size when the
+    /// last feedback message was generated".
+    Feedback,
+}
+
+/// The unit the CP measures its queue in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueUnit {
+    /// Waiting frames.
+    Frames,
+    /// Waiting bytes.
+    Bytes,
+}
+
+/// CP parameters (scenario table `protocols.qcn.cp`). Defaults are the IEEE 802.1Qau MIB
+/// values (reference §1.3, §10).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CpParams {
+    /// Set point Qeq ("26000B" = the MIB default cpQSp; seed 000 uses "25 frames" etc.).
+    pub qeq: Size,
+    /// Weight w of the rate-excess term (MIB cpW = 1 → w = 2).
+    pub w: f64,
+    /// Sampling rule.
+    pub sampling: Sampling,
+    /// Byte intervals between samples for |Fb|>>3 = 0..7 (reference §1.6:
+    /// 150, 75, 50, 37.5, 30, 25, 21.5, 18.5 KB).
+    pub sample_table: Vec<Size>,
+    /// Each interval is multiplied by U(jitter[0], jitter[1]) (reference §1.6: 0.85–1.15).
+    pub jitter: [f64; 2],
+    /// When Qold is updated.
+    pub qold_update: QoldUpdate,
+}
+
+impl Default for CpParams {
+    fn default() -> Self {
+        Self {
+            qeq: Size::Bytes(26_000),
+            w: 2.0,
+            sampling: Sampling::Standard,
+            sample_table: [
+                150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500,
+            ]
+            .into_iter()
+            .map(Size::Bytes)
+            .collect(),
+            jitter: [0.85, 1.15],
+            qold_update: QoldUpdate::Sample,
+        }
+    }
+}
+
+/// What the CP observes of its queue at an arrival (after the frame was queued).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    /// Waiting frames.
+    pub frames: u64,
+    /// Waiting bytes.
+    pub bytes: u64,
+}
+
+/// Outcome of an arrival at the CP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// No sample, or a sample with Fb ≥ 0 (quantized |Fb| = 0).
+    None,
+    /// Send this CNM to the frame's source.
+    Send(QcnTag),
+    /// Fb < 0, but the multicast representative rule keeps this CP silent.
+    Suppressed,
+}
+
+/// Per-CP counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CpStats {
+    /// Data frames seen (queued or dropped).
+    pub arrivals: u64,
+    /// Sampling instants.
+    pub samples: u64,
+    /// CNMs sent.
+    pub cnms: u64,
+    /// CNMs withheld by the representative rule.
+    pub suppressed: u64,
+}
+
+/// Fb = −(Qoff + w·Qdelta) with Qoff = Q − Qeq and Qdelta = Q − Qold (seed 000 eq. 1–3).
+#[inline]
+pub fn feedback(q: f64, q_old: f64, qeq: f64, w: f64) -> f64 {
+    -((q - qeq) + w * (q - q_old))
+}
+
+/// Quantizes Fb to |Fb| in 0..=63: 0 if Fb ≥ 0; 63 at or beyond the clamp −Qeq(2w+1);
+/// otherwise ⌊−Fb·63 / (Qeq(2w+1))⌋ (reference §1.5, variant A).
+#[inline]
+pub fn quantize(fb: f64, qeq: f64, w: f64) -> u8 {
+    if fb >= 0.0 {
+        return 0;
+    }
+    let range = qeq * (2.0 * w + 1.0);
+    if -fb >= range {
+        return FB_MAX;
+    }
+    ((-fb * FB_MAX as f64) / range).floor() as u8
+}
+
+/// Seed 000 Algorithm 2 and its prose reading: may a CP whose quantized feedback is
+/// `qfb` (> 0) send, given the representative tag the data frame carries?
+#[inline]
+pub fn may_send(scheme: MulticastScheme, qfb: u8, cpid: u32, tag: QcnTag) -> bool {
+    match scheme {
+        MulticastScheme::Standard => true,
+        // |Fb| ≥ F̂b makes the CP representative; on a tie only the CP whose CPID the
+        // frame names may send (seed 000 §4, the CPID tie rule).
+        MulticastScheme::Enhanced => qfb > tag.fb || (qfb == tag.fb && tag.cpid == cpid),
+        // The named representative always reports; others only with a larger |Fb|.
+        MulticastScheme::EnhancedRepresentative => tag.cpid == cpid || qfb > tag.fb,
+    }
+}
+
+/// A congestion point on one egress queue.
+#[derive(Clone, Debug)]
+pub struct Cp {
+    /// CPID carried in CNMs (unique per queue; 0 means "none").
+    pub cpid: u32,
+    qeq: f64,
+    unit: QueueUnit,
+    w: f64,
+    sampling: Sampling,
+    table: [f64; 8],
+    jitter: [f64; 2],
+    qold_update: QoldUpdate,
+    /// Queue length at the previous sample (or CNM), in the CP's unit.
+    pub q_old: f64,
+    /// Bytes of arrivals left before the next sample.
+    pub time_to_mark: f64,
+    rng: RngStream,
+    /// Counters.
+    pub stats: CpStats,
+}
+
+impl Cp {
+    /// A CP with `params`, identifier `cpid` and its own random stream.
+    pub fn new(params: &CpParams, cpid: u32, rng: RngStream) -> Self {
+        let (qeq, unit) = super::size_in_unit(params.qeq);
+        let mut table = [0.0; 8];
+        for (i, slot) in table.iter_mut().enumerate() {
+            let s = params.sample_table.get(i).or(params.sample_table.last());
+            *slot = s.map(|s| s.bytes(1500) as f64).unwrap_or(150_000.0);
+        }
+        Self {
+            cpid,
+            qeq,
+            unit,
+            w: params.w,
+            sampling: params.sampling,
+            table,
+            jitter: params.jitter,
+            qold_update: params.qold_update,
+            q_old: 0.0,
+            // The first interval is the table's first entry (reference §1.2).
+            time_to_mark: table[0],
+            rng,
+            stats: CpStats::default(),
+        }
+    }
+
+    /// Set point in the CP's unit.
+    pub fn qeq(&self) -> f64 {
+        self.qeq
+    }
+
+    /// Handles one arriving data frame of `size` bytes carrying `tag`.
+    pub fn on_arrival(
+        &mut self,
+        queue: QueueView,
+        size: u32,
+        tag: QcnTag,
+        scheme: MulticastScheme,
+    ) -> Decision {
+        self.stats.arrivals += 1;
+        if self.sampling == Sampling::Standard {
+            self.time_to_mark -= size as f64;
+            if self.time_to_mark >= 0.0 {
+                return Decision::None;
+            }
+        }
+        self.stats.samples += 1;
+        let q = match self.unit {
+            QueueUnit::Frames => queue.frames as f64,
+            QueueUnit::Bytes => queue.bytes as f64,
+        };
+        let q_old = self.q_old;
+        let fb = feedback(q, q_old, self.qeq, self.w);
+        let qfb = quantize(fb, self.qeq, self.w);
+        if self.qold_update == QoldUpdate::Sample {
+            self.q_old = q;
+        }
+        if self.sampling == Sampling::Standard {
+            let k = (qfb >> 3) as usize;
+            let u = self.rng.uniform_range(self.jitter[0], self.jitter[1]);
+            self.time_to_mark = self.table[k] * u;
+        }
+        if qfb == 0 {
+            return Decision::None;
+        }
+        if !may_send(scheme, qfb, self.cpid, tag) {
+            self.stats.suppressed += 1;
+            return Decision::Suppressed;
+        }
+        if self.qold_update == QoldUpdate::Feedback {
+            self.q_old = q;
+        }
+        self.stats.cnms += 1;
+        Decision::Send(QcnTag {
+            fb: qfb,
+            cpid: self.cpid,
+            // Qdelta is captured before Qold moves (reference §1.8, item 1).
+            qoff: (q - self.qeq).round() as i32,
+            qdelta: (q - q_old).round() as i32,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::StreamKey;
+
+    fn rng() -> RngStream {
+        RngStream::new(
+            1,
+            StreamKey {
+                kind: "cp",
+                name: "test",
+            },
+        )
+    }
+
+    fn tag(fb: u8, cpid: u32) -> QcnTag {
+        QcnTag {
+            fb,
+            cpid,
+            ..QcnTag::default()
+        }
+    }
+
+    #[test]
+    fn fb_and_quantization_worked_example() {
+        // Reference §1.5: Q = 60000, Qold = 50000, Qeq = 26000, w = 2
+        // → Qoff = 34000, Qdelta = 10000, Fb = −54000, |Fb|q = ⌊54000·63/130000⌋ = 26.
+        let fb = feedback(60_000.0, 50_000.0, 26_000.0, 2.0);
+        assert_eq!(fb, -54_000.0);
+        assert_eq!(quantize(fb, 26_000.0, 2.0), 26);
+    }
+
+    #[test]
+    fn quantization_bounds() {
+        assert_eq!(quantize(0.0, 26_000.0, 2.0), 0);
+        assert_eq!(quantize(5_000.0, 26_000.0, 2.0), 0); // positive Fb: no feedback
+        assert_eq!(quantize(-2_000.0, 26_000.0, 2.0), 0); // ⌊2000·63/130000⌋ = 0
+        assert_eq!(quantize(-2_064.0, 26_000.0, 2.0), 1); // 2064·63/130000 = 1.0002
+        assert_eq!(quantize(-129_999.0, 26_000.0, 2.0), 62);
+        assert_eq!(quantize(-130_000.0, 26_000.0, 2.0), 63); // the clamp
+        assert_eq!(quantize(-1e9, 26_000.0, 2.0), 63);
+        // In frames: Qeq = 25, Q = 40, Qold = 35 → Fb = −(15 + 10) = −25;
+        // |Fb|q = ⌊25·63/125⌋ = 12.
+        assert_eq!(quantize(feedback(40.0, 35.0, 25.0, 2.0), 25.0, 2.0), 12);
+    }
+
+    /// A CP with a fixed (jitter-free) table so intervals are exact.
+    fn exact_cp(qeq: Size, sampling: Sampling) -> Cp {
+        let params = CpParams {
+            qeq,
+            sampling,
+            jitter: [1.0, 1.0],
+            ..CpParams::default()
+        };
+        Cp::new(&params, 7, rng())
+    }
+
+    #[test]
+    fn first_sample_after_150kb_of_arrivals() {
+        let mut cp = exact_cp(Size::Bytes(26_000), Sampling::Standard);
+        let busy = QueueView {
+            frames: 60,
+            bytes: 90_000,
+        };
+        // 150 000 B / 1500 B = 100 frames bring time_to_mark to exactly 0 (not < 0);
+        // the 101st frame triggers the sample.
+        for _ in 0..100 {
+            assert_eq!(
+                cp.on_arrival(busy, 1500, QcnTag::default(), MulticastScheme::Standard),
+                Decision::None
+            );
+        }
+        let d = cp.on_arrival(busy, 1500, QcnTag::default(), MulticastScheme::Standard);
+        // Q = 90000, Qold = 0 → Fb = −(64000 + 180000) → clamped: 63.
+        assert_eq!(
+            d,
+            Decision::Send(QcnTag {
+                fb: 63,
+                cpid: 7,
+                qoff: 64_000,
+                qdelta: 90_000
+            })
+        );
+        assert_eq!(cp.q_old, 90_000.0);
+        // |Fb| = 63 → next interval from table[7] = 18.5 KB.
+        assert_eq!(cp.time_to_mark, 18_500.0);
+    }
+
+    #[test]
+    fn each_sampling_level_uses_its_table_entry() {
+        // Drive one sample at each level k by choosing Q with Qold = Q (Qdelta = 0):
+        // |Fb| = ⌊(Q − Qeq)·63/(5·Qeq)⌋ with Qeq = 100 frames → Q = 100 + ⌈k·8·500/63⌉.
+        let expected = [
+            150_000.0, 75_000.0, 50_000.0, 37_500.0, 30_000.0, 25_000.0, 21_500.0, 18_500.0,
+        ];
+        for (k, &interval) in expected.iter().enumerate() {
+            let mut cp = exact_cp(Size::Frames(100), Sampling::Standard);
+            let q = 100 + (k as u64 * 8 * 500).div_ceil(63);
+            cp.q_old = q as f64;
+            cp.time_to_mark = 0.0;
+            let d = cp.on_arrival(
+                QueueView {
+                    frames: q,
+                    bytes: 0,
+                },
+                1,
+                QcnTag::default(),
+                MulticastScheme::Standard,
+            );
+            let fb = match d {
+                Decision::Send(t) => t.fb,
+                _ => 0,
+            };
+            assert_eq!((fb >> 3) as usize, k, "level {k}: |Fb| {fb}");
+            assert_eq!(cp.time_to_mark, interval, "level {k}");
+        }
+    }
+
+    #[test]
+    fn jittered_intervals_stay_in_range() {
+        let params = CpParams {
+            qeq: Size::Frames(25),
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 1, rng());
+        for _ in 0..1000 {
+            cp.time_to_mark = 0.0;
+            cp.on_arrival(
+                QueueView {
+                    frames: 0,
+                    bytes: 0,
+                },
+                1,
+                QcnTag::default(),
+                MulticastScheme::Standard,
+            );
+            assert!((127_500.0..=172_500.0).contains(&cp.time_to_mark));
+        }
+    }
+
+    #[test]
+    fn per_frame_check_evaluates_every_arrival() {
+        let mut cp = exact_cp(Size::Frames(25), Sampling::PerFrame);
+        // Below Qeq and stable: Fb > 0, nothing.
+        cp.q_old = 10.0;
+        assert_eq!(
+            cp.on_arrival(
+                QueueView {
+                    frames: 10,
+                    bytes: 0
+                },
+                1500,
+                QcnTag::default(),
+                MulticastScheme::Standard
+            ),
+            Decision::None
+        );
+        // Q = 30, Qold = 10 → Fb = −(5 + 40) = −45 → ⌊45·63/125⌋ = 22.
+        let d = cp.on_arrival(
+            QueueView {
+                frames: 30,
+                bytes: 0,
+            },
+            1500,
+            QcnTag::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(
+            d,
+            Decision::Send(QcnTag {
+                fb: 22,
+                cpid: 7,
+                qoff: 5,
+                qdelta: 20
+            })
+        );
+        assert_eq!(cp.stats.samples, 2);
+    }
+
+    #[test]
+    fn qold_on_feedback_only_moves_when_a_cnm_is_sent() {
+        let params = CpParams {
+            qeq: Size::Frames(25),
+            sampling: Sampling::PerFrame,
+            qold_update: QoldUpdate::Feedback,
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 3, rng());
+        cp.on_arrival(
+            QueueView {
+                frames: 5,
+                bytes: 0,
+            },
+            1500,
+            QcnTag::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.q_old, 0.0); // Fb > 0: no CNM, Qold stays
+        cp.on_arrival(
+            QueueView {
+                frames: 30,
+                bytes: 0,
+            },
+            1500,
+            QcnTag::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.q_old, 30.0);
+    }
+
+    #[test]
+    fn algorithm2_cp_silent_below_the_frames_field() {
+        // Literal Algorithm 2: representative iff |Fb| ≥ F̂b.
+        assert!(!may_send(MulticastScheme::Enhanced, 20, 5, tag(30, 9)));
+        assert!(may_send(MulticastScheme::Enhanced, 31, 5, tag(30, 9)));
+        // Even the CP named in the frame is silent below the stamped value: the stall.
+        assert!(!may_send(MulticastScheme::Enhanced, 20, 9, tag(30, 9)));
+        // No representative yet (F̂b = 0): any positive |Fb| sends.
+        assert!(may_send(MulticastScheme::Enhanced, 1, 5, tag(0, 0)));
+    }
+
+    #[test]
+    fn algorithm2_cpid_tie() {
+        // Equal |Fb|: only the CP whose CPID the frame carries sends.
+        assert!(may_send(MulticastScheme::Enhanced, 30, 9, tag(30, 9)));
+        assert!(!may_send(MulticastScheme::Enhanced, 30, 5, tag(30, 9)));
+    }
+
+    #[test]
+    fn representative_reading_keeps_the_named_cp_talking() {
+        assert!(may_send(
+            MulticastScheme::EnhancedRepresentative,
+            3,
+            9,
+            tag(30, 9)
+        ));
+        assert!(!may_send(
+            MulticastScheme::EnhancedRepresentative,
+            30,
+            5,
+            tag(30, 9)
+        ));
+        assert!(may_send(
+            MulticastScheme::EnhancedRepresentative,
+            31,
+            5,
+            tag(30, 9)
+        ));
+    }
+
+    #[test]
+    fn suppressed_sample_is_counted_and_silent() {
+        let mut cp = exact_cp(Size::Frames(25), Sampling::PerFrame);
+        let d = cp.on_arrival(
+            QueueView {
+                frames: 30,
+                bytes: 0,
+            },
+            1500,
+            tag(63, 99),
+            MulticastScheme::Enhanced,
+        );
+        assert_eq!(d, Decision::Suppressed);
+        assert_eq!(cp.stats.suppressed, 1);
+        assert_eq!(cp.stats.cnms, 0);
+    }
+}

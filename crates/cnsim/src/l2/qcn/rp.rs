@@ -1,0 +1,683 @@
+//! QCN reaction point (RP): the rate limiter state of one flow at its source.
+//!
+//! On a CNM carrying quantized feedback |Fb| (reference §2.3, seed 000 eq. 4–5):
+//!
+//! ```text
+//! TR ← CR                        (if a byte-counter cycle completed since the last CNM)
+//! CR ← max(CR·max(1 − Gd·|Fb|, minDecFactor), minRate)      Gd·63 ≈ 1/2
+//! byte counter and timer stages ← 0; timer restarted
+//! ```
+//!
+//! Without feedback, the byte counter (every `byte_counter` bytes sent) and the timer
+//! (every `timer`) each complete cycles; at each cycle end (reference §2.3 table):
+//!
+//! | stages (SI = byte, TS = timer)     | phase              | TR ←            |
+//! |------------------------------------|--------------------|-----------------|
+//! | both ≤ FR threshold (5)            | Fast Recovery      | TR              |
+//! | exactly one > 5                    | Active Increase    | TR + R_AI       |
+//! | both > 5                           | Hyper-Active Inc.  | TR + i·R_HAI, i = min(SI,TS) − 5 |
+//!
+//! and then CR ← (CR + TR)/2. After the fast-recovery cycles the byte counter and timer
+//! periods are halved (150 KB → 75 KB, T → T/2). When CR reaches the line rate C with
+//! nothing queued, the limiter is released.
+
+use serde::{Deserialize, Serialize};
+
+use super::cp::FB_MAX;
+use super::MulticastScheme;
+use crate::engine::{RngStream, Time};
+use crate::net::QcnTag;
+use crate::scenario::units::{Duration, Rate, Size};
+
+/// How the Hyper-Active Increase multiplier i is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HaiMultiplier {
+    /// i = min(SI, TS) − FR threshold, growing by one per HAI cycle (the pseudocode,
+    /// reference §2.3).
+    #[default]
+    Stages,
+    /// i = 1 at every HAI cycle (one reading of seed 000 §2.2.3, "i ... selected to be
+    /// equal to one").
+    One,
+}
+
+/// RP parameters (scenario table `protocols.qcn.rp`). Defaults are the IEEE 802.1Qau MIB
+/// values (reference §2.2, §10).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RpParams {
+    /// Decrease gain Gd (rpgGd = 7 → 1/128, so Gd·63 ≈ 1/2).
+    pub gd: f64,
+    /// Smallest multiplier a single CNM may apply (rpgMinDecFac = 50 %).
+    pub min_dec_factor: f64,
+    /// Floor of CR (rpgMinRate).
+    pub min_rate: Rate,
+    /// Byte-counter cycle (rpgByteReset).
+    pub byte_counter: Size,
+    /// Timer cycle T (rpgTimeReset).
+    pub timer: Duration,
+    /// Number of Fast Recovery cycles before Active Increase (rpgThreshold).
+    pub fast_recovery_threshold: u32,
+    /// Active Increase step R_AI (rpgAiRate).
+    pub r_ai: Rate,
+    /// Hyper-Active Increase step R_HAI (rpgHaiRate).
+    pub r_hai: Rate,
+    /// HAI multiplier rule.
+    pub hai_multiplier: HaiMultiplier,
+    /// Halve the byte-counter and timer periods once past fast recovery (pseudocode).
+    pub halve_after_fast_recovery: bool,
+    /// Byte-counter and timer reloads are multiplied by U(jitter[0], jitter[1]).
+    pub jitter: [f64; 2],
+    /// The pseudocode's guard: on the first cycle after a cut, if TR > 10·CR then TR ← TR/8.
+    pub target_guard: bool,
+    /// Rate CR and TR start from, and return to on release; absent = the source's line rate.
+    pub initial_rate: Option<Rate>,
+}
+
+impl Default for RpParams {
+    fn default() -> Self {
+        Self {
+            gd: 1.0 / 128.0,
+            min_dec_factor: 0.5,
+            min_rate: Rate(5_000_000),
+            byte_counter: Size::Bytes(150_000),
+            timer: Duration(15 * crate::engine::PS_PER_MS),
+            fast_recovery_threshold: 5,
+            r_ai: Rate(5_000_000),
+            r_hai: Rate(50_000_000),
+            hai_multiplier: HaiMultiplier::Stages,
+            halve_after_fast_recovery: true,
+            jitter: [0.85, 1.15],
+            target_guard: true,
+            initial_rate: None,
+        }
+    }
+}
+
+/// What the simulator must do after an RP event.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RpAction {
+    /// New limiter rate, bit/s.
+    pub rate_bps: Option<u64>,
+    /// Arm the timer: fire after this delay with this epoch.
+    pub arm_timer: Option<(Time, u32)>,
+}
+
+/// The increase phase an RP is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Fast Recovery.
+    FastRecovery,
+    /// Active Increase.
+    ActiveIncrease,
+    /// Hyper-Active Increase.
+    HyperActiveIncrease,
+}
+
+/// Per-RP counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RpStats {
+    /// CNMs received.
+    pub cnms: u64,
+    /// Rate increase steps taken in each phase.
+    pub fast_recovery_steps: u64,
+    /// Active Increase steps.
+    pub active_increase_steps: u64,
+    /// Hyper-Active Increase steps.
+    pub hyper_active_steps: u64,
+    /// Times the limiter was released at line rate.
+    pub releases: u64,
+}
+
+/// The reaction point of one flow.
+#[derive(Clone, Debug)]
+pub struct Rp {
+    p: RpParams,
+    /// Whether the rate limiter is engaged (a CNM arrived since the last release).
+    pub active: bool,
+    /// Current rate CR, bit/s.
+    pub cr: f64,
+    /// Target rate TR, bit/s.
+    pub tr: f64,
+    /// Bytes left in the current byte-counter cycle.
+    pub bc_left: f64,
+    /// Byte-counter stage SI: cycles completed since the last CNM.
+    pub si: u32,
+    /// Timer stage TS: timer expiries since the last CNM.
+    pub ts: u32,
+    /// Current timer epoch; older timers are stale.
+    pub timer_epoch: u32,
+    /// Multicast scheme this RP follows (only multicast flows use the enhanced ones).
+    pub scheme: MulticastScheme,
+    /// Seed 000 Algorithm 1: F̂b, the |Fb| stamped on outgoing data frames.
+    pub fb_hat: u8,
+    /// CPID of the CP that set F̂b.
+    pub rep_cpid: u32,
+    rng: RngStream,
+    /// Counters.
+    pub stats: RpStats,
+    /// Times of received CNMs are counted per sampling interval by the recorder.
+    pub cnms_since_sample: u64,
+}
+
+impl Rp {
+    /// An RP for a source whose link runs at `line_bps`.
+    pub fn new(params: &RpParams, scheme: MulticastScheme, line_bps: u64, rng: RngStream) -> Self {
+        let c = params.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
+        Self {
+            p: params.clone(),
+            active: false,
+            cr: c,
+            tr: c,
+            bc_left: params.byte_counter.bytes(1500) as f64,
+            si: 0,
+            ts: 0,
+            timer_epoch: 0,
+            scheme,
+            fb_hat: 0,
+            rep_cpid: 0,
+            rng,
+            stats: RpStats::default(),
+            cnms_since_sample: 0,
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &RpParams {
+        &self.p
+    }
+
+    /// Current rate CR in bit/s, rounded.
+    pub fn current_rate(&self) -> u64 {
+        self.cr.round() as u64
+    }
+
+    /// The representative tag this source stamps on multicast data frames.
+    pub fn representative(&self) -> QcnTag {
+        QcnTag {
+            fb: self.fb_hat,
+            cpid: self.rep_cpid,
+            ..QcnTag::default()
+        }
+    }
+
+    fn jitter(&mut self) -> f64 {
+        let [lo, hi] = self.p.jitter;
+        if lo == hi {
+            lo
+        } else {
+            self.rng.uniform_range(lo, hi)
+        }
+    }
+
+    fn byte_cycle(&self) -> f64 {
+        self.p.byte_counter.bytes(1500) as f64
+    }
+
+    /// The phase implied by the current stages.
+    pub fn phase(&self) -> Phase {
+        let th = self.p.fast_recovery_threshold;
+        match (self.si > th, self.ts > th) {
+            (true, true) => Phase::HyperActiveIncrease,
+            (false, false) => Phase::FastRecovery,
+            _ => Phase::ActiveIncrease,
+        }
+    }
+
+    /// Seed 000 Algorithm 1 (and its prose reading): which |Fb| the RP reacts to.
+    fn select_feedback(&mut self, cnm: QcnTag) -> u8 {
+        match self.scheme {
+            MulticastScheme::Standard => cnm.fb,
+            MulticastScheme::Enhanced => {
+                if self.fb_hat < cnm.fb {
+                    self.fb_hat = cnm.fb;
+                    self.rep_cpid = cnm.cpid;
+                }
+                self.fb_hat
+            }
+            MulticastScheme::EnhancedRepresentative => {
+                if cnm.cpid == self.rep_cpid || cnm.fb > self.fb_hat {
+                    self.fb_hat = cnm.fb;
+                    self.rep_cpid = cnm.cpid;
+                }
+                self.fb_hat
+            }
+        }
+    }
+
+    /// A CNM arrived (reference §2.3 "on CNM"; seed 000 Algorithm 1 for multicast).
+    pub fn on_cnm(&mut self, cnm: QcnTag, line_bps: u64) -> RpAction {
+        if cnm.fb == 0 {
+            return RpAction::default();
+        }
+        self.stats.cnms += 1;
+        self.cnms_since_sample += 1;
+        let fb = self.select_feedback(cnm);
+        if !self.active {
+            self.active = true;
+            let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
+            self.cr = self.cr.min(c);
+            self.tr = self.cr;
+            self.si = 0;
+            self.ts = 0;
+            self.bc_left = self.byte_cycle();
+        }
+        if self.si != 0 {
+            self.tr = self.cr;
+            self.bc_left = self.byte_cycle();
+        }
+        self.si = 0;
+        self.ts = 0;
+        let dec = (1.0 - self.p.gd * fb as f64).max(self.p.min_dec_factor);
+        self.cr = (self.cr * dec).max(self.p.min_rate.0 as f64);
+        if self.scheme != MulticastScheme::Standard && self.fb_hat == FB_MAX {
+            // Algorithm 1: at the largest value, restart the selection.
+            self.fb_hat = 0;
+            self.rep_cpid = 0;
+        }
+        self.timer_epoch = self.timer_epoch.wrapping_add(1);
+        RpAction {
+            rate_bps: Some(self.current_rate()),
+            arm_timer: Some((self.p.timer.0, self.timer_epoch)),
+        }
+    }
+
+    /// The limiter released `bytes` (reference §2.3 "on frame transmitted").
+    pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RpAction {
+        if !self.active {
+            return RpAction::default();
+        }
+        self.bc_left -= bytes as f64;
+        if self.bc_left >= 0.0 {
+            return RpAction::default();
+        }
+        self.si += 1;
+        let full = self.si < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
+        let cycle = if full {
+            self.byte_cycle()
+        } else {
+            self.byte_cycle() / 2.0
+        };
+        self.bc_left = cycle * self.jitter();
+        self.self_increase(line_bps)
+    }
+
+    /// The timer expired (reference §2.3 "on timer expiry").
+    pub fn on_timer(&mut self, epoch: u32, line_bps: u64) -> RpAction {
+        if !self.active || epoch != self.timer_epoch {
+            return RpAction::default();
+        }
+        self.ts += 1;
+        let mut action = self.self_increase(line_bps);
+        if self.active {
+            let full =
+                self.ts < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
+            let period = if full {
+                self.p.timer.0 as f64
+            } else {
+                self.p.timer.0 as f64 / 2.0
+            };
+            let delay = (period * self.jitter()).round() as Time;
+            action.arm_timer = Some((delay.max(1), self.timer_epoch));
+        }
+        action
+    }
+
+    /// One increase step at the end of a byte-counter or timer cycle.
+    fn self_increase(&mut self, line_bps: u64) -> RpAction {
+        let th = self.p.fast_recovery_threshold;
+        let increment = match self.phase() {
+            Phase::FastRecovery => {
+                self.stats.fast_recovery_steps += 1;
+                0.0
+            }
+            Phase::ActiveIncrease => {
+                self.stats.active_increase_steps += 1;
+                self.p.r_ai.0 as f64
+            }
+            Phase::HyperActiveIncrease => {
+                self.stats.hyper_active_steps += 1;
+                let i = match self.p.hai_multiplier {
+                    HaiMultiplier::Stages => self.si.min(self.ts) - th,
+                    HaiMultiplier::One => 1,
+                };
+                self.p.r_hai.0 as f64 * i as f64
+            }
+        };
+        if self.p.target_guard && (self.si == 1 || self.ts == 1) && self.tr > 10.0 * self.cr {
+            self.tr /= 8.0;
+        } else {
+            self.tr += increment;
+        }
+        let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
+        self.cr = ((self.cr + self.tr) / 2.0).min(c);
+        if self.cr >= c {
+            // Reached the line rate: release the limiter (reference §2.3; the limiter
+            // queue is drained at C from here on, so "nothing queued" follows).
+            self.active = false;
+            self.cr = c;
+            self.tr = c;
+            self.si = 0;
+            self.ts = 0;
+            self.bc_left = self.byte_cycle();
+            self.timer_epoch = self.timer_epoch.wrapping_add(1);
+            self.stats.releases += 1;
+        }
+        RpAction {
+            rate_bps: Some(self.current_rate()),
+            arm_timer: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{StreamKey, PS_PER_MS};
+
+    const G: u64 = 1_000_000_000;
+
+    /// RP at 1 Gbit/s without jitter, so every cycle is exact.
+    fn rp() -> Rp {
+        let params = RpParams {
+            jitter: [1.0, 1.0],
+            ..RpParams::default()
+        };
+        Rp::new(
+            &params,
+            MulticastScheme::Standard,
+            G,
+            RngStream::new(
+                1,
+                StreamKey {
+                    kind: "rp",
+                    name: "t",
+                },
+            ),
+        )
+    }
+
+    fn cnm(fb: u8) -> QcnTag {
+        QcnTag {
+            fb,
+            cpid: 1,
+            ..QcnTag::default()
+        }
+    }
+
+    /// Sends frames until one completes a byte-counter cycle; returns frames sent.
+    fn finish_byte_cycle(r: &mut Rp) -> u32 {
+        let before = r.si;
+        let mut n = 0;
+        while r.si == before && r.active {
+            r.on_transmit(1500, G);
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn one_decrease() {
+        // CR = 1 Gbit/s, |Fb| = 32 → CR·(1 − 32/128) = 750 Mbit/s; TR stays at C.
+        let mut r = rp();
+        let a = r.on_cnm(cnm(32), G);
+        assert_eq!(a.rate_bps, Some(750_000_000));
+        assert_eq!(a.arm_timer, Some((15 * PS_PER_MS, 1)));
+        assert_eq!(r.tr, 1e9);
+        assert!(r.active);
+    }
+
+    #[test]
+    fn decrease_is_floored_by_min_dec_factor_and_min_rate() {
+        let mut r = rp();
+        r.on_cnm(cnm(63), G); // 1 − 63/128 = 0.5078 > 0.5
+        assert_eq!(r.current_rate(), 507_812_500);
+        let params = RpParams {
+            gd: 1.0 / 64.0,
+            jitter: [1.0, 1.0],
+            ..RpParams::default()
+        };
+        let mut r2 = Rp::new(
+            &params,
+            MulticastScheme::Standard,
+            G,
+            RngStream::new(
+                1,
+                StreamKey {
+                    kind: "rp",
+                    name: "t",
+                },
+            ),
+        );
+        r2.on_cnm(cnm(63), G); // 1 − 63/64 < 0.5 → 0.5
+        assert_eq!(r2.current_rate(), 500_000_000);
+        for _ in 0..20 {
+            r2.on_cnm(cnm(63), G);
+        }
+        assert_eq!(r2.current_rate(), 5_000_000); // min rate
+    }
+
+    #[test]
+    fn fast_recovery_by_byte_counter() {
+        // After a cut to 750 Mbit/s with TR = 1 Gbit/s, each 150 KB cycle averages:
+        // 875, 937.5, 968.75, 984.375, 992.1875 Mbit/s (five FR cycles).
+        let mut r = rp();
+        r.on_cnm(cnm(32), G);
+        let expected = [875e6, 937.5e6, 968.75e6, 984.375e6, 992.1875e6];
+        for (i, &cr) in expected.iter().enumerate() {
+            // 150 000 B = 100 frames to reach 0, the 101st makes it negative.
+            assert_eq!(finish_byte_cycle(&mut r), if i == 0 { 101 } else { 101 });
+            assert_eq!(r.phase(), Phase::FastRecovery);
+            assert_eq!(r.cr, cr, "cycle {}", i + 1);
+            assert_eq!(r.tr, 1e9);
+        }
+        assert_eq!(r.stats.fast_recovery_steps, 5);
+        // After the 5th cycle the counter reloads with 75 KB: the 6th cycle is 51 frames.
+        assert_eq!(r.bc_left, 75_000.0);
+    }
+
+    #[test]
+    fn active_increase_by_byte_counter() {
+        let mut r = rp();
+        r.on_cnm(cnm(32), G);
+        for _ in 0..5 {
+            finish_byte_cycle(&mut r);
+        }
+        // Cycle 6 (SI = 6 > 5): AI, TR = 1000 + 5 = 1005 Mbit/s, CR = (992.1875 + 1005)/2.
+        let n = finish_byte_cycle(&mut r);
+        assert_eq!(n, 51);
+        assert_eq!(r.phase(), Phase::ActiveIncrease);
+        assert_eq!(r.tr, 1005e6);
+        assert_eq!(r.cr, (992.1875e6 + 1005e6) / 2.0);
+    }
+
+    #[test]
+    fn fast_recovery_and_active_increase_by_timer() {
+        // At a low rate the timer drives recovery: cut to 100 Mbit/s-ish, no bytes sent.
+        let mut r = rp();
+        r.cr = 200e6;
+        r.tr = 200e6;
+        r.active = true;
+        let a = r.on_cnm(cnm(32), G); // CR 150 Mbit/s, TR 200 Mbit/s (SI = 0: TR kept)
+        assert_eq!(r.cr, 150e6);
+        let (delay, epoch) = a.arm_timer.unwrap();
+        assert_eq!(delay, 15 * PS_PER_MS);
+        let mut e = epoch;
+        for k in 1..=5 {
+            let a = r.on_timer(e, G);
+            assert_eq!(r.phase(), Phase::FastRecovery);
+            let (d, ep) = a.arm_timer.unwrap();
+            // T for stages 1..4, T/2 from stage 5 on (the pseudocode's halving).
+            assert_eq!(
+                d,
+                if k < 5 {
+                    15 * PS_PER_MS
+                } else {
+                    15 * PS_PER_MS / 2
+                },
+                "stage {k}"
+            );
+            e = ep;
+        }
+        assert_eq!(r.cr, 200e6 - 50e6 / 32.0);
+        r.on_timer(e, G);
+        assert_eq!(r.phase(), Phase::ActiveIncrease);
+        assert_eq!(r.tr, 205e6);
+    }
+
+    #[test]
+    fn stale_timer_is_ignored() {
+        let mut r = rp();
+        let first = r.on_cnm(cnm(10), G).arm_timer.unwrap().1;
+        r.on_cnm(cnm(10), G);
+        let cr = r.cr;
+        assert_eq!(r.on_timer(first, G), RpAction::default());
+        assert_eq!(r.cr, cr);
+    }
+
+    #[test]
+    fn hyper_active_increase() {
+        // Both stages > 5: HAI with i = min(SI, TS) − 5.
+        let mut r = rp();
+        r.active = true;
+        r.cr = 500e6;
+        r.tr = 600e6;
+        r.si = 7;
+        r.ts = 6;
+        r.self_increase(G);
+        assert_eq!(r.phase(), Phase::HyperActiveIncrease);
+        assert_eq!(r.tr, 650e6); // i = 1
+        r.si = 8;
+        r.ts = 8;
+        r.self_increase(G);
+        assert_eq!(r.tr, 650e6 + 3.0 * 50e6); // i = 3
+        assert_eq!(r.stats.hyper_active_steps, 2);
+    }
+
+    #[test]
+    fn target_guard_divides_a_stale_target() {
+        let mut r = rp();
+        r.active = true;
+        r.cr = 50e6;
+        r.tr = 1e9;
+        r.si = 1;
+        r.self_increase(G);
+        assert_eq!(r.tr, 125e6); // 1e9 / 8, since TR > 10·CR on the first cycle
+        assert_eq!(r.cr, 87.5e6);
+    }
+
+    #[test]
+    fn release_at_line_rate() {
+        let mut r = rp();
+        r.active = true;
+        r.cr = 999e6;
+        r.tr = 1.2e9;
+        r.si = 6;
+        let a = r.self_increase(G);
+        assert!(!r.active);
+        assert_eq!(a.rate_bps, Some(G));
+        assert_eq!(r.stats.releases, 1);
+        // Once released, sending bytes changes nothing.
+        assert_eq!(r.on_transmit(1500, G), RpAction::default());
+    }
+
+    #[test]
+    fn algorithm1_keeps_the_max_and_resets_at_63() {
+        let params = RpParams {
+            jitter: [1.0, 1.0],
+            ..RpParams::default()
+        };
+        let mut r = Rp::new(
+            &params,
+            MulticastScheme::Enhanced,
+            G,
+            RngStream::new(
+                1,
+                StreamKey {
+                    kind: "rp",
+                    name: "t",
+                },
+            ),
+        );
+        r.on_cnm(
+            QcnTag {
+                fb: 20,
+                cpid: 4,
+                ..QcnTag::default()
+            },
+            G,
+        );
+        assert_eq!((r.fb_hat, r.rep_cpid), (20, 4));
+        // A smaller |Fb| from another CP: F̂b stays, and the RP reacts with F̂b = 20.
+        let cr = r.cr;
+        r.on_cnm(
+            QcnTag {
+                fb: 10,
+                cpid: 5,
+                ..QcnTag::default()
+            },
+            G,
+        );
+        assert_eq!((r.fb_hat, r.rep_cpid), (20, 4));
+        assert_eq!(r.cr, cr * (1.0 - 20.0 / 128.0));
+        // 63 is taken, reacted to, then reset to 0.
+        let cr = r.cr;
+        r.on_cnm(
+            QcnTag {
+                fb: 63,
+                cpid: 6,
+                ..QcnTag::default()
+            },
+            G,
+        );
+        assert_eq!(r.cr, cr * (1.0 - 63.0 / 128.0));
+        assert_eq!((r.fb_hat, r.rep_cpid), (0, 0));
+    }
+
+    #[test]
+    fn representative_reading_follows_its_cp_down() {
+        let params = RpParams {
+            jitter: [1.0, 1.0],
+            ..RpParams::default()
+        };
+        let mut r = Rp::new(
+            &params,
+            MulticastScheme::EnhancedRepresentative,
+            G,
+            RngStream::new(
+                1,
+                StreamKey {
+                    kind: "rp",
+                    name: "t",
+                },
+            ),
+        );
+        r.on_cnm(
+            QcnTag {
+                fb: 30,
+                cpid: 4,
+                ..QcnTag::default()
+            },
+            G,
+        );
+        r.on_cnm(
+            QcnTag {
+                fb: 8,
+                cpid: 4,
+                ..QcnTag::default()
+            },
+            G,
+        );
+        assert_eq!((r.fb_hat, r.rep_cpid), (8, 4));
+        r.on_cnm(
+            QcnTag {
+                fb: 9,
+                cpid: 7,
+                ..QcnTag::default()
+            },
+            G,
+        );
+        assert_eq!((r.fb_hat, r.rep_cpid), (9, 7));
+    }
+}

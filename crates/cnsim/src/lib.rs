@@ -1,0 +1,28 @@
+//! cnsim: a packet-level discrete-event simulator for congestion notification in
+//! data-center Ethernet and IP networks.
+//!
+//! The layout follows the architecture:
+//! - [`engine`]: picosecond time, the event queue, seeded random streams;
+//! - [`net`]: frames, egress queues, ports and links, nodes, forwarding;
+//! - [`traffic`]: sources and the per-flow rate limiter;
+//! - [`l2`]: layer-2 congestion management (QCN);
+//! - [`sim`]: the run loop and the data path that ties them together;
+//! - [`scenario`]: the TOML format, validation and building;
+//! - [`metrics`]: counters, time series and writers;
+//! - [`report`]: plots; [`run`]: run directories; [`bench`]: speed measurements;
+//! - [`repro`]: reproductions of published experiments.
+
+pub mod bench;
+pub mod engine;
+pub mod l2;
+pub mod metrics;
+pub mod net;
+pub mod report;
+pub mod repro;
+pub mod run;
+pub mod scenario;
+pub mod sim;
+pub mod traffic;
+
+/// The crate version, recorded in every output.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

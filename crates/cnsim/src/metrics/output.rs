@@ -1,0 +1,89 @@
+//! Writers for time series: Parquet (one row per sample, one column per series, plus
+//! `time_s`) and CSV with the same layout.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use parquet::basic::{Repetition, Type as PhysicalType};
+use parquet::data_type::DoubleType;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+
+use super::TimeSeries;
+
+/// Writes `ts` as a Parquet file with a DOUBLE column `time_s` and one per series.
+pub fn write_parquet(ts: &TimeSeries, path: &Path) -> Result<(), String> {
+    let err = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
+    let mut fields = vec![Arc::new(
+        Type::primitive_type_builder("time_s", PhysicalType::DOUBLE)
+            .with_repetition(Repetition::REQUIRED)
+            .build()
+            .map_err(err)?,
+    )];
+    for c in &ts.columns {
+        fields.push(Arc::new(
+            Type::primitive_type_builder(&c.name, PhysicalType::DOUBLE)
+                .with_repetition(Repetition::REQUIRED)
+                .build()
+                .map_err(err)?,
+        ));
+    }
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .map_err(err)?,
+    );
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_created_by(format!("cnsim {}", crate::VERSION))
+            .set_key_value_metadata(Some(vec![parquet::format::KeyValue::new(
+                "unit".to_string(),
+                ts.unit.clone(),
+            )]))
+            .build(),
+    );
+    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut writer = SerializedFileWriter::new(file, schema, props).map_err(err)?;
+    let mut rg = writer.next_row_group().map_err(err)?;
+    let mut columns = std::iter::once(&ts.times_s).chain(ts.columns.iter().map(|c| &c.values));
+    while let Some(mut col) = rg.next_column().map_err(err)? {
+        let values = columns.next().expect("one value vector per schema column");
+        col.typed::<DoubleType>()
+            .write_batch(values, None, None)
+            .map_err(err)?;
+        col.close().map_err(err)?;
+    }
+    rg.close().map_err(err)?;
+    writer.close().map_err(err)?;
+    Ok(())
+}
+
+/// Writes `ts` as CSV: a header `time_s,<series>...` then one row per sample.
+pub fn write_csv(ts: &TimeSeries, path: &Path) -> Result<(), String> {
+    let io = |e: csv::Error| format!("{}: {e}", path.display());
+    let mut w = csv::Writer::from_path(path).map_err(io)?;
+    let mut header = vec!["time_s".to_string()];
+    header.extend(ts.columns.iter().map(|c| c.name.clone()));
+    w.write_record(&header).map_err(io)?;
+    for (i, t) in ts.times_s.iter().enumerate() {
+        let mut row = vec![t.to_string()];
+        row.extend(ts.columns.iter().map(|c| c.values[i].to_string()));
+        w.write_record(&row).map_err(io)?;
+    }
+    w.flush().map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON with a trailing newline.
+pub fn write_json<T: serde::Serialize>(value: &T, path: &Path) -> Result<(), String> {
+    let f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut w = BufWriter::new(f);
+    serde_json::to_writer_pretty(&mut w, value).map_err(|e| format!("{}: {e}", path.display()))?;
+    w.write_all(b"\n")
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    w.flush().map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,16 @@
+//! The network model: frames, egress queues, ports and links, nodes, and forwarding.
+//!
+//! The model is output-queued: a frame arriving at a switch is looked up, then placed in
+//! the queue of its egress port (one copy per egress port for multicast); the port
+//! serializes frames one at a time onto a full-duplex point-to-point link whose far
+//! end is the ingress port of the next node.
+
+pub mod frame;
+pub mod queue;
+pub mod routing;
+pub mod topology;
+
+pub use frame::{Frame, FrameArena, FrameId, FrameKind, QcnTag};
+pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};
+pub use routing::{MulticastTrees, Routes, TreeId};
+pub use topology::{Network, Node, NodeId, NodeKind, Port, PortId, NONE};

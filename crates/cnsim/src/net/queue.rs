@@ -1,0 +1,281 @@
+//! Drop-tail FIFO egress queues and the optional per-switch shared buffer.
+//!
+//! Queue length counts the frames *waiting*: the frame being serialized has left the
+//! queue (as in ns-2, htsim and OMNeT++/INET). A queue of capacity 300 frames therefore
+//! holds up to 300 waiting frames plus one on the wire.
+
+use std::collections::VecDeque;
+
+use super::frame::FrameId;
+use crate::engine::Time;
+
+/// A buffer limit, in frames or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capacity {
+    /// At most this many frames.
+    Frames(u64),
+    /// At most this many bytes.
+    Bytes(u64),
+}
+
+impl Capacity {
+    /// Whether a frame of `size` bytes fits on top of `frames`/`bytes` already held.
+    #[inline]
+    pub fn admits(self, frames: u64, bytes: u64, size: u32) -> bool {
+        match self {
+            Capacity::Frames(n) => frames < n,
+            Capacity::Bytes(b) => bytes + size as u64 <= b,
+        }
+    }
+}
+
+/// Counters of one egress queue. Time integrals are exact (`u128` of frame·ps), so
+/// means and deviations are reproducible to the last bit.
+#[derive(Clone, Debug, Default)]
+pub struct QueueStats {
+    /// Frames offered to the queue (accepted or dropped).
+    pub arrived_frames: u64,
+    /// Bytes offered to the queue.
+    pub arrived_bytes: u64,
+    /// Frames dropped because the queue (or the shared pool) was full.
+    pub dropped_frames: u64,
+    /// Bytes dropped.
+    pub dropped_bytes: u64,
+    /// Frames that started transmission on the link.
+    pub sent_frames: u64,
+    /// Bytes that started transmission.
+    pub sent_bytes: u64,
+    /// Largest number of waiting frames seen.
+    pub max_frames: u64,
+    /// Largest number of waiting bytes seen.
+    pub max_bytes: u64,
+    /// ∫ frames dt, in frame·ps.
+    pub area_frames: u128,
+    /// ∫ frames² dt, in frame²·ps.
+    pub area_frames_sq: u128,
+    /// ∫ bytes dt, in byte·ps.
+    pub area_bytes: u128,
+    /// Time of the last length change.
+    pub last_change: Time,
+}
+
+impl QueueStats {
+    /// Time-weighted mean and standard deviation of the length in frames over `[0, end]`.
+    pub fn mean_std_frames(&self, end: Time) -> (f64, f64) {
+        if end == 0 {
+            return (0.0, 0.0);
+        }
+        let mean = self.area_frames as f64 / end as f64;
+        let mean_sq = self.area_frames_sq as f64 / end as f64;
+        (mean, (mean_sq - mean * mean).max(0.0).sqrt())
+    }
+
+    /// Time-weighted mean length in bytes over `[0, end]`.
+    pub fn mean_bytes(&self, end: Time) -> f64 {
+        if end == 0 {
+            0.0
+        } else {
+            self.area_bytes as f64 / end as f64
+        }
+    }
+}
+
+/// A drop-tail FIFO of frame ids with a capacity.
+#[derive(Clone, Debug)]
+pub struct EgressQueue {
+    frames: VecDeque<FrameId>,
+    bytes: u64,
+    /// The queue's own limit.
+    pub capacity: Capacity,
+    /// Counters.
+    pub stats: QueueStats,
+}
+
+impl EgressQueue {
+    /// An empty queue with the given limit.
+    pub fn new(capacity: Capacity) -> Self {
+        let prealloc = match capacity {
+            Capacity::Frames(n) => n.min(4096) as usize,
+            Capacity::Bytes(b) => (b / 1500).min(4096) as usize,
+        };
+        Self {
+            frames: VecDeque::with_capacity(prealloc + 1),
+            bytes: 0,
+            capacity,
+            stats: QueueStats::default(),
+        }
+    }
+
+    /// Waiting frames.
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.frames.len() as u64
+    }
+
+    /// True when no frame is waiting.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Waiting bytes.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Whether a frame of `size` bytes fits under the queue's own limit.
+    #[inline]
+    pub fn admits(&self, size: u32) -> bool {
+        self.capacity.admits(self.len(), self.bytes, size)
+    }
+
+    /// Advances the time integrals to `now` (call before every length change).
+    #[inline]
+    fn account(&mut self, now: Time) {
+        let dt = (now - self.stats.last_change) as u128;
+        if dt > 0 {
+            let n = self.frames.len() as u128;
+            self.stats.area_frames += n * dt;
+            self.stats.area_frames_sq += n * n * dt;
+            self.stats.area_bytes += self.bytes as u128 * dt;
+            self.stats.last_change = now;
+        }
+    }
+
+    /// Appends a frame that has been admitted.
+    #[inline]
+    pub fn push(&mut self, now: Time, id: FrameId, size: u32) {
+        self.account(now);
+        self.frames.push_back(id);
+        self.bytes += size as u64;
+        let s = &mut self.stats;
+        s.arrived_frames += 1;
+        s.arrived_bytes += size as u64;
+        s.max_frames = s.max_frames.max(self.frames.len() as u64);
+        s.max_bytes = s.max_bytes.max(self.bytes);
+    }
+
+    /// Records a frame turned away at the tail.
+    #[inline]
+    pub fn record_drop(&mut self, size: u32) {
+        let s = &mut self.stats;
+        s.arrived_frames += 1;
+        s.arrived_bytes += size as u64;
+        s.dropped_frames += 1;
+        s.dropped_bytes += size as u64;
+    }
+
+    /// Records a frame that bypassed the queue straight onto an idle link.
+    #[inline]
+    pub fn record_cut_through(&mut self, size: u32) {
+        let s = &mut self.stats;
+        s.arrived_frames += 1;
+        s.arrived_bytes += size as u64;
+        s.sent_frames += 1;
+        s.sent_bytes += size as u64;
+    }
+
+    /// Removes the head frame; `size_of` gives its size.
+    #[inline]
+    pub fn pop(&mut self, now: Time, size_of: impl FnOnce(FrameId) -> u32) -> Option<FrameId> {
+        self.account(now);
+        let id = self.frames.pop_front()?;
+        let size = size_of(id);
+        self.bytes -= size as u64;
+        self.stats.sent_frames += 1;
+        self.stats.sent_bytes += size as u64;
+        Some(id)
+    }
+
+    /// Closes the time integrals at `end`.
+    pub fn finish(&mut self, end: Time) {
+        self.account(end);
+    }
+
+    /// Iterates over the waiting frame ids, head first.
+    pub fn iter(&self) -> impl Iterator<Item = FrameId> + '_ {
+        self.frames.iter().copied()
+    }
+}
+
+/// A switch-wide buffer shared by all egress queues of the switch ("switch frame
+/// capacity" in the 802.1au scenarios). A frame is admitted only if both its queue's
+/// own limit and the pool have room.
+#[derive(Clone, Debug)]
+pub struct SharedPool {
+    /// The pool limit.
+    pub capacity: Capacity,
+    /// Frames held in the pool.
+    pub frames: u64,
+    /// Bytes held in the pool.
+    pub bytes: u64,
+}
+
+impl SharedPool {
+    /// An empty pool.
+    pub fn new(capacity: Capacity) -> Self {
+        Self {
+            capacity,
+            frames: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Whether `size` more bytes fit.
+    #[inline]
+    pub fn admits(&self, size: u32) -> bool {
+        self.capacity.admits(self.frames, self.bytes, size)
+    }
+
+    /// Takes room for one frame.
+    #[inline]
+    pub fn take(&mut self, size: u32) {
+        self.frames += 1;
+        self.bytes += size as u64;
+    }
+
+    /// Gives back room for one frame.
+    #[inline]
+    pub fn give(&mut self, size: u32) {
+        self.frames -= 1;
+        self.bytes -= size as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_capacity_counts_waiting_frames() {
+        let mut q = EgressQueue::new(Capacity::Frames(2));
+        assert!(q.admits(1500));
+        q.push(0, 1, 1500);
+        q.push(0, 2, 1500);
+        assert!(!q.admits(64));
+        assert_eq!(q.bytes(), 3000);
+        assert_eq!(q.pop(10, |_| 1500), Some(1));
+        assert!(q.admits(1500));
+    }
+
+    #[test]
+    fn byte_capacity_checks_the_new_frame() {
+        let q = EgressQueue::new(Capacity::Bytes(3000));
+        assert!(q.admits(3000));
+        assert!(!q.admits(3001));
+    }
+
+    #[test]
+    fn time_weighted_mean_and_std() {
+        // 0 frames for 10 ps, 2 frames for 10 ps: mean 1, std 1.
+        let mut q = EgressQueue::new(Capacity::Frames(10));
+        q.push(10, 1, 100);
+        q.push(10, 2, 100);
+        q.finish(20);
+        let (m, s) = q.stats.mean_std_frames(20);
+        assert_eq!(m, 1.0);
+        assert_eq!(s, 1.0);
+        assert_eq!(q.stats.max_frames, 2);
+    }
+}

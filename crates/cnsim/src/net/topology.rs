@@ -1,0 +1,188 @@
+//! Nodes, ports and links.
+//!
+//! A full-duplex link between nodes A and B is two [`Port`]s: A's port transmits towards
+//! B (its `peer` is B's port) and B's port transmits towards A. Each port owns the egress
+//! queue and the transmitter for its direction. All tables are flat vectors indexed by
+//! `u32` ids.
+
+use super::queue::{Capacity, EgressQueue, SharedPool};
+use crate::engine::Time;
+
+/// Index of a node.
+pub type NodeId = u32;
+/// Index of a port.
+pub type PortId = u32;
+/// "No such id".
+pub const NONE: u32 = u32::MAX;
+
+/// Hosts originate and sink traffic; switches forward it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end station.
+    Host,
+    /// An output-queued switch (or router).
+    Switch,
+}
+
+/// A host or a switch.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Unique name from the scenario ("s1", "r1").
+    pub name: String,
+    /// Host or switch.
+    pub kind: NodeKind,
+    /// The node's ports, in the order the links were declared.
+    pub ports: Vec<PortId>,
+    /// Time between a frame's last bit arriving and the frame being placed in an egress
+    /// queue (switch processing latency).
+    pub processing: Time,
+    /// The switch's shared buffer, if it has one (index into [`Network::pools`]).
+    pub pool: u32,
+}
+
+/// One direction of a link: an egress queue and a transmitter.
+#[derive(Clone, Debug)]
+pub struct Port {
+    /// Node that owns the port.
+    pub node: NodeId,
+    /// The port at the far end of the link (the next node's ingress).
+    pub peer: PortId,
+    /// Link rate in bit/s.
+    pub rate_bps: u64,
+    /// Propagation delay of the link.
+    pub delay: Time,
+    /// Propagation delay plus the far node's processing latency: the time from the last
+    /// bit leaving this port to the frame being ready for forwarding at the next node.
+    pub to_next_node: Time,
+    /// Frames waiting to be sent.
+    pub queue: EgressQueue,
+    /// When the transmitter finishes the frame it is sending (≤ now when idle).
+    pub busy_until: Time,
+    /// Whether a `PortFree` event is pending for this port.
+    pub wake_pending: bool,
+    /// Shared pool of the owning switch, or [`NONE`].
+    pub pool: u32,
+    /// QCN congestion point attached to this queue, or [`NONE`].
+    pub cp: u32,
+}
+
+/// The static network: nodes, ports and shared buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// All ports.
+    pub ports: Vec<Port>,
+    /// Per-switch shared buffers.
+    pub pools: Vec<SharedPool>,
+}
+
+impl Network {
+    /// An empty network.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a node and returns its id.
+    pub fn add_node(&mut self, name: &str, kind: NodeKind, processing: Time) -> NodeId {
+        self.nodes.push(Node {
+            name: name.to_string(),
+            kind,
+            ports: Vec::new(),
+            processing,
+            pool: NONE,
+        });
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// Gives switch `node` a shared buffer of `capacity`.
+    pub fn add_pool(&mut self, node: NodeId, capacity: Capacity) {
+        self.pools.push(SharedPool::new(capacity));
+        let pool = (self.pools.len() - 1) as u32;
+        self.nodes[node as usize].pool = pool;
+        for &p in &self.nodes[node as usize].ports {
+            self.ports[p as usize].pool = pool;
+        }
+    }
+
+    /// Connects `a` and `b` with a full-duplex link; returns (port at a, port at b).
+    pub fn add_link(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        rate_bps: u64,
+        delay: Time,
+        capacity_a: Capacity,
+        capacity_b: Capacity,
+    ) -> (PortId, PortId) {
+        let pa = self.ports.len() as PortId;
+        let pb = pa + 1;
+        for (node, peer, cap) in [(a, pb, capacity_a), (b, pa, capacity_b)] {
+            self.ports.push(Port {
+                node,
+                peer,
+                rate_bps,
+                delay,
+                to_next_node: 0,
+                queue: EgressQueue::new(cap),
+                busy_until: 0,
+                wake_pending: false,
+                pool: self.nodes[node as usize].pool,
+                cp: NONE,
+            });
+        }
+        self.nodes[a as usize].ports.push(pa);
+        self.nodes[b as usize].ports.push(pb);
+        (pa, pb)
+    }
+
+    /// Fills in each port's delay to the next node's forwarding decision. Call once after
+    /// all nodes and links exist.
+    pub fn finalize(&mut self) {
+        for i in 0..self.ports.len() {
+            let peer_node = self.ports[self.ports[i].peer as usize].node;
+            self.ports[i].to_next_node =
+                self.ports[i].delay + self.nodes[peer_node as usize].processing;
+        }
+    }
+
+    /// Node id by name.
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| i as NodeId)
+    }
+
+    /// The node at the far end of port `p`.
+    #[inline]
+    pub fn next_node(&self, p: PortId) -> NodeId {
+        self.ports[self.ports[p as usize].peer as usize].node
+    }
+
+    /// Human name of port `p`: "owner->next" (e.g. "r1->r2"), with "#k" appended for the
+    /// k-th parallel link between the same pair.
+    pub fn port_name(&self, p: PortId) -> String {
+        let port = &self.ports[p as usize];
+        let owner = &self.nodes[port.node as usize];
+        let next = self.next_node(p);
+        let parallel = owner
+            .ports
+            .iter()
+            .filter(|&&q| q < p && self.next_node(q) == next)
+            .count();
+        let base = format!("{}->{}", owner.name, self.nodes[next as usize].name);
+        if parallel == 0 {
+            base
+        } else {
+            format!("{base}#{}", parallel + 1)
+        }
+    }
+
+    /// Ids of all host nodes, in declaration order.
+    pub fn hosts(&self) -> Vec<NodeId> {
+        (0..self.nodes.len() as NodeId)
+            .filter(|&n| self.nodes[n as usize].kind == NodeKind::Host)
+            .collect()
+    }
+}

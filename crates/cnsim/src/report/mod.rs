@@ -1,0 +1,3 @@
+//! Plots and reports.
+
+pub mod plot;

@@ -1,0 +1,224 @@
+//! SVG line and bar charts (plotters, SVG backend; no fonts needed).
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::metrics::TimeSeries;
+
+/// A colour-blind-safe palette (Okabe–Ito), cycled.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(240, 228, 66),
+];
+
+/// Colour of series `i`.
+pub fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// One line of a line chart.
+pub struct Line<'a> {
+    /// Legend label.
+    pub label: &'a str,
+    /// x values.
+    pub xs: &'a [f64],
+    /// y values.
+    pub ys: &'a [f64],
+    /// Dashed reference line instead of a data series.
+    pub reference: bool,
+}
+
+/// Draws a line chart to `path`. Legends are shown for up to 12 series.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, f64::MIN);
+    for l in lines {
+        for (&x, &y) in l.xs.iter().zip(l.ys) {
+            if x.is_finite() && y.is_finite() {
+                x0 = x0.min(x);
+                x1 = x1.max(x);
+                y0 = y0.min(y);
+                y1 = y1.max(y);
+            }
+        }
+    }
+    if x0 > x1 {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    let y1 = y1 + (y1 - y0) * 0.05;
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| err(&e))?;
+    let legend = lines.len() <= 12;
+    for (i, l) in lines.iter().enumerate() {
+        let c = color(i);
+        let pts = l.xs.iter().copied().zip(l.ys.iter().copied());
+        let s = if l.reference {
+            chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
+        } else {
+            chart.draw_series(LineSeries::new(
+                pts,
+                c.stroke_width(if legend { 2 } else { 1 }),
+            ))
+        }
+        .map_err(|e| err(&e))?;
+        if legend {
+            s.label(l.label).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+            });
+        }
+    }
+    if legend {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Plots every column of a time series against time.
+pub fn plot_time_series(
+    ts: &TimeSeries,
+    path: &Path,
+    scale: f64,
+    unit: &str,
+) -> Result<(), String> {
+    let scaled: Vec<Vec<f64>> = ts
+        .columns
+        .iter()
+        .map(|c| c.values.iter().map(|v| v / scale).collect())
+        .collect();
+    let lines: Vec<Line> = ts
+        .columns
+        .iter()
+        .zip(&scaled)
+        .map(|(c, ys)| Line {
+            label: &c.name,
+            xs: &ts.times_s,
+            ys,
+            reference: false,
+        })
+        .collect();
+    let title = if ts.columns.len() > 12 {
+        format!(
+            "{} ({} series)",
+            ts.name.replace('_', " "),
+            ts.columns.len()
+        )
+    } else {
+        ts.name.replace('_', " ")
+    };
+    line_chart(path, &title, "time (s)", unit, &lines)
+}
+
+/// A grouped bar chart: one group per category, one bar per series.
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    categories: &[String],
+    y_label: &str,
+    series: &[(String, Vec<f64>)],
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let ymax = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let ymin = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::min);
+    let ymax = if ymax <= ymin {
+        ymin + 1.0
+    } else {
+        ymax + (ymax - ymin) * 0.1
+    };
+    let n = categories.len().max(1);
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0f64..n as f64, ymin..ymax)
+        .map_err(|e| err(&e))?;
+    let cats = categories.to_vec();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n * 2 + 1)
+        .x_label_formatter(&move |x| {
+            let i = x.floor() as usize;
+            if (x - x.floor() - 0.5).abs() < 1e-6 && i < cats.len() {
+                cats[i].clone()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    let k = series.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (si, (label, vals)) in series.iter().enumerate() {
+        let c = color(si);
+        let bars = vals.iter().enumerate().map(|(ci, &v)| {
+            let x = ci as f64 + 0.1 + si as f64 * width;
+            Rectangle::new([(x, 0.0), (x + width * 0.92, v)], c.filled())
+        });
+        chart
+            .draw_series(bars)
+            .map_err(|e| err(&e))?
+            .label(label.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

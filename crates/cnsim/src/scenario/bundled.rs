@@ -1,0 +1,49 @@
+//! Scenarios compiled into the binary: the benchmark references and examples. The files
+//! live in the repository's `scenarios/` folder, where a user can read and copy them.
+
+/// (name, TOML text) of every bundled scenario.
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "dumbbell-cbr-64",
+        include_str!("../../../../scenarios/dumbbell-cbr-64.toml"),
+    ),
+    (
+        "dumbbell-qcn-64",
+        include_str!("../../../../scenarios/dumbbell-qcn-64.toml"),
+    ),
+    (
+        "chain-10x3",
+        include_str!("../../../../scenarios/chain-10x3.toml"),
+    ),
+    (
+        "star-multicast",
+        include_str!("../../../../scenarios/star-multicast.toml"),
+    ),
+    (
+        "uniform-onoff",
+        include_str!("../../../../scenarios/uniform-onoff.toml"),
+    ),
+];
+
+/// The text of bundled scenario `name`.
+pub fn get(name: &str) -> Option<&'static str> {
+    let name = name.strip_suffix(".toml").unwrap_or(name);
+    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Names of the bundled scenarios.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUNDLED.iter().map(|(n, _)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_bundled_scenario_loads_and_builds() {
+        for (name, text) in super::BUNDLED {
+            let s = crate::scenario::parse(text, name, &[]).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(&s.name, name);
+            crate::scenario::build(&s, name).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}

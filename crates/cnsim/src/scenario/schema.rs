@@ -1,0 +1,630 @@
+//! The scenario file format (TOML). Every table rejects unknown keys, every quantity
+//! carries its unit, and every default is written back into the resolved scenario that a
+//! run stores next to its results.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::units::{Duration, Rate, Size};
+use crate::l2::qcn::{CpParams, MulticastScheme, RpParams};
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_true() -> bool {
+    true
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name, used for run directories and reports.
+    pub name: String,
+    /// What the scenario reproduces and the choices it makes.
+    #[serde(default)]
+    pub description: String,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Seed of every random stream.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Nodes and links.
+    pub topology: Topology,
+    /// Egress queue sizes.
+    #[serde(default)]
+    pub queues: Queues,
+    /// Switch behaviour.
+    #[serde(default)]
+    pub switches: Switches,
+    /// Multicast groups: name → member hosts.
+    #[serde(default)]
+    pub groups: BTreeMap<String, Vec<String>>,
+    /// Traffic sources.
+    #[serde(default)]
+    pub traffic: Vec<Traffic>,
+    /// Congestion management protocols.
+    #[serde(default)]
+    pub protocols: Protocols,
+    /// What to measure and write.
+    #[serde(default)]
+    pub metrics: Metrics,
+}
+
+/// A link's rate and propagation delay.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    /// Rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Duration,
+}
+
+/// Topology: at most one generator, plus any explicit nodes and links.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// One switch with hosts around it (seed 000 Fig. 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub star: Option<Star>,
+    /// Senders → r1 → r2 → receivers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dumbbell: Option<Dumbbell>,
+    /// A chain of switches with k hosts each (802.1au congestion chains).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<Chain>,
+    /// A chain of routers with hosts at each (ns-2 parking lot).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parking_lot: Option<ParkingLot>,
+    /// The multi-link topology of seed 000 Fig. 13.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multilink: Option<Multilink>,
+    /// Explicit nodes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeSpec>,
+    /// Explicit full-duplex links.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSpec>,
+}
+
+/// Host or switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NodeKindSpec {
+    /// End station.
+    Host,
+    /// Switch or router.
+    Switch,
+}
+
+/// An explicit node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name.
+    pub name: String,
+    /// Host or switch.
+    pub kind: NodeKindSpec,
+}
+
+/// An explicit full-duplex link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end (node name).
+    pub from: String,
+    /// The other end (node name).
+    pub to: String,
+    /// Rate (both directions).
+    pub rate: Rate,
+    /// Propagation delay (both directions).
+    pub delay: Duration,
+}
+
+fn default_switch_name() -> String {
+    "sw".into()
+}
+
+/// Star: one switch, the listed hosts each on their own link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Star {
+    /// Name of the switch.
+    #[serde(default = "default_switch_name")]
+    pub switch: String,
+    /// Host names.
+    pub hosts: Vec<String>,
+    /// Every host link.
+    pub link: LinkParams,
+}
+
+fn default_s() -> String {
+    "s".into()
+}
+fn default_d() -> String {
+    "d".into()
+}
+fn default_r1() -> String {
+    "r1".into()
+}
+fn default_r2() -> String {
+    "r2".into()
+}
+fn default_one() -> u32 {
+    1
+}
+
+/// Dumbbell: `senders` hosts → switch `left` → switch `right` → `receivers` hosts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    /// Number of senders (named prefix1..prefixN).
+    pub senders: u32,
+    /// Number of receivers.
+    #[serde(default = "default_one")]
+    pub receivers: u32,
+    /// Sender name prefix.
+    #[serde(default = "default_s")]
+    pub sender_prefix: String,
+    /// Receiver name prefix.
+    #[serde(default = "default_d")]
+    pub receiver_prefix: String,
+    /// Left switch.
+    #[serde(default = "default_r1")]
+    pub left: String,
+    /// Right switch.
+    #[serde(default = "default_r2")]
+    pub right: String,
+    /// Sender links.
+    pub sender_link: LinkParams,
+    /// The link between the two switches.
+    pub bottleneck: LinkParams,
+    /// Receiver links.
+    pub receiver_link: LinkParams,
+}
+
+fn default_sw() -> String {
+    "sw".into()
+}
+fn default_h() -> String {
+    "h".into()
+}
+
+/// Chain of `switches` switches (sw1–sw2–…), `hosts_per_switch` hosts on each, numbered
+/// globally: host i is on switch ⌈i/k⌉ (the 802.1au congestion-chain numbering).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chain {
+    /// Number of switches.
+    pub switches: u32,
+    /// Hosts per switch.
+    pub hosts_per_switch: u32,
+    /// Switch name prefix.
+    #[serde(default = "default_sw")]
+    pub switch_prefix: String,
+    /// Host name prefix.
+    #[serde(default = "default_h")]
+    pub host_prefix: String,
+    /// Host links.
+    pub host_link: LinkParams,
+    /// Switch-to-switch links.
+    pub trunk: LinkParams,
+}
+
+/// Parking lot: routers R0–R1–…–R(n−1), `hosts_per_router` hosts at each, named
+/// "R{i}h{j}" (i from 0, j from 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLot {
+    /// Number of routers.
+    pub routers: u32,
+    /// Hosts per router.
+    pub hosts_per_router: u32,
+    /// Access links.
+    pub access_link: LinkParams,
+    /// Router-to-router links.
+    pub trunk: LinkParams,
+}
+
+fn default_six() -> u32 {
+    6
+}
+
+/// Seed 000 Fig. 13, reconstructed from its text (the figure is not in the seed): three
+/// switches in a chain sw1–sw2–sw3; group G1's sources S1..S6 on sw1, G2's S7..S12 on sw2,
+/// G3's S13..S18 on sw3 (`sources_per_group` each); receivers R5, R6 (G1), R1, R2 (G2) and
+/// R3, R4 (G3) on sw3. G1 then crosses congested queues at sw1, sw2 and sw3, G2 at sw2 and
+/// sw3, G3 at sw3 only, as the text states. Defines groups G1, G2, G3.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Multilink {
+    /// Sources per group.
+    #[serde(default = "default_six")]
+    pub sources_per_group: u32,
+    /// Every link.
+    pub link: LinkParams,
+}
+
+fn default_capacity() -> Size {
+    Size::Frames(1000)
+}
+
+/// Egress queue limits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Queues {
+    /// Limit of every egress queue unless overridden.
+    #[serde(default = "default_capacity")]
+    pub capacity: Size,
+    /// Limit of host egress queues; absent = `capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_capacity: Option<Size>,
+    /// Per-port overrides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortQueue>,
+}
+
+impl Default for Queues {
+    fn default() -> Self {
+        Self {
+            capacity: default_capacity(),
+            host_capacity: None,
+            ports: Vec::new(),
+        }
+    }
+}
+
+/// One port's queue limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortQueue {
+    /// Port as "node->next" (e.g. "r1->r2").
+    pub port: String,
+    /// Its limit.
+    pub capacity: Size,
+}
+
+/// Switch behaviour.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Switches {
+    /// Time from a frame's arrival to its placement in an egress queue.
+    #[serde(default)]
+    pub processing_latency: Duration,
+    /// A buffer shared by all egress queues of each switch, on top of each queue's own
+    /// limit; absent = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<Size>,
+}
+
+/// Traffic source kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrafficKind {
+    /// Constant bit rate.
+    Cbr,
+    /// On/off CBR.
+    Onoff,
+    /// Poisson arrivals.
+    Poisson,
+    /// Always backlogged: sends as fast as its rate limiter (or link) allows.
+    Saturated,
+}
+
+/// On/off period distribution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeriodDistribution {
+    /// Fixed lengths.
+    #[default]
+    Deterministic,
+    /// Exponential lengths with the given means.
+    Exponential,
+}
+
+/// Source hosts: a name, a glob pattern ("s*", "h?"), or a list of names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostSel(pub Vec<String>);
+
+impl Serialize for HostSel {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.len() == 1 {
+            s.serialize_str(&self.0[0])
+        } else {
+            self.0.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HostSel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HostSel;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(
+                    f,
+                    "a host name, a pattern such as \"s*\", or a list of host names"
+                )
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<HostSel, E> {
+                Ok(HostSel(vec![s.to_string()]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HostSel, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    out.push(s);
+                }
+                Ok(HostSel(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// When a source starts: a time, or `{ uniform = ["0us", "100us"] }` drawn per flow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Start {
+    /// A fixed time.
+    At(Duration),
+    /// Uniform in [lo, hi), drawn from each flow's own stream.
+    Uniform(Duration, Duration),
+}
+
+impl Default for Start {
+    fn default() -> Self {
+        Start::At(Duration(0))
+    }
+}
+
+impl Serialize for Start {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Start::At(t) => t.serialize(s),
+            Start::Uniform(lo, hi) => {
+                let mut m = BTreeMap::new();
+                m.insert("uniform", [lo.to_string(), hi.to_string()]);
+                m.serialize(s)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Start {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Start;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(
+                    f,
+                    "a time such as \"0s\", or {{ uniform = [\"0us\", \"100us\"] }}"
+                )
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Start, E> {
+                s.parse().map(Start::At).map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Start, A::Error> {
+                let mut out = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "uniform" {
+                        return Err(de::Error::custom(format!(
+                            "unknown key \"{key}\" (expected \"uniform\")"
+                        )));
+                    }
+                    let [lo, hi]: [Duration; 2] = map.next_value()?;
+                    if hi < lo {
+                        return Err(de::Error::custom(format!(
+                            "uniform range [\"{lo}\", \"{hi}\"] is reversed; expected [low, high]"
+                        )));
+                    }
+                    out = Some(Start::Uniform(lo, hi));
+                }
+                out.ok_or_else(|| de::Error::custom("expected { uniform = [low, high] }"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn default_frame_size() -> Size {
+    Size::Bytes(1500)
+}
+fn default_source_queue() -> Size {
+    Size::Frames(100)
+}
+
+/// A traffic entry; one flow per source host it names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Traffic {
+    /// Name; flows are named "{name}/{source host}".
+    pub name: String,
+    /// Source kind.
+    pub kind: TrafficKind,
+    /// Source host(s).
+    pub from: HostSel,
+    /// Destination: a host, a multicast group, or "uniform" (each frame to a uniformly
+    /// random other host).
+    pub to: String,
+    /// Frame size on the wire.
+    #[serde(default = "default_frame_size")]
+    pub frame_size: Size,
+    /// Rate (CBR; on/off while on; Poisson mean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// On-period length (on/off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<Duration>,
+    /// Off-period length (on/off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<Duration>,
+    /// On/off period distribution.
+    #[serde(default)]
+    pub periods: PeriodDistribution,
+    /// Start time.
+    #[serde(default)]
+    pub start: Start,
+    /// Stop time; absent = the scenario's duration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Frame priority.
+    #[serde(default)]
+    pub priority: u8,
+    /// A fixed per-flow rate limit at the host's egress (a QCN reaction point, when
+    /// enabled, drives this limiter instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<Rate>,
+    /// Capacity of the flow's limiter queue; frames beyond it are lost at the source.
+    #[serde(default = "default_source_queue")]
+    pub source_queue: Size,
+}
+
+/// Protocol tables.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Protocols {
+    /// IEEE 802.1Qau QCN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qcn: Option<QcnConfig>,
+}
+
+/// Which egress queues carry a QCN congestion point.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PortSel {
+    /// Every switch egress port.
+    Switches,
+    /// Every port, hosts included.
+    All,
+    /// None.
+    None,
+    /// The named ports ("node->next").
+    List(Vec<String>),
+}
+
+impl Serialize for PortSel {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PortSel::Switches => s.serialize_str("switches"),
+            PortSel::All => s.serialize_str("all"),
+            PortSel::None => s.serialize_str("none"),
+            PortSel::List(l) => l.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PortSel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PortSel;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(
+                    f,
+                    "\"switches\", \"all\", \"none\" or a list of ports like [\"r1->r2\"]"
+                )
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<PortSel, E> {
+                match s {
+                    "switches" => Ok(PortSel::Switches),
+                    "all" => Ok(PortSel::All),
+                    "none" => Ok(PortSel::None),
+                    _ => Err(E::custom(format!(
+                        "\"{s}\" is not a port selection; expected \"switches\", \"all\", \"none\" or a list of ports like [\"r1->r2\"]"
+                    ))),
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PortSel, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    out.push(s);
+                }
+                Ok(PortSel::List(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn default_switches() -> PortSel {
+    PortSel::Switches
+}
+fn default_cnm_size() -> Size {
+    Size::Bytes(64)
+}
+
+/// QCN settings (`[protocols.qcn]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QcnConfig {
+    /// Switch QCN on or off without deleting the table.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Queues with a congestion point.
+    #[serde(default = "default_switches")]
+    pub congestion_points: PortSel,
+    /// Multicast scheme.
+    #[serde(default)]
+    pub multicast: MulticastScheme,
+    /// CNM size on the wire (a minimum-size Ethernet frame).
+    #[serde(default = "default_cnm_size")]
+    pub cnm_size: Size,
+    /// CNM priority.
+    #[serde(default)]
+    pub cnm_priority: u8,
+    /// Congestion point parameters.
+    #[serde(default)]
+    pub cp: CpParams,
+    /// Reaction point parameters.
+    #[serde(default)]
+    pub rp: RpParams,
+}
+
+fn default_interval() -> Duration {
+    Duration(crate::engine::PS_PER_MS)
+}
+
+/// What to record and write.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metrics {
+    /// Sampling period of the time series.
+    #[serde(default = "default_interval")]
+    pub interval: Duration,
+    /// Queues whose length is sampled.
+    #[serde(default = "default_switches")]
+    pub queues: PortSel,
+    /// Sample per-flow throughput.
+    #[serde(default = "default_true")]
+    pub flows: bool,
+    /// Sample the rate of every QCN reaction point.
+    #[serde(default = "default_true")]
+    pub rates: bool,
+    /// Write time series as Parquet.
+    #[serde(default = "default_true")]
+    pub parquet: bool,
+    /// Also write time series as CSV.
+    #[serde(default)]
+    pub csv: bool,
+    /// Draw SVG plots of the time series.
+    #[serde(default = "default_true")]
+    pub plots: bool,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self {
+            interval: default_interval(),
+            queues: PortSel::Switches,
+            flows: true,
+            rates: true,
+            parquet: true,
+            csv: false,
+            plots: true,
+        }
+    }
+}

@@ -1,0 +1,666 @@
+//! The simulator: the run loop and the data path.
+//!
+//! Read top to bottom, a frame's life is:
+//! [`Sim::emit`] (a source makes it) → [`Sim::limiter_release`] (if the flow is rate
+//! limited) → [`Sim::host_send`] → [`Sim::enqueue`] (egress queue of a port, drop-tail)
+//! → [`Sim::transmit`] (serialization on the link; the arrival is scheduled at once)
+//! → [`Sim::arrive`] at the next node → [`Sim::forward`] (a switch: lookup, replicate
+//! for multicast, enqueue again) or [`Sim::deliver`] (a host).
+//!
+//! Ports are *lazy*: a port that is idle when a frame arrives starts sending it at once
+//! and no event marks the end of its transmission; only a port with a backlog schedules
+//! a `PortFree` event for when the wire frees up. Each frame therefore costs one
+//! `Arrive` event per hop plus one `PortFree` per hop where it had to wait.
+
+use crate::engine::time::serialization_time;
+use crate::engine::{Event, EventQueue, Time};
+use crate::l2::qcn::{self, Qcn};
+use crate::metrics::TimeSeries;
+use crate::net::{
+    Frame, FrameArena, FrameId, FrameKind, MulticastTrees, Network, NodeId, NodeKind, PortId,
+    Routes, NONE,
+};
+use crate::traffic::{Destination, Flow, Pattern};
+
+/// Global counters of a run.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Counters {
+    /// Events processed.
+    pub events: u64,
+    /// Frames put on a link (a frame crossing one link = one hop).
+    pub frame_hops: u64,
+    /// Frames created: by sources, by multicast replication, and control frames.
+    pub created: u64,
+    /// Frames consumed by a host.
+    pub delivered: u64,
+    /// Frames dropped: at egress queues, at source limiters, or unroutable.
+    pub dropped: u64,
+    /// Frames currently serializing or propagating on a link.
+    pub on_wire: u64,
+}
+
+/// Where the simulation is, for progress reporting.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time reached.
+    pub now: Time,
+    /// Simulated end time.
+    pub end: Time,
+    /// Events processed so far.
+    pub events: u64,
+}
+
+/// The run was stopped by the progress callback (e.g. Ctrl-C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted;
+
+/// Sampled series and how to sample them.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    /// Sampling period (0 = no series).
+    pub interval: Time,
+    /// Ports whose queue length is recorded.
+    pub queue_ports: Vec<PortId>,
+    /// Queue length in frames per recorded port.
+    pub queues: TimeSeries,
+    /// Flows whose throughput is recorded.
+    pub flow_ids: Vec<u32>,
+    /// Delivered throughput per recorded flow over the previous interval, bit/s.
+    pub throughput: TimeSeries,
+    last_delivered: Vec<u64>,
+    /// Current rate (CR) of every QCN reaction point, bit/s.
+    pub rates: TimeSeries,
+}
+
+impl Recorder {
+    /// A recorder for the given ports and flows.
+    pub fn new(
+        interval: Time,
+        net: &Network,
+        queue_ports: Vec<PortId>,
+        flows: &[Flow],
+        flow_ids: Vec<u32>,
+    ) -> Self {
+        let queues = TimeSeries::new(
+            "queue_length",
+            "frames",
+            queue_ports.iter().map(|&p| net.port_name(p)),
+        );
+        let throughput = TimeSeries::new(
+            "throughput",
+            "bit/s",
+            flow_ids.iter().map(|&f| flows[f as usize].name.clone()),
+        );
+        Self {
+            interval,
+            last_delivered: vec![0; flow_ids.len()],
+            queue_ports,
+            queues,
+            flow_ids,
+            throughput,
+            rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
+        }
+    }
+}
+
+/// A built scenario, ready to run.
+pub struct Sim {
+    /// Nodes, ports and buffers.
+    pub net: Network,
+    /// Unicast forwarding tables.
+    pub routes: Routes,
+    /// Multicast trees.
+    pub trees: MulticastTrees,
+    /// Frame storage.
+    pub frames: FrameArena,
+    /// Traffic sources.
+    pub flows: Vec<Flow>,
+    /// QCN congestion and reaction points.
+    pub qcn: Qcn,
+    /// Pending events and the clock.
+    pub events: EventQueue,
+    /// Simulated end time: events at or after it are not processed.
+    pub end: Time,
+    /// Global counters.
+    pub counters: Counters,
+    /// Time series.
+    pub recorder: Recorder,
+}
+
+impl Sim {
+    /// Assembles a simulator. Call [`Sim::start`] before [`Sim::run`].
+    pub fn new(
+        net: Network,
+        routes: Routes,
+        trees: MulticastTrees,
+        flows: Vec<Flow>,
+        qcn: Qcn,
+        end: Time,
+        recorder: Recorder,
+    ) -> Self {
+        Self {
+            net,
+            routes,
+            trees,
+            frames: FrameArena::with_capacity(4096),
+            flows,
+            qcn,
+            events: EventQueue::new(),
+            end,
+            counters: Counters::default(),
+            recorder,
+        }
+    }
+
+    /// Schedules every source's first frame and the first sample.
+    pub fn start(&mut self) {
+        for f in 0..self.flows.len() {
+            let flow = &mut self.flows[f];
+            if let Some(t) = flow.first_emission() {
+                self.events
+                    .schedule(t, Event::SourceEmit { flow: f as u32 });
+            }
+            if flow.pattern == Pattern::Saturated && flow.start < flow.stop {
+                let start = flow.start;
+                self.schedule_release(f as u32, start);
+            }
+        }
+        if self.recorder.interval > 0 && self.recorder.interval <= self.end {
+            self.events.schedule(self.recorder.interval, Event::Sample);
+        }
+    }
+
+    /// Runs until the end time or until `on_progress` returns false (checked every
+    /// 2^16 events and at the end).
+    pub fn run(
+        &mut self,
+        on_progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<(), Interrupted> {
+        loop {
+            match self.events.peek_time() {
+                Some(t) if t < self.end => {}
+                _ => break,
+            }
+            let (now, event) = self.events.pop().expect("peeked");
+            self.dispatch(now, event);
+            self.counters.events += 1;
+            if self.counters.events & 0xffff == 0 {
+                let p = Progress {
+                    now,
+                    end: self.end,
+                    events: self.counters.events,
+                };
+                if !on_progress(&p) {
+                    return Err(Interrupted);
+                }
+            }
+        }
+        self.finish();
+        on_progress(&Progress {
+            now: self.end,
+            end: self.end,
+            events: self.counters.events,
+        });
+        Ok(())
+    }
+
+    /// Runs to the end without progress reports.
+    pub fn run_to_end(&mut self) {
+        let _ = self.run(&mut |_| true);
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Time, event: Event) {
+        match event {
+            Event::Arrive { port, frame } => self.arrive(port, frame, now),
+            Event::PortFree { port } => self.port_free(port, now),
+            Event::SourceEmit { flow } => self.emit(flow, now),
+            Event::LimiterRelease { flow, epoch } => self.limiter_release(flow, epoch, now),
+            Event::RpTimer { flow, epoch } => self.rp_timer(flow, epoch, now),
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    // ---- sources -------------------------------------------------------------------
+
+    /// Builds the next data frame of flow `f`.
+    fn make_frame(&mut self, f: u32, now: Time) -> Frame {
+        let flow = &mut self.flows[f as usize];
+        let (dst, multicast) = match flow.dst {
+            Destination::Tree { tree, .. } => (tree, true),
+            _ => (flow.pick_host().expect("unicast flow has a host"), false),
+        };
+        let seq = flow.next_seq;
+        flow.next_seq = flow.next_seq.wrapping_add(1);
+        flow.stats.offered_frames += 1;
+        flow.stats.offered_bytes += flow.frame_size as u64;
+        let qcn = if multicast {
+            self.qcn.representative_tag(flow.rp)
+        } else {
+            Default::default()
+        };
+        Frame {
+            kind: FrameKind::Data,
+            priority: flow.priority,
+            multicast,
+            size: flow.frame_size,
+            src: flow.src,
+            dst,
+            flow: f,
+            seq,
+            born: now,
+            qcn,
+        }
+    }
+
+    /// A source produces a frame: into its limiter if it has one, else onto the wire.
+    fn emit(&mut self, f: u32, now: Time) {
+        let frame = self.make_frame(f, now);
+        if let Some(next) = self.flows[f as usize].next_emission(now) {
+            self.events.schedule(next, Event::SourceEmit { flow: f });
+        }
+        let id = self.frames.alloc(frame);
+        self.counters.created += 1;
+        let flow = &mut self.flows[f as usize];
+        match &mut flow.limiter {
+            None => self.host_send(id, now),
+            Some(lim) => {
+                if lim.queue.len() >= lim.capacity {
+                    flow.stats.source_dropped_frames += 1;
+                    self.frames.free(id);
+                    self.counters.dropped += 1;
+                } else {
+                    lim.queue.push_back(id);
+                    if lim.pending.is_none() {
+                        let at = lim.next_allowed(now);
+                        self.schedule_release(f, at);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Schedules the release of flow `f`'s next frame at `at`, superseding any pending one.
+    pub(crate) fn schedule_release(&mut self, f: u32, at: Time) {
+        let lim = self.flows[f as usize]
+            .limiter
+            .as_mut()
+            .expect("flow has a limiter");
+        lim.epoch = lim.epoch.wrapping_add(1);
+        lim.pending = Some(at);
+        self.events.schedule(
+            at,
+            Event::LimiterRelease {
+                flow: f,
+                epoch: lim.epoch,
+            },
+        );
+    }
+
+    /// The limiter of flow `f` lets one frame go, then waits 8·L/rate.
+    fn limiter_release(&mut self, f: u32, epoch: u32, now: Time) {
+        let flow = &mut self.flows[f as usize];
+        let saturated = flow.pattern == Pattern::Saturated;
+        let lim = flow.limiter.as_mut().expect("flow has a limiter");
+        if lim.epoch != epoch {
+            return; // superseded by a rate change
+        }
+        lim.pending = None;
+        let id = if saturated {
+            if now >= flow.stop {
+                return;
+            }
+            let frame = self.make_frame(f, now);
+            self.counters.created += 1;
+            self.frames.alloc(frame)
+        } else {
+            match lim.queue.pop_front() {
+                Some(id) => id,
+                None => return,
+            }
+        };
+        let size = self.frames.get(id).size;
+        let flow = &mut self.flows[f as usize];
+        let lim = flow.limiter.as_mut().expect("flow has a limiter");
+        lim.last_release = Some((now, size));
+        let more = saturated || !lim.queue.is_empty();
+        let rp = flow.rp;
+        if more {
+            let at = lim.next_allowed(now);
+            self.schedule_release(f, at);
+        }
+        if rp != NONE {
+            self.rp_transmitted(f, size, now);
+        }
+        self.host_send(id, now);
+    }
+
+    // ---- the data path -------------------------------------------------------------
+
+    /// A host hands a frame of its own to its egress port(s).
+    fn host_send(&mut self, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        if frame.kind == FrameKind::Data {
+            let st = &mut self.flows[frame.flow as usize].stats;
+            st.sent_frames += 1;
+            st.sent_bytes += frame.size as u64;
+        }
+        self.forward(frame.src, id, now);
+    }
+
+    /// Puts frame `id` in the egress queue of port `p`, or straight on the wire if the
+    /// port is idle, or drops it if the queue (or the switch's shared pool) is full.
+    fn enqueue(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        let port = &mut self.net.ports[p as usize];
+        if port.queue.is_empty() && port.busy_until <= now {
+            port.queue.record_cut_through(frame.size);
+            self.transmit(p, id, now);
+        } else {
+            let pool_ok =
+                port.pool == NONE || self.net.pools[port.pool as usize].admits(frame.size);
+            if pool_ok && port.queue.admits(frame.size) {
+                port.queue.push(now, id, frame.size);
+                if port.pool != NONE {
+                    self.net.pools[port.pool as usize].take(frame.size);
+                }
+                if !port.wake_pending {
+                    port.wake_pending = true;
+                    let at = port.busy_until;
+                    self.events.schedule(at, Event::PortFree { port: p });
+                }
+            } else {
+                port.queue.record_drop(frame.size);
+                self.drop_frame(id, &frame);
+            }
+        }
+        // The congestion point samples every arriving data frame, queued or dropped
+        // (802.1Qau counts discarded arrivals too).
+        let cp = self.net.ports[p as usize].cp;
+        if cp != NONE && frame.kind == FrameKind::Data {
+            self.cp_arrival(cp, p, &frame, now);
+        }
+    }
+
+    /// Starts serializing frame `id` on port `p` and schedules its arrival at the next
+    /// node: `now + size·8/rate + propagation delay + next node's processing latency`.
+    #[inline]
+    fn transmit(&mut self, p: PortId, id: FrameId, now: Time) {
+        let size = self.frames.get(id).size;
+        let port = &mut self.net.ports[p as usize];
+        let ser = serialization_time(size, port.rate_bps);
+        port.busy_until = now + ser;
+        let at = now + ser + port.to_next_node;
+        let peer = port.peer;
+        self.events.schedule(
+            at,
+            Event::Arrive {
+                port: peer,
+                frame: id,
+            },
+        );
+        self.counters.frame_hops += 1;
+        self.counters.on_wire += 1;
+    }
+
+    /// The wire of port `p` is free: send the next waiting frame, if any.
+    fn port_free(&mut self, p: PortId, now: Time) {
+        let frames = &self.frames;
+        let port = &mut self.net.ports[p as usize];
+        match port.queue.pop(now, |id| frames.get(id).size) {
+            Some(id) => {
+                if port.pool != NONE {
+                    let size = frames.get(id).size;
+                    self.net.pools[port.pool as usize].give(size);
+                }
+                self.transmit(p, id, now);
+                let port = &mut self.net.ports[p as usize];
+                if port.queue.is_empty() {
+                    port.wake_pending = false;
+                } else {
+                    let at = port.busy_until;
+                    self.events.schedule(at, Event::PortFree { port: p });
+                }
+            }
+            None => port.wake_pending = false,
+        }
+    }
+
+    /// Frame `id` reaches the node that owns ingress port `p`.
+    fn arrive(&mut self, p: PortId, id: FrameId, now: Time) {
+        self.counters.on_wire -= 1;
+        let node = self.net.ports[p as usize].node;
+        match self.net.nodes[node as usize].kind {
+            NodeKind::Switch => self.forward(node, id, now),
+            NodeKind::Host => self.deliver(node, id, now),
+        }
+    }
+
+    /// Looks up the egress port(s) of frame `id` at `node` and enqueues it (a copy per
+    /// extra multicast branch).
+    fn forward(&mut self, node: NodeId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        if frame.multicast {
+            let range = self.trees.out_range(frame.dst, node);
+            if range.is_empty() {
+                self.drop_frame(id, &frame);
+                return;
+            }
+            let last = range.end - 1;
+            for i in range {
+                let p = self.trees.port_at(i);
+                let copy = if i == last {
+                    id
+                } else {
+                    self.counters.created += 1;
+                    self.frames.alloc(frame)
+                };
+                self.enqueue(p, copy, now);
+            }
+        } else {
+            let p = self.routes.next_port(node, frame.dst);
+            if p == NONE {
+                self.drop_frame(id, &frame);
+            } else {
+                self.enqueue(p, id, now);
+            }
+        }
+    }
+
+    /// A host consumes frame `id`.
+    fn deliver(&mut self, host: NodeId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        self.frames.free(id);
+        self.counters.delivered += 1;
+        match frame.kind {
+            FrameKind::Data => {
+                let st = &mut self.flows[frame.flow as usize].stats;
+                st.delivered_frames += 1;
+                st.delivered_bytes += frame.size as u64;
+                st.delay_sum += (now - frame.born) as u128;
+            }
+            FrameKind::Cnm => self.rp_receive(host, &frame, now),
+        }
+    }
+
+    /// Frees a frame that will not be delivered and counts it.
+    fn drop_frame(&mut self, id: FrameId, frame: &Frame) {
+        self.frames.free(id);
+        self.counters.dropped += 1;
+        if frame.kind == FrameKind::Data {
+            self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        } else {
+            self.qcn.stats.cnms_dropped += 1;
+        }
+    }
+
+    // ---- QCN hooks -----------------------------------------------------------------
+
+    /// A data frame arrived at the queue of port `p`, which has congestion point `cp`.
+    fn cp_arrival(&mut self, cp: u32, p: PortId, frame: &Frame, now: Time) {
+        let port = &self.net.ports[p as usize];
+        let queue = qcn::QueueView {
+            frames: port.queue.len(),
+            bytes: port.queue.bytes(),
+        };
+        let Some(cnm) = self.qcn.cp_arrival(cp, queue, frame) else {
+            return;
+        };
+        let switch = port.node;
+        let msg = Frame {
+            kind: FrameKind::Cnm,
+            priority: self.qcn.cnm_priority,
+            multicast: false,
+            size: self.qcn.cnm_size,
+            src: switch,
+            dst: frame.src,
+            flow: frame.flow,
+            seq: 0,
+            born: now,
+            qcn: cnm,
+        };
+        let id = self.frames.alloc(msg);
+        self.counters.created += 1;
+        self.forward(switch, id, now);
+    }
+
+    /// A CNM reached host `host`: hand it to the reaction point of its flow.
+    fn rp_receive(&mut self, _host: NodeId, cnm: &Frame, now: Time) {
+        let f = cnm.flow;
+        let rp = self.flows[f as usize].rp;
+        if rp == NONE {
+            self.qcn.stats.cnms_ignored += 1;
+            return;
+        }
+        let line = self.line_rate(f);
+        let change = self.qcn.rp_feedback(rp, cnm.qcn, line);
+        self.apply_rate_change(f, change, now);
+    }
+
+    /// The limiter of flow `f` released `size` bytes: advance the RP byte counter.
+    fn rp_transmitted(&mut self, f: u32, size: u32, now: Time) {
+        let rp = self.flows[f as usize].rp;
+        let line = self.line_rate(f);
+        let change = self.qcn.rp_bytes_sent(rp, size, line);
+        self.apply_rate_change(f, change, now);
+    }
+
+    /// The RP timer of flow `f` fired.
+    fn rp_timer(&mut self, f: u32, epoch: u32, now: Time) {
+        let rp = self.flows[f as usize].rp;
+        let line = self.line_rate(f);
+        let change = self.qcn.rp_timer(rp, epoch, line);
+        self.apply_rate_change(f, change, now);
+    }
+
+    /// Rate of the source host's egress link (QCN's C).
+    fn line_rate(&self, f: u32) -> u64 {
+        let src = self.flows[f as usize].src;
+        let p = self.net.nodes[src as usize].ports[0];
+        self.net.ports[p as usize].rate_bps
+    }
+
+    /// Applies what a reaction point decided: new limiter rate, timer (re)arming.
+    fn apply_rate_change(&mut self, f: u32, change: qcn::RpAction, now: Time) {
+        if let Some(rate) = change.rate_bps {
+            let flow = &mut self.flows[f as usize];
+            let lim = flow.limiter.as_mut().expect("RP flows have a limiter");
+            lim.rate_bps = rate.max(1);
+            // Re-time a pending release under the new rate (a cut delays it, an increase
+            // may bring it forward).
+            if let Some(pending) = lim.pending {
+                let at = lim.next_allowed(now);
+                if at != pending {
+                    self.schedule_release(f, at);
+                }
+            }
+        }
+        if let Some((delay, epoch)) = change.arm_timer {
+            self.events
+                .schedule(now + delay, Event::RpTimer { flow: f, epoch });
+        }
+    }
+
+    // ---- measurement ---------------------------------------------------------------
+
+    /// Records one sample of every series and schedules the next.
+    fn sample(&mut self, now: Time) {
+        let r = &mut self.recorder;
+        let t = crate::engine::time::as_secs(now);
+        r.queues.times_s.push(t);
+        for (i, &p) in r.queue_ports.iter().enumerate() {
+            let len = self.net.ports[p as usize].queue.len();
+            r.queues.columns[i].values.push(len as f64);
+        }
+        r.throughput.times_s.push(t);
+        let secs = crate::engine::time::as_secs(r.interval);
+        for (i, &f) in r.flow_ids.iter().enumerate() {
+            let bytes = self.flows[f as usize].stats.delivered_bytes;
+            let delta = bytes - r.last_delivered[i];
+            r.last_delivered[i] = bytes;
+            r.throughput.columns[i]
+                .values
+                .push(delta as f64 * 8.0 / secs);
+        }
+        if !r.rates.columns.is_empty() {
+            r.rates.times_s.push(t);
+            for (col, rp) in r.rates.columns.iter_mut().zip(&self.qcn.rps) {
+                col.values.push(rp.current_rate() as f64);
+            }
+        }
+        let next = now + r.interval;
+        if next <= self.end {
+            self.events.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Closes time integrals at the end time.
+    fn finish(&mut self) {
+        // A sample due exactly at the end time is taken (events at `end` are otherwise
+        // not processed).
+        if self.events.peek_time() == Some(self.end)
+            && self.recorder.interval > 0
+            && self.end % self.recorder.interval == 0
+            && self.recorder.queues.times_s.last().copied()
+                != Some(crate::engine::time::as_secs(self.end))
+        {
+            self.sample(self.end);
+        }
+        for port in &mut self.net.ports {
+            port.queue.finish(self.end);
+        }
+    }
+
+    /// Frames waiting in egress queues and limiters.
+    pub fn frames_queued(&self) -> u64 {
+        let in_ports: u64 = self.net.ports.iter().map(|p| p.queue.len()).sum();
+        let in_limiters: u64 = self
+            .flows
+            .iter()
+            .filter_map(|f| f.limiter.as_ref())
+            .map(|l| l.queue.len() as u64)
+            .sum();
+        in_ports + in_limiters
+    }
+
+    /// Checks frame conservation: every frame created was delivered, dropped, or is
+    /// still in the network (queued or on a wire), and the arena agrees.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let c = &self.counters;
+        let in_flight = self.frames_queued() + c.on_wire;
+        if c.created != c.delivered + c.dropped + in_flight || in_flight != self.frames.live() {
+            return Err(format!(
+                "frame conservation violated: created {} != delivered {} + dropped {} + in flight {} \
+                 (queued {} + on wire {}); arena holds {}",
+                c.created,
+                c.delivered,
+                c.dropped,
+                in_flight,
+                self.frames_queued(),
+                c.on_wire,
+                self.frames.live()
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,354 @@
+//! Traffic sources at hosts and the per-flow rate-limiter slot.
+//!
+//! A flow is one source at one host with one destination rule (a host, a multicast
+//! group, or a uniformly random other host per frame). Its [`Pattern`] decides when
+//! frames are produced. Frames go from the source, through the flow's optional
+//! [`Limiter`] (where a QCN reaction point later sets the rate), to the host's egress
+//! port.
+
+use std::collections::VecDeque;
+
+use crate::engine::time::{periodic_instant, serialization_time};
+use crate::engine::{RngStream, Time, PS_PER_S};
+use crate::net::{FrameId, NodeId, TreeId};
+
+/// When a source produces frames.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {
+    /// Constant bit rate: the k-th frame at `start + k·size·8/rate`.
+    Cbr {
+        /// Rate in bit/s.
+        rate_bps: u64,
+    },
+    /// Alternating on and off periods; CBR at `rate_bps` while on.
+    OnOff {
+        /// Rate while on, bit/s.
+        rate_bps: u64,
+        /// On-period length (mean if exponential).
+        on: Time,
+        /// Off-period length (mean if exponential).
+        off: Time,
+        /// Draw period lengths from an exponential distribution instead of fixed.
+        exponential: bool,
+    },
+    /// Poisson arrivals: exponential gaps with mean `size·8/rate`.
+    Poisson {
+        /// Mean rate, bit/s.
+        rate_bps: u64,
+    },
+    /// Always has a frame ready: sends as fast as its limiter (or link) allows.
+    Saturated,
+}
+
+/// Where a flow's frames go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Destination {
+    /// One host.
+    Host(NodeId),
+    /// A multicast group, through the source's tree.
+    Tree {
+        /// The tree from this source to the group.
+        tree: TreeId,
+        /// Group index (into the scenario's groups).
+        group: u32,
+    },
+    /// Each frame to a uniformly random host of this list (the source excluded).
+    Uniform(Vec<NodeId>),
+}
+
+/// Per-flow counters.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FlowStats {
+    /// Frames produced by the source (offered load).
+    pub offered_frames: u64,
+    /// Bytes produced by the source.
+    pub offered_bytes: u64,
+    /// Frames lost at the source because the limiter queue was full.
+    pub source_dropped_frames: u64,
+    /// Frames handed to the host's egress port.
+    pub sent_frames: u64,
+    /// Bytes handed to the host's egress port.
+    pub sent_bytes: u64,
+    /// Frames (multicast: copies) delivered to a destination host.
+    pub delivered_frames: u64,
+    /// Bytes delivered.
+    pub delivered_bytes: u64,
+    /// Frames (or copies) dropped in the network.
+    pub dropped_frames: u64,
+    /// Sum of one-way delays of delivered frames, ps.
+    #[serde(skip)]
+    pub delay_sum: u128,
+}
+
+/// A per-flow rate limiter at the source host's egress: a bounded FIFO released at
+/// `rate_bps` (one frame of L bytes per 8L/rate). A QCN reaction point sets `rate_bps`.
+#[derive(Clone, Debug)]
+pub struct Limiter {
+    /// Current release rate, bit/s.
+    pub rate_bps: u64,
+    /// Frames waiting for release.
+    pub queue: VecDeque<FrameId>,
+    /// Most frames the queue holds; beyond that the source loses frames.
+    pub capacity: usize,
+    /// When the last frame was released and its size (the next may leave at
+    /// `last_release + 8·size/rate`).
+    pub last_release: Option<(Time, u32)>,
+    /// Time of the pending release event, if one is scheduled.
+    pub pending: Option<Time>,
+    /// Bumped whenever a pending release is superseded.
+    pub epoch: u32,
+}
+
+impl Limiter {
+    /// An idle limiter at `rate_bps` holding up to `capacity` frames.
+    pub fn new(rate_bps: u64, capacity: usize) -> Self {
+        Self {
+            rate_bps,
+            queue: VecDeque::with_capacity(capacity.min(4096)),
+            capacity,
+            last_release: None,
+            pending: None,
+            epoch: 0,
+        }
+    }
+
+    /// Earliest time the next frame may leave under the current rate.
+    #[inline]
+    pub fn next_allowed(&self, now: Time) -> Time {
+        match self.last_release {
+            Some((t, size)) => (t + serialization_time(size, self.rate_bps)).max(now),
+            None => now,
+        }
+    }
+}
+
+/// A traffic source and its counters.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// Stable name, e.g. "cbr/s12".
+    pub name: String,
+    /// Source host.
+    pub src: NodeId,
+    /// Destination rule.
+    pub dst: Destination,
+    /// Frame size on the wire, bytes.
+    pub frame_size: u32,
+    /// Frame priority.
+    pub priority: u8,
+    /// Emission pattern.
+    pub pattern: Pattern,
+    /// First emission time.
+    pub start: Time,
+    /// No frame is produced at or after this time.
+    pub stop: Time,
+    /// The flow's own random stream.
+    pub rng: RngStream,
+    /// Optional rate limiter at the host's egress.
+    pub limiter: Option<Limiter>,
+    /// QCN reaction point driving the limiter, or `NONE`.
+    pub rp: u32,
+    /// Frames the limiter queue holds (the source-side buffer).
+    pub source_queue: usize,
+    /// Counters.
+    pub stats: FlowStats,
+    /// Sequence number of the next frame.
+    pub next_seq: u32,
+    /// Start of the current CBR run (on-period) and frames emitted in it.
+    run_start: Time,
+    run_count: u64,
+    /// End of the current on-period (on/off only).
+    on_until: Time,
+}
+
+impl Flow {
+    /// A flow that has not started.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        src: NodeId,
+        dst: Destination,
+        frame_size: u32,
+        priority: u8,
+        pattern: Pattern,
+        start: Time,
+        stop: Time,
+        rng: RngStream,
+    ) -> Self {
+        Self {
+            name,
+            src,
+            dst,
+            frame_size,
+            priority,
+            pattern,
+            start,
+            stop,
+            rng,
+            limiter: None,
+            rp: crate::net::NONE,
+            source_queue: 100,
+            stats: FlowStats::default(),
+            next_seq: 0,
+            run_start: start,
+            run_count: 0,
+            on_until: 0,
+        }
+    }
+
+    /// Draws a period length: fixed, or exponential with that mean.
+    fn period(&mut self, mean: Time, exponential: bool) -> Time {
+        if exponential {
+            self.rng.exponential(mean as f64).round() as Time
+        } else {
+            mean
+        }
+    }
+
+    /// Time of the first emission, or `None` if the flow never emits (saturated flows are
+    /// driven by their limiter instead). Draws the first on-period of an on/off source.
+    pub fn first_emission(&mut self) -> Option<Time> {
+        match self.pattern.clone() {
+            Pattern::Saturated => None,
+            Pattern::OnOff {
+                on, exponential, ..
+            } => {
+                self.run_start = self.start;
+                self.on_until = self.start + self.period(on, exponential);
+                (self.start < self.stop).then_some(self.start)
+            }
+            _ => (self.start < self.stop).then_some(self.start),
+        }
+    }
+
+    /// Having emitted at `now`, the time of the next emission (or `None` past `stop`).
+    pub fn next_emission(&mut self, now: Time) -> Option<Time> {
+        let size = self.frame_size;
+        let next = match self.pattern.clone() {
+            Pattern::Cbr { rate_bps } => {
+                self.run_count += 1;
+                periodic_instant(self.run_start, self.run_count, size, rate_bps)
+            }
+            Pattern::OnOff {
+                rate_bps,
+                on,
+                off,
+                exponential,
+            } => {
+                self.run_count += 1;
+                let t = periodic_instant(self.run_start, self.run_count, size, rate_bps);
+                if t < self.on_until {
+                    t
+                } else {
+                    // Off for a period, then a new on-period starting with a frame.
+                    let start = self.on_until + self.period(off, exponential);
+                    self.run_start = start;
+                    self.run_count = 0;
+                    self.on_until = start + self.period(on, exponential);
+                    start
+                }
+            }
+            Pattern::Poisson { rate_bps } => {
+                let mean = size as f64 * 8.0 * PS_PER_S as f64 / rate_bps as f64;
+                // At least 1 ps so that time always advances.
+                now + (self.rng.exponential(mean).round() as Time).max(1)
+            }
+            Pattern::Saturated => return None,
+        };
+        (next < self.stop).then_some(next)
+    }
+
+    /// The destination host for the next frame of a unicast flow (drawing one for
+    /// uniform flows).
+    pub fn pick_host(&mut self) -> Option<NodeId> {
+        match &self.dst {
+            Destination::Host(h) => Some(*h),
+            Destination::Tree { .. } => None,
+            Destination::Uniform(among) => {
+                let n = among.len() as u64;
+                // `among` excludes the source by construction.
+                Some(among[self.rng.below(n) as usize])
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{StreamKey, PS_PER_MS, PS_PER_US};
+
+    fn flow(pattern: Pattern) -> Flow {
+        Flow::new(
+            "f".into(),
+            0,
+            Destination::Host(1),
+            1500,
+            0,
+            pattern,
+            0,
+            PS_PER_S,
+            RngStream::new(
+                1,
+                StreamKey {
+                    kind: "flow",
+                    name: "f",
+                },
+            ),
+        )
+    }
+
+    #[test]
+    fn cbr_emits_on_an_exact_grid() {
+        let mut f = flow(Pattern::Cbr {
+            rate_bps: 1_000_000_000,
+        });
+        assert_eq!(f.first_emission(), Some(0));
+        assert_eq!(f.next_emission(0), Some(12 * PS_PER_US));
+        assert_eq!(f.next_emission(12 * PS_PER_US), Some(24 * PS_PER_US));
+    }
+
+    #[test]
+    fn on_off_pauses_between_bursts() {
+        // 1 Gbit/s, on 30 us (frames at 0, 12, 24), off 100 us, next burst at 130 us.
+        let mut f = flow(Pattern::OnOff {
+            rate_bps: 1_000_000_000,
+            on: 30 * PS_PER_US,
+            off: 100 * PS_PER_US,
+            exponential: false,
+        });
+        let mut t = f.first_emission().unwrap();
+        let mut times = vec![t];
+        for _ in 0..4 {
+            t = f.next_emission(t).unwrap();
+            times.push(t);
+        }
+        let us: Vec<u64> = times.iter().map(|t| t / PS_PER_US).collect();
+        assert_eq!(us, [0, 12, 24, 130, 142]);
+    }
+
+    #[test]
+    fn poisson_rate_is_right_on_average() {
+        let mut f = flow(Pattern::Poisson {
+            rate_bps: 1_000_000_000,
+        });
+        f.stop = Time::MAX;
+        let mut t = f.first_emission().unwrap();
+        let n = 50_000;
+        for _ in 0..n {
+            t = f.next_emission(t).unwrap();
+        }
+        // Mean gap 12 us.
+        let mean_gap = t as f64 / n as f64 / PS_PER_US as f64;
+        assert!((mean_gap - 12.0).abs() < 0.2, "{mean_gap}");
+    }
+
+    #[test]
+    fn emission_stops_at_stop_time() {
+        let mut f = flow(Pattern::Cbr {
+            rate_bps: 1_000_000_000,
+        });
+        f.stop = PS_PER_MS / 100; // 10 us: frames at 0 only
+        assert_eq!(f.first_emission(), Some(0));
+        assert_eq!(f.next_emission(0), None);
+    }
+}
