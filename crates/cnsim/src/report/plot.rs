@@ -35,7 +35,36 @@ pub struct Line<'a> {
     pub reference: bool,
 }
 
-/// Draws a line chart to `path`. Legends are shown for up to 12 series.
+/// Reduces a series to at most `2·buckets` points, keeping each bucket's minimum and
+/// maximum (in time order) so spikes survive; plots stay small and look the same.
+pub fn decimate(xs: &[f64], ys: &[f64], buckets: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = xs.len().min(ys.len());
+    if n <= 2 * buckets {
+        return (xs[..n].to_vec(), ys[..n].to_vec());
+    }
+    let mut ox = Vec::with_capacity(2 * buckets);
+    let mut oy = Vec::with_capacity(2 * buckets);
+    for b in 0..buckets {
+        let (lo, hi) = (b * n / buckets, ((b + 1) * n / buckets).max(b * n / buckets + 1));
+        let (mut imin, mut imax) = (lo, lo);
+        for i in lo..hi {
+            if ys[i] < ys[imin] {
+                imin = i;
+            }
+            if ys[i] > ys[imax] {
+                imax = i;
+            }
+        }
+        for i in if imin <= imax { [imin, imax] } else { [imax, imin] } {
+            ox.push(xs[i]);
+            oy.push(ys[i]);
+        }
+    }
+    (ox, oy)
+}
+
+/// Draws a line chart to `path`. Legends are shown for up to 12 series; long series are
+/// decimated to 600 min/max buckets.
 pub fn line_chart(
     path: &Path,
     title: &str,
@@ -84,7 +113,8 @@ pub fn line_chart(
     let legend = lines.len() <= 12;
     for (i, l) in lines.iter().enumerate() {
         let c = color(i);
-        let pts = l.xs.iter().copied().zip(l.ys.iter().copied());
+        let (dx, dy) = decimate(l.xs, l.ys, 600);
+        let pts = dx.into_iter().zip(dy);
         let s = if l.reference {
             chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
         } else {
@@ -221,4 +251,21 @@ pub fn bar_chart(
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimation_keeps_extremes_in_order() {
+        let xs: Vec<f64> = (0..100).map(f64::from).collect();
+        let mut ys = vec![0.0; 100];
+        ys[37] = 9.0;
+        ys[38] = -4.0;
+        let (dx, dy) = decimate(&xs, &ys, 10);
+        assert_eq!(dx.len(), 20);
+        assert!(dy.contains(&9.0) && dy.contains(&-4.0));
+        assert!(dx.windows(2).all(|w| w[0] <= w[1]));
+    }
 }
