@@ -23,7 +23,7 @@ fn parse_key_path(path: &str) -> Option<Vec<Segment>> {
             Some(i) => (&part[..i], &part[i..]),
             None => (part, ""),
         };
-        if name.is_empty() && out.is_empty() {
+        if name.is_empty() && (out.is_empty() || rest.is_empty()) {
             return None;
         }
         if !name.is_empty() {

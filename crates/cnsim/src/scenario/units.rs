@@ -123,6 +123,8 @@ impl std::str::FromStr for Rate {
 }
 
 impl fmt::Display for Rate {
+    /// The largest unit in which the value has at most three decimals:
+    /// "10Gbps", "171.875Mbps", "1.5Mbps", "7bps".
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         const UNITS: [(u64, &str); 4] = [
             (1_000_000_000, "Gbps"),
@@ -131,19 +133,18 @@ impl fmt::Display for Rate {
             (1, "bps"),
         ];
         for (scale, unit) in UNITS {
-            if self.0 >= scale && self.0 % scale == 0 {
-                return write!(f, "{}{}", self.0 / scale, unit);
+            let step = (scale / 1000).max(1);
+            if self.0 >= scale && self.0 % step == 0 {
+                let whole = self.0 / scale;
+                let frac = (self.0 % scale) / step;
+                if frac == 0 {
+                    return write!(f, "{whole}{unit}");
+                }
+                let digits = format!("{frac:03}");
+                return write!(f, "{whole}.{}{unit}", digits.trim_end_matches('0'));
             }
         }
-        // Exact decimal in Mbps when not a whole number of any unit.
-        let mb = self.0 / 1_000_000;
-        let rest = self.0 % 1_000_000;
-        if mb > 0 {
-            let frac = format!("{rest:06}");
-            write!(f, "{}.{}Mbps", mb, frac.trim_end_matches('0'))
-        } else {
-            write!(f, "{}bps", self.0)
-        }
+        write!(f, "{}bps", self.0)
     }
 }
 string_quantity!(Rate, "rate", "10Gbps");

@@ -467,7 +467,7 @@ mod tests {
         let expected = [875e6, 937.5e6, 968.75e6, 984.375e6, 992.1875e6];
         for (i, &cr) in expected.iter().enumerate() {
             // 150 000 B = 100 frames to reach 0, the 101st makes it negative.
-            assert_eq!(finish_byte_cycle(&mut r), if i == 0 { 101 } else { 101 });
+            assert_eq!(finish_byte_cycle(&mut r), 101, "cycle {}", i + 1);
             assert_eq!(r.phase(), Phase::FastRecovery);
             assert_eq!(r.cr, cr, "cycle {}", i + 1);
             assert_eq!(r.tr, 1e9);

@@ -1,0 +1,292 @@
+//! Behaviour of the simulation core on hand-computed examples.
+
+use cnsim::engine::{PS_PER_MS, PS_PER_US};
+use cnsim::scenario::{build, parse};
+use cnsim::sim::Sim;
+
+fn sim(text: &str) -> Sim {
+    let s = parse(text, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    build(&s, "test.toml").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(text: &str) -> Sim {
+    let mut s = sim(text);
+    s.run_to_end();
+    s.check_conservation().unwrap();
+    s
+}
+
+fn port(s: &Sim, name: &str) -> usize {
+    (0..s.net.ports.len()).find(|&p| s.net.port_name(p as u32) == name).expect(name)
+}
+
+/// h1 -(10G, 2us)- s1 -(1G, 10us)- s2 -(10G, 3us)- h2, 1us switch latency.
+const THREE_HOP: &str = r#"
+name = "three-hop"
+duration = "1ms"
+[topology]
+nodes = [
+  { name = "h1", kind = "host" }, { name = "s1", kind = "switch" },
+  { name = "s2", kind = "switch" }, { name = "h2", kind = "host" },
+]
+links = [
+  { from = "h1", to = "s1", rate = "10Gbps", delay = "2us" },
+  { from = "s1", to = "s2", rate = "1Gbps", delay = "10us" },
+  { from = "s2", to = "h2", rate = "10Gbps", delay = "3us" },
+]
+[switches]
+processing_latency = "1us"
+[[traffic]]
+name = "f"
+kind = "cbr"
+from = "h1"
+to = "h2"
+rate = "10Gbps"
+frame_size = "1500B"
+stop = "2us"
+"#;
+
+#[test]
+fn three_hop_timing_is_exact_to_the_picosecond() {
+    let s = run(THREE_HOP);
+    let f = &s.flows[0];
+    // Two frames, emitted at 0 and 1.2 us (10 Gbit/s CBR, stop at 2 us).
+    assert_eq!(f.stats.delivered_frames, 2);
+    // Frame 1: 1.2 us + 2 us + 1 us (s1) | 12 us + 10 us + 1 us (s2) | 1.2 us + 3 us.
+    let first = (1_200_000 + 2_000_000 + 1_000_000) + (12_000_000 + 10_000_000 + 1_000_000) + (1_200_000 + 3_000_000);
+    // Frame 2 reaches s1 at 5.4 us but waits for the 1 Gbit/s wire, free at 4.2 + 12 =
+    // 16.2 us; it is then 12 us + 10 us + 1 us + 1.2 us + 3 us behind, born at 1.2 us.
+    let second_arrival = 16_200_000 + 12_000_000 + 10_000_000 + 1_000_000 + 1_200_000 + 3_000_000;
+    let second = second_arrival - 1_200_000;
+    assert_eq!(first, 31_400_000);
+    assert_eq!(f.stats.delay_sum, (first + second) as u128);
+    // The second frame waited at s1 (one PortFree), never at the other ports.
+    assert_eq!(s.net.ports[port(&s, "s1->s2")].queue.stats.max_frames, 1);
+    assert_eq!(s.net.ports[port(&s, "s2->h2")].queue.stats.max_frames, 0);
+    assert_eq!(s.counters.frame_hops, 6);
+}
+
+#[test]
+fn saturated_drop_tail_drops_exactly_the_excess() {
+    // 1000 frames at 10 Gbit/s (one per 1.2 us) into a 900 Mbit/s port with room for 50
+    // waiting frames. Serialization at 900 Mbit/s: 12000/9e8 s = 13 333 333.3 ps → 13 333 334.
+    // Accepted = 1 (sent at once) + 50 (waiting at the end) + the transmissions that
+    // started before the last arrival: j·13.333334 us < 999·1.2 us = 1198.8 us → j ≤ 89.
+    let text = r#"
+name = "droptail"
+duration = "5ms"
+[topology]
+nodes = [{ name = "a", kind = "host" }, { name = "sw", kind = "switch" }, { name = "b", kind = "host" }]
+links = [
+  { from = "a", to = "sw", rate = "10Gbps", delay = "1us" },
+  { from = "sw", to = "b", rate = "900Mbps", delay = "1us" },
+]
+[queues]
+capacity = "50 frames"
+[[traffic]]
+name = "f"
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "10Gbps"
+stop = "1200us"
+"#;
+    let s = run(text);
+    let f = &s.flows[0].stats;
+    assert_eq!(f.offered_frames, 1000);
+    let accepted = 1 + 50 + 89;
+    assert_eq!(f.delivered_frames, accepted);
+    assert_eq!(f.dropped_frames, 1000 - accepted);
+    let q = &s.net.ports[port(&s, "sw->b")].queue.stats;
+    assert_eq!(q.dropped_frames, 1000 - accepted);
+    assert_eq!(q.max_frames, 50);
+    assert_eq!(s.counters.dropped, 1000 - accepted);
+}
+
+#[test]
+fn multicast_delivers_one_copy_per_member_and_replicates_at_branches_only() {
+    // src - swA - swB; R1 on swA; R2, R3 on swB; X on swB is not a member.
+    let text = r#"
+name = "mc"
+duration = "2ms"
+[topology]
+nodes = [
+  { name = "src", kind = "host" }, { name = "swA", kind = "switch" }, { name = "swB", kind = "switch" },
+  { name = "R1", kind = "host" }, { name = "R2", kind = "host" }, { name = "R3", kind = "host" },
+  { name = "X", kind = "host" },
+]
+links = [
+  { from = "src", to = "swA", rate = "10Gbps", delay = "1us" },
+  { from = "swA", to = "swB", rate = "10Gbps", delay = "1us" },
+  { from = "swA", to = "R1", rate = "10Gbps", delay = "1us" },
+  { from = "swB", to = "R2", rate = "10Gbps", delay = "1us" },
+  { from = "swB", to = "R3", rate = "10Gbps", delay = "1us" },
+  { from = "swB", to = "X", rate = "10Gbps", delay = "1us" },
+]
+[groups]
+G = ["R1", "R2", "R3"]
+[[traffic]]
+name = "m"
+kind = "cbr"
+from = "src"
+to = "G"
+rate = "1Gbps"
+stop = "1200us"
+"#;
+    let s = run(text);
+    let n = 100; // 1200 us at one frame per 12 us
+    let f = &s.flows[0].stats;
+    assert_eq!(f.offered_frames, n);
+    assert_eq!(f.delivered_frames, 3 * n);
+    let sent = |name| s.net.ports[port(&s, name)].queue.stats.sent_frames;
+    assert_eq!(sent("src->swA"), n);
+    assert_eq!(sent("swA->swB"), n, "one copy crosses the trunk");
+    assert_eq!(sent("swA->R1"), n);
+    assert_eq!(sent("swB->R2"), n);
+    assert_eq!(sent("swB->R3"), n);
+    assert_eq!(sent("swB->X"), 0);
+    // One frame per source emission, one extra copy at swA and one at swB.
+    assert_eq!(s.counters.created, 3 * n);
+}
+
+#[test]
+fn shared_buffer_limits_all_queues_of_a_switch() {
+    // Two senders at 10 Gbit/s into two 1 Gbit/s ports of one switch: each port alone
+    // would hold 100 frames, but the switch shares 60.
+    let text = r#"
+name = "pool"
+duration = "3ms"
+[topology]
+nodes = [
+  { name = "a", kind = "host" }, { name = "b", kind = "host" }, { name = "sw", kind = "switch" },
+  { name = "c", kind = "host" }, { name = "d", kind = "host" },
+]
+links = [
+  { from = "a", to = "sw", rate = "10Gbps", delay = "1us" },
+  { from = "b", to = "sw", rate = "10Gbps", delay = "1us" },
+  { from = "sw", to = "c", rate = "1Gbps", delay = "1us" },
+  { from = "sw", to = "d", rate = "1Gbps", delay = "1us" },
+]
+[queues]
+capacity = "100 frames"
+[switches]
+shared_buffer = "60 frames"
+[[traffic]]
+name = "ac"
+kind = "cbr"
+from = "a"
+to = "c"
+rate = "10Gbps"
+stop = "1ms"
+[[traffic]]
+name = "bd"
+kind = "cbr"
+from = "b"
+to = "d"
+rate = "10Gbps"
+stop = "1ms"
+start = "600ns"
+"#;
+    let s = run(text);
+    let qc = &s.net.ports[port(&s, "sw->c")].queue.stats;
+    let qd = &s.net.ports[port(&s, "sw->d")].queue.stats;
+    assert!(qc.max_frames + qd.max_frames <= 61, "{} + {}", qc.max_frames, qd.max_frames);
+    assert!(qc.max_frames >= 25 && qd.max_frames >= 25, "the pool is shared, not monopolised");
+    assert!(qc.dropped_frames > 0 && qd.dropped_frames > 0);
+}
+
+#[test]
+fn overload_share_is_dropped_on_the_dumbbell() {
+    // 110 % offered load: about 1/11 of the frames are lost at the bottleneck, and the
+    // bottleneck runs at its full rate.
+    let text = cnsim::scenario::bundled::get("dumbbell-cbr-64").unwrap();
+    let sc = parse(text, "dumbbell", &["duration=200ms".into()]).unwrap();
+    let mut s = build(&sc, "dumbbell").unwrap();
+    s.run_to_end();
+    s.check_conservation().unwrap();
+    let offered: u64 = s.flows.iter().map(|f| f.stats.offered_frames).sum();
+    let dropped: u64 = s.flows.iter().map(|f| f.stats.dropped_frames).sum();
+    let share = dropped as f64 / offered as f64;
+    assert!((share - 1.0 / 11.0).abs() < 0.005, "drop share {share}");
+    let sent = s.net.ports[port(&s, "r1->r2")].queue.stats.sent_frames as f64;
+    let line = 0.2 / 1.2e-6; // frames per 200 ms at 10 Gbit/s
+    assert!(sent > 0.99 * line && sent <= line + 1.0, "bottleneck sent {sent} of {line}");
+}
+
+#[test]
+fn adding_a_flow_leaves_other_flows_draws_unchanged() {
+    let base = r#"
+name = "rng"
+duration = "5ms"
+seed = 11
+[topology.star]
+hosts = ["a", "b", "c", "d"]
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic]]
+name = "p"
+kind = "poisson"
+from = "a"
+to = "b"
+rate = "1Gbps"
+start = { uniform = ["0us", "50us"] }
+"#;
+    let extra = r#"
+[[traffic]]
+name = "q"
+kind = "poisson"
+from = "c"
+to = "uniform"
+rate = "3Gbps"
+start = { uniform = ["0us", "50us"] }
+"#;
+    let one = run(base);
+    let two = run(&format!("{base}{extra}"));
+    assert_eq!(one.flows[0].start, two.flows[0].start);
+    assert_eq!(one.flows[0].stats.offered_frames, two.flows[0].stats.offered_frames);
+    assert_eq!(two.flows.len(), 2);
+}
+
+#[test]
+fn on_off_source_sends_only_while_on() {
+    // 1 Gbit/s while on, 1 ms on / 1 ms off, for 10 ms: 5 on-periods of 1 ms hold
+    // ⌈1 ms / 12 us⌉ = 84 frames each.
+    let text = r#"
+name = "onoff"
+duration = "10ms"
+[topology.star]
+hosts = ["a", "b"]
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic]]
+name = "o"
+kind = "onoff"
+from = "a"
+to = "b"
+rate = "1Gbps"
+on = "1ms"
+off = "1ms"
+"#;
+    let s = run(text);
+    assert_eq!(s.flows[0].stats.offered_frames, 5 * 84);
+    let _ = (PS_PER_MS, PS_PER_US);
+}
+
+#[test]
+fn rate_limiter_caps_a_saturated_source() {
+    let text = r#"
+name = "limit"
+duration = "10ms"
+[topology.star]
+hosts = ["a", "b"]
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic]]
+name = "s"
+kind = "saturated"
+from = "a"
+to = "b"
+rate_limit = "2Gbps"
+"#;
+    let s = run(text);
+    // One frame per 6 us over 10 ms.
+    let sent = s.flows[0].stats.sent_frames;
+    assert!((1666..=1667).contains(&sent), "{sent}");
+}
