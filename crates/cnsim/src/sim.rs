@@ -12,7 +12,6 @@
 //! a `PortFree` event for when the wire frees up. Each frame therefore costs one
 //! `Arrive` event per hop plus one `PortFree` per hop where it had to wait.
 
-use crate::engine::time::serialization_time;
 use crate::engine::{Event, EventQueue, Time};
 use crate::l2::qcn::{self, Qcn};
 use crate::metrics::TimeSeries;
@@ -176,13 +175,14 @@ impl Sim {
         &mut self,
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Interrupted> {
-        loop {
-            match self.events.peek_time() {
-                Some(t) if t < self.end => {}
-                _ => break,
+        while let Some((now, event)) = self.events.next() {
+            if now >= self.end {
+                break;
             }
-            let (now, event) = self.events.pop().expect("peeked");
-            self.dispatch(now, event);
+            match self.dispatch(now, event) {
+                Some((at, next)) => self.events.reschedule(at, next),
+                None => self.events.retire(),
+            }
             self.counters.events += 1;
             if self.counters.events & 0xffff == 0 {
                 let p = Progress {
@@ -209,14 +209,23 @@ impl Sim {
         let _ = self.run(&mut |_| true);
     }
 
+    /// Handles one event. A handler that has a successor of its own (the source's next
+    /// frame, the port's next transmission, the link's next arrival, the next sample)
+    /// returns it, and the queue replaces the handled event by it in place.
     #[inline]
-    fn dispatch(&mut self, now: Time, event: Event) {
+    fn dispatch(&mut self, now: Time, event: Event) -> Option<(Time, Event)> {
         match event {
-            Event::Arrive { port, frame } => self.arrive(port, frame, now),
+            Event::Arrive { port } => self.arrive(port, now),
             Event::PortFree { port } => self.port_free(port, now),
             Event::SourceEmit { flow } => self.emit(flow, now),
-            Event::LimiterRelease { flow, epoch } => self.limiter_release(flow, epoch, now),
-            Event::RpTimer { flow, epoch } => self.rp_timer(flow, epoch, now),
+            Event::LimiterRelease { flow, epoch } => {
+                self.limiter_release(flow, epoch, now);
+                None
+            }
+            Event::RpTimer { flow, epoch } => {
+                self.rp_timer(flow, epoch, now);
+                None
+            }
             Event::Sample => self.sample(now),
         }
     }
@@ -254,11 +263,12 @@ impl Sim {
     }
 
     /// A source produces a frame: into its limiter if it has one, else onto the wire.
-    fn emit(&mut self, f: u32, now: Time) {
+    /// Returns the source's next emission.
+    fn emit(&mut self, f: u32, now: Time) -> Option<(Time, Event)> {
         let frame = self.make_frame(f, now);
-        if let Some(next) = self.flows[f as usize].next_emission(now) {
-            self.events.schedule(next, Event::SourceEmit { flow: f });
-        }
+        let next = self.flows[f as usize]
+            .next_emission(now)
+            .map(|t| (t, Event::SourceEmit { flow: f }));
         let id = self.frames.alloc(frame);
         self.counters.created += 1;
         let flow = &mut self.flows[f as usize];
@@ -278,6 +288,7 @@ impl Sim {
                 }
             }
         }
+        next
     }
 
     /// Schedules the release of flow `f`'s next frame at `at`, superseding any pending one.
@@ -382,58 +393,68 @@ impl Sim {
         }
     }
 
-    /// Starts serializing frame `id` on port `p` and schedules its arrival at the next
-    /// node: `now + size·8/rate + propagation delay + next node's processing latency`.
+    /// Starts serializing frame `id` on port `p`; the frame reaches the next node at
+    /// `now + size·8/rate + propagation delay + next node's processing latency`. Frames
+    /// on a link arrive in the order they were sent, so the link keeps them in a FIFO and
+    /// only its first frame has a pending `Arrive` event.
     #[inline]
     fn transmit(&mut self, p: PortId, id: FrameId, now: Time) {
         let size = self.frames.get(id).size;
         let port = &mut self.net.ports[p as usize];
-        let ser = serialization_time(size, port.rate_bps);
+        let ser = port.serialization_time(size);
         port.busy_until = now + ser;
         let at = now + ser + port.to_next_node;
-        let peer = port.peer;
-        self.events.schedule(
-            at,
-            Event::Arrive {
-                port: peer,
-                frame: id,
-            },
-        );
+        port.in_flight.push_back((at, id));
+        if port.in_flight.len() == 1 {
+            self.events.schedule(at, Event::Arrive { port: p });
+        }
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
     }
 
-    /// The wire of port `p` is free: send the next waiting frame, if any.
-    fn port_free(&mut self, p: PortId, now: Time) {
+    /// The wire of port `p` is free: send the next waiting frame, if any. Returns the
+    /// port's next `PortFree` while frames remain.
+    fn port_free(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let frames = &self.frames;
         let port = &mut self.net.ports[p as usize];
-        match port.queue.pop(now, |id| frames.get(id).size) {
-            Some(id) => {
-                if port.pool != NONE {
-                    let size = frames.get(id).size;
-                    self.net.pools[port.pool as usize].give(size);
-                }
-                self.transmit(p, id, now);
-                let port = &mut self.net.ports[p as usize];
-                if port.queue.is_empty() {
-                    port.wake_pending = false;
-                } else {
-                    let at = port.busy_until;
-                    self.events.schedule(at, Event::PortFree { port: p });
-                }
-            }
-            None => port.wake_pending = false,
+        let Some(id) = port.queue.pop(now, |id| frames.get(id).size) else {
+            port.wake_pending = false;
+            return None;
+        };
+        if port.pool != NONE {
+            let size = frames.get(id).size;
+            self.net.pools[port.pool as usize].give(size);
+        }
+        self.transmit(p, id, now);
+        let port = &mut self.net.ports[p as usize];
+        if port.queue.is_empty() {
+            port.wake_pending = false;
+            None
+        } else {
+            Some((port.busy_until, Event::PortFree { port: p }))
         }
     }
 
-    /// Frame `id` reaches the node that owns ingress port `p`.
-    fn arrive(&mut self, p: PortId, id: FrameId, now: Time) {
+    /// The first frame in flight on port `p`'s link reaches the next node. Returns the
+    /// arrival of the link's next frame, if one is in flight.
+    fn arrive(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
+        let port = &mut self.net.ports[p as usize];
+        let (_, id) = port
+            .in_flight
+            .pop_front()
+            .expect("an arrival has a frame in flight");
+        let next = port
+            .in_flight
+            .front()
+            .map(|&(t, _)| (t, Event::Arrive { port: p }));
+        let peer = port.peer;
         self.counters.on_wire -= 1;
-        let node = self.net.ports[p as usize].node;
+        let node = self.net.ports[peer as usize].node;
         match self.net.nodes[node as usize].kind {
             NodeKind::Switch => self.forward(node, id, now),
             NodeKind::Host => self.deliver(node, id, now),
         }
+        next
     }
 
     /// Looks up the egress port(s) of frame `id` at `node` and enqueues it (a copy per
@@ -583,8 +604,8 @@ impl Sim {
 
     // ---- measurement ---------------------------------------------------------------
 
-    /// Records one sample of every series and schedules the next.
-    fn sample(&mut self, now: Time) {
+    /// Records one sample of every series; returns the next sample.
+    fn sample(&mut self, now: Time) -> Option<(Time, Event)> {
         let r = &mut self.recorder;
         let t = crate::engine::time::as_secs(now);
         r.queues.times_s.push(t);
@@ -609,22 +630,20 @@ impl Sim {
             }
         }
         let next = now + r.interval;
-        if next <= self.end {
-            self.events.schedule(next, Event::Sample);
-        }
+        (next <= self.end).then_some((next, Event::Sample))
     }
 
     /// Closes time integrals at the end time.
     fn finish(&mut self) {
         // A sample due exactly at the end time is taken (events at `end` are otherwise
-        // not processed).
-        if self.events.peek_time() == Some(self.end)
-            && self.recorder.interval > 0
+        // not processed); its successor is never scheduled.
+        if self.recorder.interval > 0
+            && self.recorder.interval <= self.end
             && self.end % self.recorder.interval == 0
             && self.recorder.queues.times_s.last().copied()
                 != Some(crate::engine::time::as_secs(self.end))
         {
-            self.sample(self.end);
+            let _ = self.sample(self.end);
         }
         for port in &mut self.net.ports {
             port.queue.finish(self.end);

@@ -5,7 +5,11 @@
 //! queue and the transmitter for its direction. All tables are flat vectors indexed by
 //! `u32` ids.
 
+use std::collections::VecDeque;
+
+use super::frame::FrameId;
 use super::queue::{Capacity, EgressQueue, SharedPool};
+use crate::engine::time::serialization_time;
 use crate::engine::Time;
 
 /// Index of a node.
@@ -64,6 +68,22 @@ pub struct Port {
     pub pool: u32,
     /// QCN congestion point attached to this queue, or [`NONE`].
     pub cp: u32,
+    /// Frames on the wire, in sending order, with their arrival times at the next node.
+    pub in_flight: VecDeque<(Time, FrameId)>,
+    /// Serialization time of the last frame size seen (most frames share a size, and
+    /// the exact computation needs a 128-bit division).
+    ser_cache: (u32, Time),
+}
+
+impl Port {
+    /// Time to serialize `size` bytes on this port's link.
+    #[inline]
+    pub fn serialization_time(&mut self, size: u32) -> Time {
+        if self.ser_cache.0 != size {
+            self.ser_cache = (size, serialization_time(size, self.rate_bps));
+        }
+        self.ser_cache.1
+    }
 }
 
 /// The static network: nodes, ports and shared buffers.
@@ -129,6 +149,8 @@ impl Network {
                 wake_pending: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,
+                in_flight: VecDeque::new(),
+                ser_cache: (0, 0),
             });
         }
         self.nodes[a as usize].ports.push(pa);
