@@ -103,47 +103,24 @@ fn main() -> ExitCode {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     match cli.command {
-        Command::Run {
-            scenario,
-            out,
-            set,
-            force,
-            csv,
-            quiet,
-        } => cmd_run(&scenario, out, &set, force, csv, quiet, &interrupted),
+        Command::Run { scenario, out, set, force, csv, quiet } => {
+            cmd_run(&scenario, out, &set, force, csv, quiet, &interrupted)
+        }
         Command::Validate { scenario, set } => cmd_validate(&scenario, &set),
         Command::List => {
             for (name, text) in bundled::BUNDLED {
                 let desc = scenario::parse(text, name, &[])
-                    .map(|s| {
-                        s.description
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
+                    .map(|s| s.description.split_whitespace().collect::<Vec<_>>().join(" "))
                     .unwrap_or_default();
                 let short: String = desc.chars().take(100).collect();
-                println!(
-                    "{name:<18} {short}{}",
-                    if desc.len() > 100 { "…" } else { "" }
-                );
+                println!("{name:<18} {short}{}", if desc.len() > 100 { "…" } else { "" });
             }
             ExitCode::SUCCESS
         }
-        Command::Bench {
-            json,
-            runs,
-            scenario,
-            set,
-        } => cmd_bench(json, runs.max(1), scenario, &set),
-        Command::Reproduce {
-            name,
-            out,
-            jobs,
-            quick,
-            force,
-            quiet,
-        } => cmd_reproduce(&name, out, jobs, quick, force, quiet, &interrupted),
+        Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
+        Command::Reproduce { name, out, jobs, quick, force, quiet } => {
+            cmd_reproduce(&name, out, jobs, quick, force, quiet, &interrupted)
+        }
     }
 }
 
@@ -242,8 +219,7 @@ fn cmd_run(
 }
 
 fn cmd_validate(path: &str, set: &[String]) -> ExitCode {
-    let result =
-        scenario::load(path, set).and_then(|s| scenario::build(&s, path).map(|sim| (s, sim)));
+    let result = scenario::load(path, set).and_then(|s| scenario::build(&s, path).map(|sim| (s, sim)));
     match result {
         Ok((s, sim)) => {
             println!(
@@ -261,10 +237,8 @@ fn cmd_validate(path: &str, set: &[String]) -> ExitCode {
 }
 
 fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> ExitCode {
-    let cases: Vec<_> = cnsim::bench::CASES
-        .iter()
-        .filter(|c| only.as_deref().is_none_or(|o| o == c.scenario))
-        .collect();
+    let cases: Vec<_> =
+        cnsim::bench::CASES.iter().filter(|c| only.as_deref().is_none_or(|o| o == c.scenario)).collect();
     if cases.is_empty() {
         let names: Vec<_> = cnsim::bench::CASES.iter().map(|c| c.scenario).collect();
         eprintln!(
@@ -305,10 +279,7 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
         }
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&results).expect("serializable")
-        );
+        println!("{}", serde_json::to_string_pretty(&results).expect("serializable"));
     }
     ExitCode::SUCCESS
 }
@@ -322,7 +293,77 @@ fn cmd_reproduce(
     quiet: bool,
     interrupted: &Arc<AtomicBool>,
 ) -> ExitCode {
-    let _ = (name, out, jobs, quick, force, quiet, interrupted);
-    eprintln!("error: no reproduction named \"{name}\"");
-    ExitCode::from(EXIT_INPUT)
+    use cnsim::repro::mliki2016;
+    if name != "mliki2016" {
+        eprintln!(
+            "error: no reproduction named \"{name}\"; expected one of {}",
+            cnsim::repro::NAMES.join(", ")
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(name));
+    if let Err(e) = cnsim::run::check_output_dir(&dir, force) {
+        return fail(&e);
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let duration = if quick {
+        cnsim::scenario::units::Duration(cnsim::engine::PS_PER_S)
+    } else {
+        mliki2016::Variant {
+            topology: mliki2016::Topology::Star,
+            qeq: 25,
+            scheme: mliki2016::Scheme::Standard,
+            source: mliki2016::SourceModel::Cbr,
+            sampling: cnsim::l2::qcn::Sampling::PerFrame,
+        }
+        .scenario(None)
+        .duration
+    };
+    let variants = mliki2016::grid();
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(variants.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
+                .expect("valid template"),
+        );
+        b
+    });
+    let t0 = Instant::now();
+    let progress = |done: usize, _total: usize| {
+        if let Some(b) = &bar {
+            b.set_position(done as u64);
+        }
+    };
+    let records = match mliki2016::run_all(&variants, jobs, Some(duration), &progress, interrupted) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(b) = &bar {
+                b.abandon();
+            }
+            if interrupted.load(Ordering::SeqCst) {
+                eprintln!("error: interrupted; no report was written");
+                return ExitCode::from(EXIT_INTERRUPTED);
+            }
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let written = cnsim::run::write_dir_atomically(&dir, force, |tmp| {
+        mliki2016::write_report(tmp, &records, duration, quick)
+    });
+    if let Err(e) = written {
+        return fail(&e);
+    }
+    if !quiet {
+        eprintln!(
+            "{} runs in {:.1} s on {jobs} threads -> {}",
+            records.len(),
+            t0.elapsed().as_secs_f64(),
+            dir.join("report.md").display()
+        );
+    }
+    ExitCode::SUCCESS
 }

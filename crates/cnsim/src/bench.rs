@@ -16,18 +16,9 @@ pub struct BenchCase {
 
 /// The fixed benchmark set.
 pub const CASES: &[BenchCase] = &[
-    BenchCase {
-        scenario: "dumbbell-cbr-64",
-        bottleneck: "r1->r2",
-    },
-    BenchCase {
-        scenario: "dumbbell-qcn-64",
-        bottleneck: "r1->r2",
-    },
-    BenchCase {
-        scenario: "chain-10x3",
-        bottleneck: "sw9->sw10",
-    },
+    BenchCase { scenario: "dumbbell-cbr-64", bottleneck: "r1->r2" },
+    BenchCase { scenario: "dumbbell-qcn-64", bottleneck: "r1->r2" },
+    BenchCase { scenario: "chain-10x3", bottleneck: "sw9->sw10" },
 ];
 
 /// Median figures of one benchmark.
@@ -69,16 +60,14 @@ pub fn run_case(
     warmup: bool,
     overrides: &[String],
 ) -> Result<BenchResult, String> {
-    let text = bundled::get(case.scenario)
-        .ok_or_else(|| format!("no bundled scenario {}", case.scenario))?;
+    let text = bundled::get(case.scenario).ok_or_else(|| format!("no bundled scenario {}", case.scenario))?;
     let s = parse(text, case.scenario, overrides).map_err(|e| e.to_string())?;
     let mut walls = Vec::new();
     let mut eps = Vec::new();
     let mut hps = Vec::new();
     let mut bps = Vec::new();
     for i in 0..runs + warmup as usize {
-        let done =
-            crate::run::simulate(&s, case.scenario, &mut |_| true).map_err(|e| e.to_string())?;
+        let done = crate::run::simulate(&s, case.scenario, &mut |_| true).map_err(|e| e.to_string())?;
         if warmup && i == 0 {
             continue;
         }

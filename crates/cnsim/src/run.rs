@@ -120,13 +120,7 @@ pub fn check_output_dir(dir: &Path, force: bool) -> Result<(), RunError> {
 }
 
 /// Writes the files of `table` (Parquet/CSV/SVG as the scenario asks) into `dir`.
-fn write_table(
-    s: &Scenario,
-    table: &TimeSeries,
-    dir: &Path,
-    scale: f64,
-    unit: &str,
-) -> Result<(), String> {
+fn write_table(s: &Scenario, table: &TimeSeries, dir: &Path, scale: f64, unit: &str) -> Result<(), String> {
     if table.is_empty() {
         return Ok(());
     }
@@ -137,59 +131,60 @@ fn write_table(
         write_csv(table, &dir.join(format!("{}.csv", table.name)))?;
     }
     if s.metrics.plots {
-        plot_time_series(
-            table,
-            &dir.join("plots").join(format!("{}.svg", table.name)),
-            scale,
-            unit,
-        )?;
+        plot_time_series(table, &dir.join("plots").join(format!("{}.svg", table.name)), scale, unit)?;
     }
     Ok(())
 }
 
-/// Writes every output of a finished run into `dir`, atomically.
-pub fn write_run_dir(
-    s: &Scenario,
-    done: &Finished,
+/// Creates directory `dir` atomically: `fill` writes into a temporary sibling, which is
+/// renamed to `dir` only if `fill` succeeds (an existing `dir` is replaced only with
+/// `force`). On failure nothing is left behind.
+pub fn write_dir_atomically(
     dir: &Path,
     force: bool,
+    fill: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), RunError> {
     check_output_dir(dir, force)?;
-    let out = |e: String| RunError::Output(e);
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let out = RunError::Output;
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| out(format!("{}: {e}", parent.display())))?;
-    let leaf = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
+    let leaf = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     let tmp_path = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp_path);
-    std::fs::create_dir_all(tmp_path.join("plots"))
-        .map_err(|e| out(format!("{}: {e}", tmp_path.display())))?;
+    std::fs::create_dir_all(&tmp_path).map_err(|e| out(format!("{}: {e}", tmp_path.display())))?;
     let mut tmp = TempDir(Some(tmp_path.clone()));
-
-    let resolved = toml::to_string_pretty(s).map_err(|e| out(format!("resolved scenario: {e}")))?;
-    let header = format!(
-        "# The fully resolved scenario this run used: every default filled in.\n# cnsim {}\n",
-        crate::VERSION
-    );
-    std::fs::write(tmp_path.join("scenario.toml"), header + &resolved)
-        .map_err(|e| out(format!("scenario.toml: {e}")))?;
-    let summary = Summary::of(&done.sim, &s.name, s.seed);
-    write_json(&summary, &tmp_path.join("summary.json")).map_err(out)?;
-    write_json(&done.timing(), &tmp_path.join("timing.json")).map_err(out)?;
-    let r = &done.sim.recorder;
-    write_table(s, &r.queues, &tmp_path, 1.0, "frames").map_err(out)?;
-    write_table(s, &r.throughput, &tmp_path, 1e6, "Mbit/s").map_err(out)?;
-    write_table(s, &r.rates, &tmp_path, 1e6, "Mbit/s").map_err(out)?;
-
+    fill(&tmp_path).map_err(out)?;
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| out(format!("{}: {e}", dir.display())))?;
     }
     std::fs::rename(&tmp_path, dir).map_err(|e| out(format!("{}: {e}", dir.display())))?;
     tmp.0 = None;
     Ok(())
+}
+
+/// The resolved scenario as TOML, with a header saying what it is.
+pub fn resolved_scenario_text(s: &Scenario) -> Result<String, String> {
+    let resolved = toml::to_string_pretty(s).map_err(|e| format!("resolved scenario: {e}"))?;
+    Ok(format!(
+        "# The fully resolved scenario this run used: every default filled in.\n# cnsim {}\n{resolved}",
+        crate::VERSION
+    ))
+}
+
+/// Writes every output of a finished run into `dir`, atomically.
+pub fn write_run_dir(s: &Scenario, done: &Finished, dir: &Path, force: bool) -> Result<(), RunError> {
+    write_dir_atomically(dir, force, |tmp| {
+        std::fs::create_dir_all(tmp.join("plots")).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::write(tmp.join("scenario.toml"), resolved_scenario_text(s)?)
+            .map_err(|e| format!("scenario.toml: {e}"))?;
+        let summary = Summary::of(&done.sim, &s.name, s.seed);
+        write_json(&summary, &tmp.join("summary.json"))?;
+        write_json(&done.timing(), &tmp.join("timing.json"))?;
+        let r = &done.sim.recorder;
+        write_table(s, &r.queues, tmp, 1.0, "frames")?;
+        write_table(s, &r.throughput, tmp, 1e6, "Mbit/s")?;
+        write_table(s, &r.rates, tmp, 1e6, "Mbit/s")?;
+        write_table(s, &r.cnms, tmp, 1.0, "CNMs per interval")?;
+        Ok(())
+    })
 }

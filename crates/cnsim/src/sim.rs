@@ -16,8 +16,7 @@ use crate::engine::{Event, EventQueue, Time};
 use crate::l2::qcn::{self, Qcn};
 use crate::metrics::TimeSeries;
 use crate::net::{
-    Frame, FrameArena, FrameId, FrameKind, MulticastTrees, Network, NodeId, NodeKind, PortId,
-    Routes, NONE,
+    Frame, FrameArena, FrameId, FrameKind, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
 };
 use crate::traffic::{Destination, Flow, Pattern};
 
@@ -69,6 +68,8 @@ pub struct Recorder {
     last_delivered: Vec<u64>,
     /// Current rate (CR) of every QCN reaction point, bit/s.
     pub rates: TimeSeries,
+    /// CNMs received by every QCN reaction point during the previous interval.
+    pub cnms: TimeSeries,
 }
 
 impl Recorder {
@@ -80,16 +81,9 @@ impl Recorder {
         flows: &[Flow],
         flow_ids: Vec<u32>,
     ) -> Self {
-        let queues = TimeSeries::new(
-            "queue_length",
-            "frames",
-            queue_ports.iter().map(|&p| net.port_name(p)),
-        );
-        let throughput = TimeSeries::new(
-            "throughput",
-            "bit/s",
-            flow_ids.iter().map(|&f| flows[f as usize].name.clone()),
-        );
+        let queues = TimeSeries::new("queue_length", "frames", queue_ports.iter().map(|&p| net.port_name(p)));
+        let throughput =
+            TimeSeries::new("throughput", "bit/s", flow_ids.iter().map(|&f| flows[f as usize].name.clone()));
         Self {
             interval,
             last_delivered: vec![0; flow_ids.len()],
@@ -98,6 +92,7 @@ impl Recorder {
             flow_ids,
             throughput,
             rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
+            cnms: TimeSeries::new("rp_cnms", "CNMs per interval", std::iter::empty()),
         }
     }
 }
@@ -151,17 +146,43 @@ impl Sim {
         }
     }
 
-    /// Schedules every source's first frame and the first sample.
+    /// Schedules every source's first frame and the first sample. CBR sources of the same
+    /// period share an event lane: their emissions come in time order, so only the next
+    /// one of each period sits in the event heap.
     pub fn start(&mut self) {
+        let mut lanes: Vec<((u64, u32), u32)> = Vec::new();
+        let mut first: Vec<(Time, u32, Option<u32>)> = Vec::new();
         for f in 0..self.flows.len() {
             let flow = &mut self.flows[f];
+            let lane = match flow.pattern {
+                Pattern::Cbr { rate_bps } => {
+                    let period = (rate_bps, flow.frame_size);
+                    match lanes.iter().find(|(p, _)| *p == period) {
+                        Some(&(_, l)) => Some(l),
+                        None => {
+                            let l = self.events.add_lane();
+                            lanes.push((period, l));
+                            Some(l)
+                        }
+                    }
+                }
+                _ => None,
+            };
             if let Some(t) = flow.first_emission() {
-                self.events
-                    .schedule(t, Event::SourceEmit { flow: f as u32 });
+                first.push((t, f as u32, lane));
             }
             if flow.pattern == Pattern::Saturated && flow.start < flow.stop {
                 let start = flow.start;
                 self.schedule_release(f as u32, start);
+            }
+        }
+        // In time order, so that each lane starts sorted (ties keep flow order).
+        first.sort_by_key(|&(t, f, _)| (t, f));
+        for (t, f, lane) in first {
+            let event = Event::SourceEmit { flow: f };
+            match lane {
+                Some(l) => self.events.schedule_in_lane(l, t, event),
+                None => self.events.schedule(t, event),
             }
         }
         if self.recorder.interval > 0 && self.recorder.interval <= self.end {
@@ -170,13 +191,24 @@ impl Sim {
     }
 
     /// Runs until the end time or until `on_progress` returns false (checked every
-    /// 2^16 events and at the end).
-    pub fn run(
+    /// 2^16 events and at the end), then closes the measurements.
+    pub fn run(&mut self, on_progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), Interrupted> {
+        self.run_until(self.end, on_progress)?;
+        self.finish();
+        on_progress(&Progress { now: self.end, end: self.end, events: self.counters.events });
+        Ok(())
+    }
+
+    /// Processes every event before `until` (at most the end time), leaving later ones
+    /// pending; measurements stay open, so a run can be inspected part-way and resumed.
+    pub fn run_until(
         &mut self,
+        until: Time,
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Interrupted> {
-        while let Some((now, event)) = self.events.next() {
-            if now >= self.end {
+        let until = until.min(self.end);
+        while let Some((now, event)) = self.events.front() {
+            if now >= until {
                 break;
             }
             match self.dispatch(now, event) {
@@ -185,22 +217,12 @@ impl Sim {
             }
             self.counters.events += 1;
             if self.counters.events & 0xffff == 0 {
-                let p = Progress {
-                    now,
-                    end: self.end,
-                    events: self.counters.events,
-                };
+                let p = Progress { now, end: self.end, events: self.counters.events };
                 if !on_progress(&p) {
                     return Err(Interrupted);
                 }
             }
         }
-        self.finish();
-        on_progress(&Progress {
-            now: self.end,
-            end: self.end,
-            events: self.counters.events,
-        });
         Ok(())
     }
 
@@ -243,11 +265,7 @@ impl Sim {
         flow.next_seq = flow.next_seq.wrapping_add(1);
         flow.stats.offered_frames += 1;
         flow.stats.offered_bytes += flow.frame_size as u64;
-        let qcn = if multicast {
-            self.qcn.representative_tag(flow.rp)
-        } else {
-            Default::default()
-        };
+        let qcn = if multicast { self.qcn.representative_tag(flow.rp) } else { Default::default() };
         Frame {
             kind: FrameKind::Data,
             priority: flow.priority,
@@ -266,9 +284,7 @@ impl Sim {
     /// Returns the source's next emission.
     fn emit(&mut self, f: u32, now: Time) -> Option<(Time, Event)> {
         let frame = self.make_frame(f, now);
-        let next = self.flows[f as usize]
-            .next_emission(now)
-            .map(|t| (t, Event::SourceEmit { flow: f }));
+        let next = self.flows[f as usize].next_emission(now).map(|t| (t, Event::SourceEmit { flow: f }));
         let id = self.frames.alloc(frame);
         self.counters.created += 1;
         let flow = &mut self.flows[f as usize];
@@ -293,19 +309,10 @@ impl Sim {
 
     /// Schedules the release of flow `f`'s next frame at `at`, superseding any pending one.
     pub(crate) fn schedule_release(&mut self, f: u32, at: Time) {
-        let lim = self.flows[f as usize]
-            .limiter
-            .as_mut()
-            .expect("flow has a limiter");
+        let lim = self.flows[f as usize].limiter.as_mut().expect("flow has a limiter");
         lim.epoch = lim.epoch.wrapping_add(1);
         lim.pending = Some(at);
-        self.events.schedule(
-            at,
-            Event::LimiterRelease {
-                flow: f,
-                epoch: lim.epoch,
-            },
-        );
+        self.events.schedule(at, Event::LimiterRelease { flow: f, epoch: lim.epoch });
     }
 
     /// The limiter of flow `f` lets one frame go, then waits 8·L/rate.
@@ -368,8 +375,7 @@ impl Sim {
             port.queue.record_cut_through(frame.size);
             self.transmit(p, id, now);
         } else {
-            let pool_ok =
-                port.pool == NONE || self.net.pools[port.pool as usize].admits(frame.size);
+            let pool_ok = port.pool == NONE || self.net.pools[port.pool as usize].admits(frame.size);
             if pool_ok && port.queue.admits(frame.size) {
                 port.queue.push(now, id, frame.size);
                 if port.pool != NONE {
@@ -439,14 +445,8 @@ impl Sim {
     /// arrival of the link's next frame, if one is in flight.
     fn arrive(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let port = &mut self.net.ports[p as usize];
-        let (_, id) = port
-            .in_flight
-            .pop_front()
-            .expect("an arrival has a frame in flight");
-        let next = port
-            .in_flight
-            .front()
-            .map(|&(t, _)| (t, Event::Arrive { port: p }));
+        let (_, id) = port.in_flight.pop_front().expect("an arrival has a frame in flight");
+        let next = port.in_flight.front().map(|&(t, _)| (t, Event::Arrive { port: p }));
         let peer = port.peer;
         self.counters.on_wire -= 1;
         let node = self.net.ports[peer as usize].node;
@@ -520,10 +520,7 @@ impl Sim {
     /// A data frame arrived at the queue of port `p`, which has congestion point `cp`.
     fn cp_arrival(&mut self, cp: u32, p: PortId, frame: &Frame, now: Time) {
         let port = &self.net.ports[p as usize];
-        let queue = qcn::QueueView {
-            frames: port.queue.len(),
-            bytes: port.queue.bytes(),
-        };
+        let queue = qcn::QueueView { frames: port.queue.len(), bytes: port.queue.bytes() };
         let Some(cnm) = self.qcn.cp_arrival(cp, queue, frame) else {
             return;
         };
@@ -597,8 +594,7 @@ impl Sim {
             }
         }
         if let Some((delay, epoch)) = change.arm_timer {
-            self.events
-                .schedule(now + delay, Event::RpTimer { flow: f, epoch });
+            self.events.schedule(now + delay, Event::RpTimer { flow: f, epoch });
         }
     }
 
@@ -619,14 +615,17 @@ impl Sim {
             let bytes = self.flows[f as usize].stats.delivered_bytes;
             let delta = bytes - r.last_delivered[i];
             r.last_delivered[i] = bytes;
-            r.throughput.columns[i]
-                .values
-                .push(delta as f64 * 8.0 / secs);
+            r.throughput.columns[i].values.push(delta as f64 * 8.0 / secs);
         }
         if !r.rates.columns.is_empty() {
             r.rates.times_s.push(t);
-            for (col, rp) in r.rates.columns.iter_mut().zip(&self.qcn.rps) {
+            r.cnms.times_s.push(t);
+            for ((col, cnms), rp) in
+                r.rates.columns.iter_mut().zip(&mut r.cnms.columns).zip(&mut self.qcn.rps)
+            {
                 col.values.push(rp.current_rate() as f64);
+                cnms.values.push(rp.cnms_since_sample as f64);
+                rp.cnms_since_sample = 0;
             }
         }
         let next = now + r.interval;
@@ -640,8 +639,7 @@ impl Sim {
         if self.recorder.interval > 0
             && self.recorder.interval <= self.end
             && self.end % self.recorder.interval == 0
-            && self.recorder.queues.times_s.last().copied()
-                != Some(crate::engine::time::as_secs(self.end))
+            && self.recorder.queues.times_s.last().copied() != Some(crate::engine::time::as_secs(self.end))
         {
             let _ = self.sample(self.end);
         }
@@ -653,12 +651,8 @@ impl Sim {
     /// Frames waiting in egress queues and limiters.
     pub fn frames_queued(&self) -> u64 {
         let in_ports: u64 = self.net.ports.iter().map(|p| p.queue.len()).sum();
-        let in_limiters: u64 = self
-            .flows
-            .iter()
-            .filter_map(|f| f.limiter.as_ref())
-            .map(|l| l.queue.len() as u64)
-            .sum();
+        let in_limiters: u64 =
+            self.flows.iter().filter_map(|f| f.limiter.as_ref()).map(|l| l.queue.len() as u64).sum();
         in_ports + in_limiters
     }
 

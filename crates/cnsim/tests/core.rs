@@ -53,7 +53,8 @@ fn three_hop_timing_is_exact_to_the_picosecond() {
     // Two frames, emitted at 0 and 1.2 us (10 Gbit/s CBR, stop at 2 us).
     assert_eq!(f.stats.delivered_frames, 2);
     // Frame 1: 1.2 us + 2 us + 1 us (s1) | 12 us + 10 us + 1 us (s2) | 1.2 us + 3 us.
-    let first = (1_200_000 + 2_000_000 + 1_000_000) + (12_000_000 + 10_000_000 + 1_000_000) + (1_200_000 + 3_000_000);
+    let first =
+        (1_200_000 + 2_000_000 + 1_000_000) + (12_000_000 + 10_000_000 + 1_000_000) + (1_200_000 + 3_000_000);
     // Frame 2 reaches s1 at 5.4 us but waits for the 1 Gbit/s wire, free at 4.2 + 12 =
     // 16.2 us; it is then 12 us + 10 us + 1 us + 1.2 us + 3 us behind, born at 1.2 us.
     let second_arrival = 16_200_000 + 12_000_000 + 10_000_000 + 1_000_000 + 1_200_000 + 3_000_000;

@@ -38,11 +38,19 @@ fn run_into(name: &str, overrides: &[&str], dir: &Path) -> BTreeMap<String, Vec<
 #[test]
 fn same_seed_gives_identical_files_and_another_seed_differs() {
     for name in ["uniform-onoff", "star-multicast"] {
-        let (a, b, c) = (temp_dir(&format!("{name}-a")), temp_dir(&format!("{name}-b")), temp_dir(&format!("{name}-c")));
+        let (a, b, c) =
+            (temp_dir(&format!("{name}-a")), temp_dir(&format!("{name}-b")), temp_dir(&format!("{name}-c")));
         let fa = run_into(name, &["duration=40ms"], &a);
         let fb = run_into(name, &["duration=40ms"], &b);
         let fc = run_into(name, &["duration=40ms", "seed=99"], &c);
-        for expected in ["scenario.toml", "summary.json", "queue_length.parquet", "queue_length.csv", "throughput.parquet", "plots/queue_length.svg"] {
+        for expected in [
+            "scenario.toml",
+            "summary.json",
+            "queue_length.parquet",
+            "queue_length.csv",
+            "throughput.parquet",
+            "plots/queue_length.svg",
+        ] {
             assert!(fa.contains_key(expected), "{name}: {expected} missing; have {:?}", fa.keys());
         }
         assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());

@@ -119,14 +119,7 @@ mod tests {
         let x = RngStream::new(7, key("cbr/s1")).uniform();
         assert_ne!(x, RngStream::new(7, key("cbr/s2")).uniform());
         assert_ne!(x, RngStream::new(8, key("cbr/s1")).uniform());
-        let cp = RngStream::new(
-            7,
-            StreamKey {
-                kind: "cp",
-                name: "cbr/s1",
-            },
-        )
-        .uniform();
+        let cp = RngStream::new(7, StreamKey { kind: "cp", name: "cbr/s1" }).uniform();
         assert_ne!(x, cp);
     }
 

@@ -45,13 +45,8 @@ pub fn as_secs(t: Time) -> f64 {
 /// Formats a time with the largest unit that keeps it an integer where possible
 /// ("10s", "2us", "1500ps"), the inverse of the scenario parser.
 pub fn format_time(t: Time) -> String {
-    const UNITS: [(Time, &str); 5] = [
-        (PS_PER_S, "s"),
-        (PS_PER_MS, "ms"),
-        (PS_PER_US, "us"),
-        (PS_PER_NS, "ns"),
-        (1, "ps"),
-    ];
+    const UNITS: [(Time, &str); 5] =
+        [(PS_PER_S, "s"), (PS_PER_MS, "ms"), (PS_PER_US, "us"), (PS_PER_NS, "ns"), (1, "ps")];
     if t == 0 {
         return "0s".to_string();
     }

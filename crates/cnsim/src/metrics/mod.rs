@@ -36,13 +36,7 @@ impl TimeSeries {
             name: name.to_string(),
             unit: unit.to_string(),
             times_s: Vec::new(),
-            columns: columns
-                .into_iter()
-                .map(|name| Column {
-                    name,
-                    values: Vec::new(),
-                })
-                .collect(),
+            columns: columns.into_iter().map(|name| Column { name, values: Vec::new() }).collect(),
         }
     }
 
@@ -94,9 +88,6 @@ mod tests {
 
     #[test]
     fn mean_std_hand_example() {
-        assert_eq!(
-            mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]),
-            (5.0, 2.0)
-        );
+        assert_eq!(mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]), (5.0, 2.0));
     }
 }

@@ -31,12 +31,7 @@ pub fn write_parquet(ts: &TimeSeries, path: &Path) -> Result<(), String> {
                 .map_err(err)?,
         ));
     }
-    let schema = Arc::new(
-        Type::group_type_builder("schema")
-            .with_fields(fields)
-            .build()
-            .map_err(err)?,
-    );
+    let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build().map_err(err)?);
     let props = Arc::new(
         WriterProperties::builder()
             .set_created_by(format!("cnsim {}", crate::VERSION))
@@ -52,9 +47,7 @@ pub fn write_parquet(ts: &TimeSeries, path: &Path) -> Result<(), String> {
     let mut columns = std::iter::once(&ts.times_s).chain(ts.columns.iter().map(|c| &c.values));
     while let Some(mut col) = rg.next_column().map_err(err)? {
         let values = columns.next().expect("one value vector per schema column");
-        col.typed::<DoubleType>()
-            .write_batch(values, None, None)
-            .map_err(err)?;
+        col.typed::<DoubleType>().write_batch(values, None, None).map_err(err)?;
         col.close().map_err(err)?;
     }
     rg.close().map_err(err)?;
@@ -83,7 +76,6 @@ pub fn write_json<T: serde::Serialize>(value: &T, path: &Path) -> Result<(), Str
     let f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut w = BufWriter::new(f);
     serde_json::to_writer_pretty(&mut w, value).map_err(|e| format!("{}: {e}", path.display()))?;
-    w.write_all(b"\n")
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    w.write_all(b"\n").map_err(|e| format!("{}: {e}", path.display()))?;
     w.flush().map_err(|e| format!("{}: {e}", path.display()))
 }

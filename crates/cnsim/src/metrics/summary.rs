@@ -164,11 +164,7 @@ impl Summary {
                     dst,
                     stats: f.stats.clone(),
                     throughput_bps: f.stats.delivered_bytes as f64 * 8.0 / secs,
-                    mean_delay_s: if d == 0 {
-                        0.0
-                    } else {
-                        f.stats.delay_sum as f64 / d as f64 / 1e12
-                    },
+                    mean_delay_s: if d == 0 { 0.0 } else { f.stats.delay_sum as f64 / d as f64 / 1e12 },
                 }
             })
             .collect();
@@ -211,11 +207,7 @@ impl Summary {
                     .cps
                     .iter()
                     .zip(cp_port)
-                    .map(|(cp, port)| CpSummary {
-                        port,
-                        cpid: cp.cpid,
-                        stats: cp.stats.clone(),
-                    })
+                    .map(|(cp, port)| CpSummary { port, cpid: cp.cpid, stats: cp.stats.clone() })
                     .collect(),
                 reaction_points: sim
                     .flows

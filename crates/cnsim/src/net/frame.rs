@@ -77,11 +77,7 @@ pub struct FrameArena {
 impl FrameArena {
     /// An empty arena with room for `capacity` frames before it first grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        Self {
-            slots: Vec::with_capacity(capacity),
-            free: Vec::with_capacity(capacity),
-            live: 0,
-        }
+        Self { slots: Vec::with_capacity(capacity), free: Vec::with_capacity(capacity), live: 0 }
     }
 
     /// Stores `frame` and returns its id, reusing a freed slot when there is one.
@@ -135,20 +131,11 @@ mod tests {
     #[test]
     fn freed_slots_are_reused() {
         let mut a = FrameArena::with_capacity(4);
-        let x = a.alloc(Frame {
-            size: 100,
-            ..Frame::default()
-        });
-        let y = a.alloc(Frame {
-            size: 200,
-            ..Frame::default()
-        });
+        let x = a.alloc(Frame { size: 100, ..Frame::default() });
+        let y = a.alloc(Frame { size: 200, ..Frame::default() });
         assert_eq!(a.live(), 2);
         a.free(x);
-        let z = a.alloc(Frame {
-            size: 300,
-            ..Frame::default()
-        });
+        let z = a.alloc(Frame { size: 300, ..Frame::default() });
         assert_eq!(z, x);
         assert_eq!(a.get(z).size, 300);
         assert_eq!(a.get(y).size, 200);
@@ -158,10 +145,6 @@ mod tests {
 
     #[test]
     fn frame_stays_compact() {
-        assert!(
-            std::mem::size_of::<Frame>() <= 56,
-            "{}",
-            std::mem::size_of::<Frame>()
-        );
+        assert!(std::mem::size_of::<Frame>() <= 56, "{}", std::mem::size_of::<Frame>());
     }
 }

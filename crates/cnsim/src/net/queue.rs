@@ -215,11 +215,7 @@ pub struct SharedPool {
 impl SharedPool {
     /// An empty pool.
     pub fn new(capacity: Capacity) -> Self {
-        Self {
-            capacity,
-            frames: 0,
-            bytes: 0,
-        }
+        Self { capacity, frames: 0, bytes: 0 }
     }
 
     /// Whether `size` more bytes fit.

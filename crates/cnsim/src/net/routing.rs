@@ -67,12 +67,7 @@ impl Routes {
                 hops[node * nh + hi] = dist[node];
             }
         }
-        Routes {
-            hosts,
-            host_index,
-            next_port,
-            hops,
-        }
+        Routes { hosts, host_index, next_port, hops }
     }
 
     /// Egress port at `node` towards host `dst`, or [`NONE`].
@@ -128,10 +123,7 @@ pub struct UnreachableMember(pub NodeId);
 impl MulticastTrees {
     /// Trees over `net` with no tree yet.
     pub fn new(net: &Network) -> Self {
-        Self {
-            n_nodes: net.nodes.len(),
-            ..Self::default()
-        }
+        Self { n_nodes: net.nodes.len(), ..Self::default() }
     }
 
     /// Builds (or returns the existing) tree from host `source` to `members` of group
@@ -271,12 +263,8 @@ mod tests {
         let n = line();
         let mut t = MulticastTrees::new(&n);
         let tree = t.tree(&n, 0, 0, &[3, 4]).unwrap();
-        let names = |node| -> Vec<String> {
-            t.out_ports(tree, node)
-                .iter()
-                .map(|&p| n.port_name(p))
-                .collect()
-        };
+        let names =
+            |node| -> Vec<String> { t.out_ports(tree, node).iter().map(|&p| n.port_name(p)).collect() };
         assert_eq!(names(0), ["h0->s0"]);
         assert_eq!(names(1), ["s0->s1"]); // not towards h3
         assert_eq!(names(2), ["s1->h1", "s1->h2"]);

@@ -105,13 +105,7 @@ impl Network {
 
     /// Adds a node and returns its id.
     pub fn add_node(&mut self, name: &str, kind: NodeKind, processing: Time) -> NodeId {
-        self.nodes.push(Node {
-            name: name.to_string(),
-            kind,
-            ports: Vec::new(),
-            processing,
-            pool: NONE,
-        });
+        self.nodes.push(Node { name: name.to_string(), kind, ports: Vec::new(), processing, pool: NONE });
         (self.nodes.len() - 1) as NodeId
     }
 
@@ -163,17 +157,13 @@ impl Network {
     pub fn finalize(&mut self) {
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
-            self.ports[i].to_next_node =
-                self.ports[i].delay + self.nodes[peer_node as usize].processing;
+            self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
         }
     }
 
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n.name == name)
-            .map(|i| i as NodeId)
+        self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId)
     }
 
     /// The node at the far end of port `p`.
@@ -188,11 +178,7 @@ impl Network {
         let port = &self.ports[p as usize];
         let owner = &self.nodes[port.node as usize];
         let next = self.next_node(p);
-        let parallel = owner
-            .ports
-            .iter()
-            .filter(|&&q| q < p && self.next_node(q) == next)
-            .count();
+        let parallel = owner.ports.iter().filter(|&&q| q < p && self.next_node(q) == next).count();
         let base = format!("{}->{}", owner.name, self.nodes[next as usize].name);
         if parallel == 0 {
             base
@@ -203,8 +189,6 @@ impl Network {
 
     /// Ids of all host nodes, in declaration order.
     pub fn hosts(&self) -> Vec<NodeId> {
-        (0..self.nodes.len() as NodeId)
-            .filter(|&n| self.nodes[n as usize].kind == NodeKind::Host)
-            .collect()
+        (0..self.nodes.len() as NodeId).filter(|&n| self.nodes[n as usize].kind == NodeKind::Host).collect()
     }
 }

@@ -118,16 +118,12 @@ pub fn line_chart(
         let s = if l.reference {
             chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
         } else {
-            chart.draw_series(LineSeries::new(
-                pts,
-                c.stroke_width(if legend { 2 } else { 1 }),
-            ))
+            chart.draw_series(LineSeries::new(pts, c.stroke_width(if legend { 2 } else { 1 })))
         }
         .map_err(|e| err(&e))?;
         if legend {
-            s.label(l.label).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
-            });
+            s.label(l.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
         }
     }
     if legend {
@@ -144,34 +140,17 @@ pub fn line_chart(
 }
 
 /// Plots every column of a time series against time.
-pub fn plot_time_series(
-    ts: &TimeSeries,
-    path: &Path,
-    scale: f64,
-    unit: &str,
-) -> Result<(), String> {
-    let scaled: Vec<Vec<f64>> = ts
-        .columns
-        .iter()
-        .map(|c| c.values.iter().map(|v| v / scale).collect())
-        .collect();
+pub fn plot_time_series(ts: &TimeSeries, path: &Path, scale: f64, unit: &str) -> Result<(), String> {
+    let scaled: Vec<Vec<f64>> =
+        ts.columns.iter().map(|c| c.values.iter().map(|v| v / scale).collect()).collect();
     let lines: Vec<Line> = ts
         .columns
         .iter()
         .zip(&scaled)
-        .map(|(c, ys)| Line {
-            label: &c.name,
-            xs: &ts.times_s,
-            ys,
-            reference: false,
-        })
+        .map(|(c, ys)| Line { label: &c.name, xs: &ts.times_s, ys, reference: false })
         .collect();
     let title = if ts.columns.len() > 12 {
-        format!(
-            "{} ({} series)",
-            ts.name.replace('_', " "),
-            ts.columns.len()
-        )
+        format!("{} ({} series)", ts.name.replace('_', " "), ts.columns.len())
     } else {
         ts.name.replace('_', " ")
     };
@@ -187,21 +166,11 @@ pub fn bar_chart(
     series: &[(String, Vec<f64>)],
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let ymax = series
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, f64::max);
-    let ymin = series
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, f64::min);
-    let ymax = if ymax <= ymin {
-        ymin + 1.0
-    } else {
-        ymax + (ymax - ymin) * 0.1
-    };
+    let ymax =
+        series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+    let ymin =
+        series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
+    let ymax = if ymax <= ymin { ymin + 1.0 } else { ymax + (ymax - ymin) * 0.1 };
     let n = categories.len().max(1);
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;

@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::error::{did_you_mean, ScenarioError};
 use super::generators::{self, GenLink, GenNode, Generated};
-use super::schema::{NodeKindSpec, PeriodDistribution, PortSel, Scenario, Start, TrafficKind};
-use super::units::Size;
-use crate::engine::{RngStream, StreamKey};
+use super::schema::{NodeKindSpec, PeriodDistribution, PortSel, Scenario, Start, Topology, TrafficKind};
+use super::units::{Duration, Rate, Size, MAX_TIME};
+use crate::engine::time::format_time;
+use crate::engine::{RngStream, StreamKey, PS_PER_S};
 use crate::l2::qcn::{Cp, MulticastScheme, Qcn, Rp};
 use crate::metrics::TimeSeries;
 use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes};
@@ -21,31 +22,141 @@ fn capacity(s: Size) -> Capacity {
     }
 }
 
-/// Matches `name` against a glob with `*` (any run) and `?` (one character).
+/// Matches `name` against a glob with `*` (any run) and `?` (one character), in
+/// O(len(pattern) × len(name)) time whatever the number of stars.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
-    fn rec(p: &[char], n: &[char]) -> bool {
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some('*'), _) => rec(&p[1..], n) || (!n.is_empty() && rec(p, &n[1..])),
-            (Some('?'), Some(_)) => rec(&p[1..], &n[1..]),
-            (Some(a), Some(b)) if a == b => rec(&p[1..], &n[1..]),
-            _ => false,
-        }
-    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
-    rec(&p, &n)
+    let (mut pi, mut ni) = (0, 0);
+    // The last star seen and the name position it currently absorbs up to.
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                // Let the last star absorb one more character and retry.
+                Some((sp, sn)) => {
+                    star = Some((sp, sn + 1));
+                    pi = sp + 1;
+                    ni = sn + 1;
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Most nodes a topology may have.
+pub const MAX_NODES: u64 = 1_000_000;
+/// Most unicast forwarding-table entries (nodes × hosts, 8 bytes each) a topology may
+/// need: 2 GiB of tables.
+pub const MAX_ROUTE_ENTRIES: u64 = 1 << 28;
+/// Most samples a time series may take (duration / `metrics.interval`).
+pub const MAX_SAMPLES: u64 = 1_000_000;
+/// Largest factor a QCN jitter range may reach.
+pub const MAX_JITTER: f64 = 10.0;
+
+/// Checks the size of what the topology section describes before anything is generated,
+/// so that a huge count is a located error rather than exhausted memory.
+fn check_topology_size(t: &Topology, file: &str) -> Result<(), ScenarioError> {
+    // (nodes, hosts, the key that sets the size, how it is written)
+    let mut parts: Vec<(u64, u64, String, String)> = Vec::new();
+    let larger = |generator: &str, a: (&str, u32), b: (&str, u32)| {
+        let (k, v) = if a.1 >= b.1 { a } else { b };
+        (format!("topology.{generator}.{k}"), format!("{k} = {v}"))
+    };
+    if let Some(g) = &t.star {
+        let h = g.hosts.len() as u64;
+        parts.push((h.saturating_add(1), h, "topology.star.hosts".into(), format!("{h} hosts")));
+    }
+    if let Some(g) = &t.dumbbell {
+        let hosts = u64::from(g.senders) + u64::from(g.receivers);
+        let (path, what) = larger("dumbbell", ("senders", g.senders), ("receivers", g.receivers));
+        parts.push((hosts + 2, hosts, path, what));
+    }
+    if let Some(g) = &t.chain {
+        let hosts = u64::from(g.switches) * u64::from(g.hosts_per_switch);
+        let (path, what) =
+            larger("chain", ("switches", g.switches), ("hosts_per_switch", g.hosts_per_switch));
+        parts.push((hosts.saturating_add(g.switches.into()), hosts, path, what));
+    }
+    if let Some(g) = &t.parking_lot {
+        let hosts = u64::from(g.routers) * u64::from(g.hosts_per_router);
+        let (path, what) =
+            larger("parking_lot", ("routers", g.routers), ("hosts_per_router", g.hosts_per_router));
+        parts.push((hosts.saturating_add(g.routers.into()), hosts, path, what));
+    }
+    if let Some(g) = &t.multilink {
+        let hosts = 3 * u64::from(g.sources_per_group) + 6;
+        parts.push((
+            hosts + 3,
+            hosts,
+            "topology.multilink.sources_per_group".into(),
+            format!("sources_per_group = {}", g.sources_per_group),
+        ));
+    }
+    if !t.nodes.is_empty() {
+        let hosts = t.nodes.iter().filter(|n| n.kind == NodeKindSpec::Host).count() as u64;
+        parts.push((
+            t.nodes.len() as u64,
+            hosts,
+            "topology.nodes".into(),
+            format!("{} explicit nodes", t.nodes.len()),
+        ));
+    }
+    let nodes = parts.iter().fold(0u64, |a, p| a.saturating_add(p.0));
+    let hosts = parts.iter().fold(0u64, |a, p| a.saturating_add(p.1));
+    if nodes <= MAX_NODES && nodes.saturating_mul(hosts) <= MAX_ROUTE_ENTRIES {
+        return Ok(());
+    }
+    let (path, what) = parts
+        .iter()
+        .max_by_key(|p| p.0)
+        .map(|p| (p.2.as_str(), p.3.as_str()))
+        .unwrap_or(("topology", "the topology"));
+    Err(ScenarioError::new(
+        file,
+        path,
+        format!(
+            "{what} gives a topology of {nodes} nodes, {hosts} of them hosts; expected at most \
+             {MAX_NODES} nodes and at most {MAX_ROUTE_ENTRIES} forwarding-table entries \
+             (nodes × hosts)"
+        ),
+    ))
 }
 
 /// Expands the topology section into nodes, links and generator-defined groups.
 fn expand_topology(s: &Scenario, file: &str) -> Result<Generated, ScenarioError> {
     let t = &s.topology;
-    let mut gens: Vec<(&str, Generated)> = Vec::new();
-    if let Some(g) = &t.star {
-        gens.push(("star", generators::star(g)));
-    }
-    if let Some(g) = &t.dumbbell {
-        gens.push(("dumbbell", generators::dumbbell(g)));
+    let present: Vec<&str> = [
+        ("star", t.star.is_some()),
+        ("dumbbell", t.dumbbell.is_some()),
+        ("chain", t.chain.is_some()),
+        ("parking_lot", t.parking_lot.is_some()),
+        ("multilink", t.multilink.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, on)| *on)
+    .map(|(n, _)| n)
+    .collect();
+    if present.len() > 1 {
+        return Err(ScenarioError::new(
+            file,
+            format!("topology.{}", present[1]),
+            format!(
+                "more than one topology generator ({}); expected at most one, plus explicit \
+                 nodes and links",
+                present.join(", ")
+            ),
+        ));
     }
     if let Some(g) = &t.chain {
         if g.switches == 0 {
@@ -55,7 +166,6 @@ fn expand_topology(s: &Scenario, file: &str) -> Result<Generated, ScenarioError>
                 "0 switches; expected at least 1",
             ));
         }
-        gens.push(("chain", generators::chain(g)));
     }
     if let Some(g) = &t.parking_lot {
         if g.routers == 0 {
@@ -65,37 +175,34 @@ fn expand_topology(s: &Scenario, file: &str) -> Result<Generated, ScenarioError>
                 "0 routers; expected at least 1",
             ));
         }
-        gens.push(("parking_lot", generators::parking_lot(g)));
     }
-    if let Some(g) = &t.multilink {
-        gens.push(("multilink", generators::multilink(g)));
-    }
-    if gens.len() > 1 {
-        let names: Vec<_> = gens.iter().map(|(n, _)| *n).collect();
-        return Err(ScenarioError::new(
-            file,
-            "topology",
-            format!(
-                "more than one generator ({}); expected at most one, plus explicit nodes and links",
-                names.join(", ")
-            ),
-        ));
-    }
-    let mut out = gens.pop().map(|(_, g)| g).unwrap_or_default();
-    for n in &t.nodes {
+    check_topology_size(t, file)?;
+    let mut out = if let Some(g) = &t.star {
+        generators::star(g)
+    } else if let Some(g) = &t.dumbbell {
+        generators::dumbbell(g)
+    } else if let Some(g) = &t.chain {
+        generators::chain(g)
+    } else if let Some(g) = &t.parking_lot {
+        generators::parking_lot(g)
+    } else if let Some(g) = &t.multilink {
+        generators::multilink(g)
+    } else {
+        Generated::default()
+    };
+    for (i, n) in t.nodes.iter().enumerate() {
         out.nodes.push(GenNode {
             name: n.name.clone(),
             kind: n.kind,
+            path: format!("topology.nodes[{i}].name"),
         });
     }
-    for l in &t.links {
+    for (i, l) in t.links.iter().enumerate() {
         out.links.push(GenLink {
             from: l.from.clone(),
             to: l.to.clone(),
-            params: super::schema::LinkParams {
-                rate: l.rate,
-                delay: l.delay,
-            },
+            params: super::schema::LinkParams { rate: l.rate, delay: l.delay },
+            path: format!("topology.links[{i}]"),
         });
     }
     if out.nodes.is_empty() {
@@ -108,13 +215,19 @@ fn expand_topology(s: &Scenario, file: &str) -> Result<Generated, ScenarioError>
     Ok(out)
 }
 
-/// Where in the file a generated or explicit link came from, for messages.
-fn link_path(generated: usize, i: usize) -> String {
-    if i < generated {
-        "topology".into()
-    } else {
-        format!("topology.links[{}]", i - generated)
+/// Up to six of `names`, quoted, for "expected one of" hints.
+fn some_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut out = names.iter().take(6).map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+    if names.len() > 6 {
+        out.push_str(&format!(", … ({} in all)", names.len()));
     }
+    out
+}
+
+/// Time to send a frame of `bytes` at `rate_bps`, in picoseconds, without overflow.
+fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
+    (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
 }
 
 /// Builds the simulator for scenario `s` (read from `file`).
@@ -129,27 +242,47 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
     if s.metrics.interval.0 == 0 {
         return Err(err(
             "metrics.interval",
-            "\"0s\"; expected a positive sampling period, e.g. \"1ms\"".into(),
+            "\"0s\" is not a sampling period; expected a positive time, e.g. \"1ms\"".into(),
+        ));
+    }
+    let samples = s.duration.0 / s.metrics.interval.0;
+    if samples > MAX_SAMPLES {
+        return Err(err(
+            "metrics.interval",
+            format!(
+                "\"{}\" takes {samples} samples over the duration \"{}\"; expected at most \
+                 {MAX_SAMPLES} samples, i.e. an interval of at least \"{}\"",
+                s.metrics.interval,
+                s.duration,
+                Duration(s.duration.0.div_ceil(MAX_SAMPLES))
+            ),
         ));
     }
     let topo = expand_topology(s, file)?;
     let explicit_links_from = topo.links.len() - s.topology.links.len();
-    let explicit_nodes_from = topo.nodes.len() - s.topology.nodes.len();
 
     // Nodes.
     let mut net = Network::new();
     let mut by_name: HashMap<&str, NodeId> = HashMap::new();
-    for (i, n) in topo.nodes.iter().enumerate() {
-        let path = if i >= explicit_nodes_from {
-            format!("topology.nodes[{}].name", i - explicit_nodes_from)
-        } else {
-            "topology".into()
-        };
+    for n in &topo.nodes {
+        let path = n.path.as_str();
         if n.name.is_empty() || n.name.contains("->") || n.name.contains(char::is_whitespace) {
-            return Err(err(&path, format!("\"{}\" is not a usable node name; expected a non-empty name without spaces or \"->\"", n.name)));
+            return Err(err(
+                path,
+                format!(
+                    "\"{}\" is not a usable node name; expected a non-empty name without spaces or \"->\"",
+                    n.name
+                ),
+            ));
         }
-        if by_name.contains_key(n.name.as_str()) {
-            return Err(err(&path, format!("duplicate node name \"{}\"", n.name)));
+        if let Some(&first) = by_name.get(n.name.as_str()) {
+            return Err(err(
+                path,
+                format!(
+                    "duplicate node name \"{}\" (already defined at {}); expected unique node names",
+                    n.name, topo.nodes[first as usize].path
+                ),
+            ));
         }
         let (kind, processing) = match n.kind {
             NodeKindSpec::Host => (NodeKind::Host, 0),
@@ -158,11 +291,12 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
         let id = net.add_node(&n.name, kind, processing);
         by_name.insert(n.name.as_str(), id);
     }
+    let node_names = || topo.nodes.iter().map(|n| n.name.as_str());
     let lookup = |name: &str, path: &str| -> Result<NodeId, ScenarioError> {
         by_name.get(name).copied().ok_or_else(|| {
-            let hint = did_you_mean(name, by_name.keys().copied())
+            let hint = did_you_mean(name, node_names())
                 .map(|m| format!("; did you mean \"{m}\"?"))
-                .unwrap_or_default();
+                .unwrap_or_else(|| format!("; expected one of {}", some_names(node_names())));
             ScenarioError::new(file, path, format!("no node named \"{name}\"{hint}"))
         })
     };
@@ -177,15 +311,31 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
         }
     };
     for (i, l) in topo.links.iter().enumerate() {
-        let path = link_path(explicit_links_from, i);
-        let a = lookup(&l.from, &format!("{path}.from"))?;
-        let b = lookup(&l.to, &format!("{path}.to"))?;
+        // Generated links name existing nodes; only explicit ones can name a wrong one.
+        let end = |key: &str| {
+            if i >= explicit_links_from {
+                format!("{}.{key}", l.path)
+            } else {
+                l.path.clone()
+            }
+        };
+        let a = lookup(&l.from, &end("from"))?;
+        let b = lookup(&l.to, &end("to"))?;
         if a == b {
-            return Err(err(&path, format!("link from \"{}\" to itself", l.from)));
+            return Err(err(
+                &end("to"),
+                format!("link from \"{}\" to itself; expected a link between two different nodes", l.from),
+            ));
         }
         let (ca, cb) = (cap_of(a, &net), cap_of(b, &net));
         net.add_link(a, b, l.params.rate.0, l.params.delay.0, ca, cb);
     }
+    // The slowest link, against which frame sizes are checked.
+    let slowest_link: Option<(u64, String)> = topo
+        .links
+        .iter()
+        .min_by_key(|l| l.params.rate.0)
+        .map(|l| (l.params.rate.0, format!("{}.rate", l.path)));
     if let Some(shared) = s.switches.shared_buffer {
         for n in 0..net.nodes.len() as NodeId {
             if net.nodes[n as usize].kind == NodeKind::Switch {
@@ -194,19 +344,17 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
         }
     }
     net.finalize();
-    let port_names: Vec<String> = (0..net.ports.len() as PortId)
-        .map(|p| net.port_name(p))
-        .collect();
-    let port_by_name: HashMap<&str, PortId> = port_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i as PortId))
-        .collect();
+    let port_names: Vec<String> = (0..net.ports.len() as PortId).map(|p| net.port_name(p)).collect();
+    let port_by_name: HashMap<&str, PortId> =
+        port_names.iter().enumerate().map(|(i, n)| (n.as_str(), i as PortId)).collect();
     let find_port = |name: &str, path: &str| -> Result<PortId, ScenarioError> {
         port_by_name.get(name).copied().ok_or_else(|| {
             let hint = did_you_mean(name, port_names.iter().map(String::as_str))
                 .map(|m| format!("; did you mean \"{m}\"?"))
-                .unwrap_or_else(|| " (ports are named \"node->next\", e.g. \"r1->r2\")".into());
+                .unwrap_or_else(|| {
+                    let example = port_names.first().map_or("r1->r2", String::as_str);
+                    format!("; expected a port named \"node->next\", e.g. \"{example}\"")
+                });
             ScenarioError::new(file, path, format!("no port named \"{name}\"{hint}"))
         })
     };
@@ -219,25 +367,19 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
     // Multicast groups.
     let mut groups: BTreeMap<String, (Vec<NodeId>, String)> = BTreeMap::new();
     for (name, members) in &topo.groups {
-        let ids = members
-            .iter()
-            .map(|m| lookup(m, "topology"))
-            .collect::<Result<Vec<_>, _>>()?;
-        groups.insert(name.clone(), (ids, "topology".into()));
+        let ids = members.iter().map(|m| lookup(m, "topology.multilink")).collect::<Result<Vec<_>, _>>()?;
+        groups.insert(name.clone(), (ids, "topology.multilink".into()));
     }
     for (name, members) in &s.groups {
         let path = format!("groups.{name}");
         if by_name.contains_key(name.as_str()) {
             return Err(err(
                 &path,
-                format!("group \"{name}\" has the name of a node; expected a distinct name"),
+                format!("group \"{name}\" has the name of a node; expected a name no node has"),
             ));
         }
         if members.is_empty() {
-            return Err(err(
-                &path,
-                "no members; expected a list of host names".into(),
-            ));
+            return Err(err(&path, "no members; expected a list of host names".into()));
         }
         let mut ids = Vec::new();
         for (j, m) in members.iter().enumerate() {
@@ -246,20 +388,18 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             if net.nodes[id as usize].kind != NodeKind::Host {
                 return Err(err(
                     &mp,
-                    format!("\"{m}\" is a switch; group members must be hosts"),
+                    format!("\"{m}\" is a switch; expected a host (group members must be hosts)"),
                 ));
             }
             ids.push(id);
         }
         groups.insert(name.clone(), (ids, path));
     }
-    let group_index: HashMap<&str, u32> = groups
-        .keys()
-        .enumerate()
-        .map(|(i, k)| (k.as_str(), i as u32))
-        .collect();
+    let group_index: HashMap<&str, u32> =
+        groups.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
 
     // Traffic.
+    let qcn_on = s.protocols.qcn.as_ref().filter(|q| q.enabled);
     let mut trees = MulticastTrees::new(&net);
     let mut flows: Vec<Flow> = Vec::new();
     let mut flow_names: HashSet<String> = HashSet::new();
@@ -269,25 +409,31 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
         let size = match t.frame_size {
             Size::Bytes(b) if b > 0 && b <= u32::MAX as u64 => b as u32,
             other => {
-                return Err(err(&format!("{tp}.frame_size"), format!("\"{other}\" is not a frame size; expected a positive size in bytes, e.g. \"1500B\"")));
+                return Err(err(
+                    &format!("{tp}.frame_size"),
+                    format!(
+                        "\"{other}\" is not a frame size; expected a positive size in bytes, e.g. \"1500B\""
+                    ),
+                ));
             }
         };
         // Sources.
         let mut srcs: Vec<NodeId> = Vec::new();
         for (k, pat) in t.from.0.iter().enumerate() {
-            let fp = if t.from.0.len() == 1 {
-                format!("{tp}.from")
-            } else {
-                format!("{tp}.from[{k}]")
-            };
+            let fp = if t.from.0.len() == 1 { format!("{tp}.from") } else { format!("{tp}.from[{k}]") };
             if pat.contains(['*', '?']) {
-                let matched: Vec<NodeId> = hosts
-                    .iter()
-                    .copied()
-                    .filter(|&h| glob_match(pat, &net.nodes[h as usize].name))
-                    .collect();
+                let matched: Vec<NodeId> =
+                    hosts.iter().copied().filter(|&h| glob_match(pat, &net.nodes[h as usize].name)).collect();
                 if matched.is_empty() {
-                    return Err(err(&fp, format!("pattern \"{pat}\" matches no host")));
+                    let names = hosts.iter().map(|&h| net.nodes[h as usize].name.as_str());
+                    return Err(err(
+                        &fp,
+                        format!(
+                            "pattern \"{pat}\" matches no host; expected a pattern matching at \
+                             least one of the hosts {}",
+                            some_names(names)
+                        ),
+                    ));
                 }
                 srcs.extend(matched);
             } else {
@@ -295,7 +441,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 if net.nodes[id as usize].kind != NodeKind::Host {
                     return Err(err(
                         &fp,
-                        format!("\"{pat}\" is a switch; traffic sources must be hosts"),
+                        format!("\"{pat}\" is a switch; expected a host (traffic sources must be hosts)"),
                     ));
                 }
                 srcs.push(id);
@@ -313,36 +459,33 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 err(
                     &format!("{tp}.rate"),
                     format!(
-                        "missing; a {} source needs a rate, e.g. rate = \"1Gbps\"",
+                        "missing required key \"rate\"; a {} source needs a rate, e.g. rate = \"1Gbps\"",
                         kind_name(t.kind)
                     ),
                 )
             })
         };
         let pattern = match t.kind {
-            TrafficKind::Cbr => Pattern::Cbr {
-                rate_bps: need_rate()?,
-            },
-            TrafficKind::Poisson => Pattern::Poisson {
-                rate_bps: need_rate()?,
-            },
+            TrafficKind::Cbr => Pattern::Cbr { rate_bps: need_rate()? },
+            TrafficKind::Poisson => Pattern::Poisson { rate_bps: need_rate()? },
             TrafficKind::Onoff => {
                 let on = t.on.ok_or_else(|| {
                     err(
                         &format!("{tp}.on"),
-                        "missing; an onoff source needs on = \"<time>\"".into(),
+                        "missing required key \"on\"; an onoff source needs an on-period, e.g. on = \"20ms\""
+                            .into(),
                     )
                 })?;
                 let off = t.off.ok_or_else(|| {
                     err(
                         &format!("{tp}.off"),
-                        "missing; an onoff source needs off = \"<time>\"".into(),
+                        "missing required key \"off\"; an onoff source needs an off-period, e.g. off = \"20ms\"".into(),
                     )
                 })?;
                 if on.0 == 0 {
                     return Err(err(
                         &format!("{tp}.on"),
-                        "\"0s\"; expected a positive on-period".into(),
+                        "\"0s\" is not an on-period; expected a positive time, e.g. \"20ms\"".into(),
                     ));
                 }
                 Pattern::OnOff {
@@ -356,18 +499,49 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 if t.rate.is_some() {
                     return Err(err(
                         &format!("{tp}.rate"),
-                        "a saturated source has no rate of its own; use rate_limit to cap it"
-                            .into(),
+                        format!(
+                            "rate = \"{}\" given, but a saturated source has no rate of its own; \
+                             expected no rate (use rate_limit to cap it)",
+                            t.rate.map(|r| r.to_string()).unwrap_or_default()
+                        ),
                     ));
                 }
                 Pattern::Saturated
             }
         };
-        let stop = t
-            .stop
-            .map(|d| d.0)
-            .unwrap_or(s.duration.0)
-            .min(s.duration.0);
+        // One frame must take at most MAX_TIME at every rate it meets, so that no time the
+        // simulator forms from frame times can overflow.
+        let mut rates: Vec<(u64, String)> = Vec::new();
+        if let Some(r) = t.rate {
+            rates.push((r.0, format!("{tp}.rate")));
+        }
+        if let Some(r) = t.rate_limit {
+            rates.push((r.0, format!("{tp}.rate_limit")));
+        }
+        if let Some(q) = qcn_on {
+            rates.push((q.rp.min_rate.0, "protocols.qcn.rp.min_rate".into()));
+            if let Some(r) = q.rp.initial_rate {
+                rates.push((r.0, "protocols.qcn.rp.initial_rate".into()));
+            }
+        }
+        rates.extend(slowest_link.clone());
+        if let Some((rate, at)) = rates.iter().min_by_key(|r| r.0) {
+            let ps = frame_time(u64::from(size), *rate);
+            if ps > u128::from(MAX_TIME) {
+                return Err(err(
+                    &format!("{tp}.frame_size"),
+                    format!(
+                        "\"{}\" frames take {}s each at {} ({at}); expected frames that take \
+                         at most {} to send at every rate they meet",
+                        t.frame_size,
+                        ps / u128::from(PS_PER_S),
+                        Rate(*rate),
+                        format_time(MAX_TIME)
+                    ),
+                ));
+            }
+        }
+        let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
         for &src in &srcs {
             let src_name = net.nodes[src as usize].name.clone();
             let name = format!("{}/{}", t.name, src_name);
@@ -375,26 +549,23 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 return Err(err(
                     &format!("{tp}.name"),
                     format!(
-                        "flow \"{name}\" is defined twice; traffic names must be unique per source"
+                        "flow \"{name}\" is defined twice; expected each source host once per traffic entry and unique traffic names"
                     ),
                 ));
             }
             if net.nodes[src as usize].ports.is_empty() {
                 return Err(err(
                     &format!("{tp}.from"),
-                    format!("host \"{src_name}\" has no link"),
+                    format!("host \"{src_name}\" has no link; expected a source host with a link"),
                 ));
             }
             let dst = if t.to == "uniform" {
-                let among: Vec<NodeId> = hosts
-                    .iter()
-                    .copied()
-                    .filter(|&h| h != src && routes.hops(src, h) != u32::MAX)
-                    .collect();
+                let among: Vec<NodeId> =
+                    hosts.iter().copied().filter(|&h| h != src && routes.hops(src, h) != u32::MAX).collect();
                 if among.is_empty() {
                     return Err(err(
                         &format!("{tp}.to"),
-                        format!("\"uniform\" from \"{src_name}\": no other host is reachable"),
+                        format!("\"uniform\" from \"{src_name}\": no other host is reachable (disconnected); expected at least one reachable host"),
                     ));
                 }
                 Destination::Uniform(among)
@@ -404,7 +575,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                     err(
                         &format!("{tp}.to"),
                         format!(
-                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\"",
+                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" (disconnected); expected every member to be reachable",
                             t.to, net.nodes[u.0 as usize].name
                         ),
                     )
@@ -412,11 +583,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 Destination::Tree { tree, group: gi }
             } else {
                 let d = by_name.get(t.to.as_str()).copied().ok_or_else(|| {
-                    let cands = by_name
-                        .keys()
-                        .copied()
-                        .chain(group_index.keys().copied())
-                        .chain(["uniform"]);
+                    let cands = node_names().chain(groups.keys().map(String::as_str)).chain(["uniform"]);
                     let hint = did_you_mean(&t.to, cands)
                         .map(|m| format!("; did you mean \"{m}\"?"))
                         .unwrap_or_default();
@@ -428,30 +595,21 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 if net.nodes[d as usize].kind != NodeKind::Host {
                     return Err(err(
                         &format!("{tp}.to"),
-                        format!(
-                            "\"{}\" is a switch; expected a host, a group or \"uniform\"",
-                            t.to
-                        ),
+                        format!("\"{}\" is a switch; expected a host, a group or \"uniform\"", t.to),
                     ));
                 }
                 if d == src {
                     return Err(err(
                         &format!("{tp}.to"),
-                        format!("\"{}\" sends to itself", t.to),
+                        format!("\"{}\" sends to itself; expected a destination other than the source", t.to),
                     ));
                 }
                 if routes.hops(src, d) == u32::MAX {
-                    return Err(err(&format!("{tp}.to"), format!("\"{}\" is not reachable from \"{src_name}\" (disconnected destination)", t.to)));
+                    return Err(err(&format!("{tp}.to"), format!("\"{}\" is not reachable from \"{src_name}\" (disconnected destination); expected a host connected to the source", t.to)));
                 }
                 Destination::Host(d)
             };
-            let mut rng = RngStream::new(
-                s.seed,
-                StreamKey {
-                    kind: "flow",
-                    name: &name,
-                },
-            );
+            let mut rng = RngStream::new(s.seed, StreamKey { kind: "flow", name: &name });
             let start = match t.start {
                 Start::At(d) => d.0,
                 Start::Uniform(lo, hi) => {
@@ -462,17 +620,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                     }
                 }
             };
-            let mut flow = Flow::new(
-                name,
-                src,
-                dst,
-                size,
-                t.priority,
-                pattern.clone(),
-                start,
-                stop,
-                rng,
-            );
+            let mut flow = Flow::new(name, src, dst, size, t.priority, pattern.clone(), start, stop, rng);
             let source_queue = match t.source_queue {
                 Size::Frames(n) => n as usize,
                 Size::Bytes(b) => (b / size as u64) as usize,
@@ -490,42 +638,47 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
 
     // QCN.
     let mut qcn = Qcn::disabled();
-    if let Some(q) = s.protocols.qcn.as_ref().filter(|q| q.enabled) {
+    if let Some(q) = qcn_on {
         let qp = "protocols.qcn";
         if q.cp.w < 0.0 || !q.cp.w.is_finite() {
             return Err(err(
                 &format!("{qp}.cp.w"),
-                format!("{}; expected a non-negative weight", q.cp.w),
+                format!("{:?} is not a weight; expected a non-negative finite number, e.g. 2.0", q.cp.w),
             ));
         }
         if q.cp.qeq.value() == 0 {
             return Err(err(
                 &format!("{qp}.cp.qeq"),
-                format!("\"{}\"; expected a positive set point", q.cp.qeq),
+                format!(
+                    "\"{}\" is zero; expected a positive set point, e.g. \"26000B\" or \"60 frames\"",
+                    q.cp.qeq
+                ),
             ));
         }
         if q.cp.sample_table.is_empty() || q.cp.sample_table.len() > 8 {
             return Err(err(
                 &format!("{qp}.cp.sample_table"),
-                format!(
-                    "{} entries; expected 1 to 8 byte intervals",
-                    q.cp.sample_table.len()
-                ),
+                format!("{} entries; expected 1 to 8 byte intervals", q.cp.sample_table.len()),
             ));
         }
         for (i, e) in q.cp.sample_table.iter().enumerate() {
             if !matches!(e, Size::Bytes(b) if *b > 0) {
                 return Err(err(
                     &format!("{qp}.cp.sample_table[{i}]"),
-                    format!("\"{e}\"; expected a positive size in bytes"),
+                    format!(
+                        "\"{e}\" is not a sample interval; expected a positive size in bytes, e.g. \"150KB\""
+                    ),
                 ));
             }
         }
         for (path, [lo, hi]) in [("cp.jitter", q.cp.jitter), ("rp.jitter", q.rp.jitter)] {
-            if !(lo > 0.0 && lo <= hi && hi.is_finite()) {
+            if !(lo > 0.0 && lo <= hi && hi <= MAX_JITTER) {
+                let why = if lo > hi { "is reversed" } else { "is out of range" };
                 return Err(err(
                     &format!("{qp}.{path}"),
-                    format!("[{lo}, {hi}]; expected [low, high] with 0 < low ≤ high"),
+                    format!(
+                        "[{lo:?}, {hi:?}] {why}; expected [low, high] with 0 < low ≤ high ≤ {MAX_JITTER}, e.g. [0.85, 1.15]"
+                    ),
                 ));
             }
         }
@@ -533,7 +686,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             return Err(err(
                 &format!("{qp}.rp.gd"),
                 format!(
-                    "{}; expected 0 < Gd ≤ 1/63 so that a cut never exceeds the rate",
+                    "{:?} is out of range; expected 0 < Gd ≤ 1/63 so that a cut never exceeds the rate, e.g. 0.0078125 (1/128)",
                     q.rp.gd
                 ),
             ));
@@ -541,19 +694,19 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
         if !(0.0..=1.0).contains(&q.rp.min_dec_factor) {
             return Err(err(
                 &format!("{qp}.rp.min_dec_factor"),
-                format!("{}; expected a factor in [0, 1]", q.rp.min_dec_factor),
+                format!("{:?} is out of range; expected a factor in [0, 1], e.g. 0.5", q.rp.min_dec_factor),
             ));
         }
         if q.rp.timer.0 == 0 {
             return Err(err(
                 &format!("{qp}.rp.timer"),
-                "\"0s\"; expected a positive timer period".into(),
+                "\"0s\" is not a timer period; expected a positive time, e.g. \"15ms\"".into(),
             ));
         }
         if q.rp.byte_counter.bytes(1500) == 0 {
             return Err(err(
                 &format!("{qp}.rp.byte_counter"),
-                "zero; expected a positive byte count".into(),
+                format!("\"{}\" is zero; expected a positive byte count, e.g. \"150KB\"", q.rp.byte_counter),
             ));
         }
         qcn.scheme = q.multicast;
@@ -562,17 +715,28 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             other => {
                 return Err(err(
                     &format!("{qp}.cnm_size"),
-                    format!("\"{other}\"; expected a positive size in bytes"),
+                    format!("\"{other}\" is not a CNM size; expected a positive size in bytes, e.g. \"64B\""),
                 ))
             }
         };
+        if let Some((rate, at)) = &slowest_link {
+            let ps = frame_time(q.cnm_size.value(), *rate);
+            if ps > u128::from(MAX_TIME) {
+                return Err(err(
+                    &format!("{qp}.cnm_size"),
+                    format!(
+                        "\"{}\" CNMs take {}s each at {} ({at}); expected CNMs that take at most {} to send",
+                        q.cnm_size,
+                        ps / u128::from(PS_PER_S),
+                        Rate(*rate),
+                        format_time(MAX_TIME)
+                    ),
+                ));
+            }
+        }
         qcn.cnm_priority = q.cnm_priority;
-        let cp_ports: Vec<PortId> = select_ports(
-            &q.congestion_points,
-            &net,
-            &format!("{qp}.congestion_points"),
-            &find_port,
-        )?;
+        let cp_ports: Vec<PortId> =
+            select_ports(&q.congestion_points, &net, &format!("{qp}.congestion_points"), &find_port)?;
         for p in cp_ports {
             let cpid = p + 1;
             let name = &port_names[p as usize];
@@ -583,18 +747,8 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
         for (fi, flow) in flows.iter_mut().enumerate() {
             let line = net.ports[net.nodes[flow.src as usize].ports[0] as usize].rate_bps;
             let multicast = matches!(flow.dst, Destination::Tree { .. });
-            let scheme = if multicast {
-                q.multicast
-            } else {
-                MulticastScheme::Standard
-            };
-            let rng = RngStream::new(
-                s.seed,
-                StreamKey {
-                    kind: "rp",
-                    name: &flow.name,
-                },
-            );
+            let scheme = if multicast { q.multicast } else { MulticastScheme::Standard };
+            let rng = RngStream::new(s.seed, StreamKey { kind: "rp", name: &flow.name });
             let rp = Rp::new(&q.rp, scheme, line, rng);
             let start_rate = rp.current_rate();
             flow.limiter = Some(Limiter::new(start_rate, flow.source_queue));
@@ -605,14 +759,11 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
 
     // Recording.
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", &find_port)?;
-    let flow_ids: Vec<u32> = if s.metrics.flows {
-        (0..flows.len() as u32).collect()
-    } else {
-        Vec::new()
-    };
+    let flow_ids: Vec<u32> = if s.metrics.flows { (0..flows.len() as u32).collect() } else { Vec::new() };
     let mut recorder = Recorder::new(s.metrics.interval.0, &net, queue_ports, &flows, flow_ids);
     if s.metrics.rates && !qcn.rps.is_empty() {
         recorder.rates = TimeSeries::new("rp_rate", "bit/s", flows.iter().map(|f| f.name.clone()));
+        recorder.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", flows.iter().map(|f| f.name.clone()));
     }
     let mut sim = Sim::new(net, routes, trees, flows, qcn, s.duration.0, recorder);
     sim.start();
@@ -638,9 +789,9 @@ fn select_ports(
     Ok(match sel {
         PortSel::All => all.collect(),
         PortSel::None => Vec::new(),
-        PortSel::Switches => all
-            .filter(|&p| net.nodes[net.ports[p as usize].node as usize].kind == NodeKind::Switch)
-            .collect(),
+        PortSel::Switches => {
+            all.filter(|&p| net.nodes[net.ports[p as usize].node as usize].kind == NodeKind::Switch).collect()
+        }
         PortSel::List(names) => {
             let mut v = Vec::new();
             for (i, n) in names.iter().enumerate() {
@@ -656,9 +807,7 @@ fn select_ports(
 
 /// Ports whose queue is sampled (exposed for reports).
 pub fn port_names(net: &Network) -> Vec<String> {
-    (0..net.ports.len() as PortId)
-        .map(|p| net.port_name(p))
-        .collect()
+    (0..net.ports.len() as PortId).map(|p| net.port_name(p)).collect()
 }
 
 #[cfg(test)]
@@ -673,5 +822,137 @@ mod tests {
         assert!(glob_match("*", ""));
         assert!(glob_match("R*h1", "R3h1"));
         assert!(!glob_match("d*", "s1"));
+        assert!(glob_match("a*b*c", "aXXbYYc"));
+        assert!(!glob_match("a*b*c", "aXXbYY"));
+        assert!(glob_match("*?", "x"));
+        assert!(!glob_match("*?", ""));
+        assert!(glob_match("**", "abc"));
+        assert!(glob_match("s*1", "s111"));
+        assert!(!glob_match("", "a"));
+    }
+
+    /// Regression: the recursive matcher took exponential time on patterns with many
+    /// stars that almost match.
+    #[test]
+    fn globs_with_many_stars_take_polynomial_time() {
+        let pattern = "*a".repeat(30) + "*";
+        let name = "a".repeat(29);
+        let t0 = std::time::Instant::now();
+        assert!(!glob_match(&pattern, &name));
+        assert!(glob_match(&pattern, &"a".repeat(30)));
+        assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    const DUMBBELL: &str = r#"
+name = "t"
+duration = "1ms"
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "10Gbps", delay = "1us" }
+bottleneck = { rate = "10Gbps", delay = "1us" }
+receiver_link = { rate = "10Gbps", delay = "1us" }
+[[traffic]]
+name = "a"
+kind = "cbr"
+from = "s1"
+to = "d1"
+rate = "1Gbps"
+"#;
+
+    fn try_build(text: &str) -> Result<Sim, ScenarioError> {
+        let s = crate::scenario::parse(text, "t.toml", &[])?;
+        build(&s, "t.toml")
+    }
+
+    fn build_error(text: &str) -> ScenarioError {
+        match try_build(text) {
+            Ok(_) => panic!("built:\n{text}"),
+            Err(e) => e,
+        }
+    }
+
+    /// Regression: a huge generator count was expanded node by node (and the chain's
+    /// host numbering overflowed `u32`) before anything checked the size.
+    #[test]
+    fn huge_generator_counts_are_errors_not_allocations() {
+        let e = build_error(&DUMBBELL.replace("senders = 2", "senders = 4000000000"));
+        assert_eq!(e.path, "topology.dumbbell.senders", "{e}");
+        let chain = r#"
+name = "t"
+duration = "1ms"
+[topology.chain]
+switches = 65536
+hosts_per_switch = 65537
+host_link = { rate = "1Gbps", delay = "1us" }
+trunk = { rate = "1Gbps", delay = "1us" }
+"#;
+        let e = build_error(chain);
+        assert_eq!(e.path, "topology.chain.hosts_per_switch", "{e}");
+        assert!(e.message.contains("hosts_per_switch = 65537 gives a topology of 4295098368 nodes"), "{e}");
+        let e = build_error(&DUMBBELL.replace("senders = 2", "senders = 2\nreceivers = 20000"));
+        assert_eq!(e.path, "topology.dumbbell.receivers", "{e}");
+        assert!(e.message.contains("forwarding-table entries"), "{e}");
+    }
+
+    /// Regression: a delay plus a processing latency near `u64::MAX` picoseconds
+    /// overflowed while the network was finalized.
+    #[test]
+    fn longest_times_do_not_overflow() {
+        let text = format!(
+            "{}\n[switches]\nprocessing_latency = \"86400s\"\n",
+            DUMBBELL.replace(
+                "bottleneck = { rate = \"10Gbps\", delay = \"1us\" }",
+                "bottleneck = { rate = \"10Gbps\", delay = \"86400s\" }"
+            )
+        );
+        let mut sim = try_build(&text).unwrap_or_else(|e| panic!("{e}"));
+        sim.run_to_end();
+        sim.check_conservation().unwrap();
+        let e = build_error(&text.replace("\"86400s\"\n", "\"18446744s\"\n"));
+        assert_eq!(e.path, "switches.processing_latency", "{e}");
+        assert!(e.message.contains("\"18446744s\" is too long a time"), "{e}");
+    }
+
+    /// Regression: a byte counter given in a huge number of frames overflowed when
+    /// converted to bytes.
+    #[test]
+    fn byte_counter_in_frames_saturates() {
+        let text = format!(
+            "{DUMBBELL}\n[protocols.qcn]\n[protocols.qcn.rp]\nbyte_counter = \"99999999999999999 frames\"\n"
+        );
+        let mut sim = try_build(&text).unwrap_or_else(|e| panic!("{e}"));
+        sim.run_to_end();
+        sim.check_conservation().unwrap();
+    }
+
+    /// A frame that would take longer than a day on some link (and so push the
+    /// simulator's times towards overflow) is refused where its size is given.
+    #[test]
+    fn frames_too_slow_to_send_are_errors() {
+        let text = DUMBBELL.replace("rate = \"1Gbps\"", "rate = \"1bps\"\nkind = \"poisson\"");
+        let text = text.replace("kind = \"cbr\"\n", "");
+        // 1500 B at 1 bit/s is 12000 s: allowed.
+        let mut sim = try_build(&text).unwrap_or_else(|e| panic!("{e}"));
+        sim.run_to_end();
+        sim.check_conservation().unwrap();
+        let e = build_error(&text.replace("rate = \"1bps\"", "rate = \"1bps\"\nframe_size = \"4GB\""));
+        assert_eq!(e.path, "traffic[0].frame_size", "{e}");
+        assert!(e.message.contains("at 1bps (traffic[0].rate)"), "{e}");
+    }
+
+    #[test]
+    fn jitter_is_bounded() {
+        let text = format!("{DUMBBELL}\n[protocols.qcn]\n[protocols.qcn.rp]\njitter = [1.0, 1e300]\n");
+        let e = build_error(&text);
+        assert_eq!(e.path, "protocols.qcn.rp.jitter", "{e}");
+        let text = text.replace("1e300", "10.0");
+        try_build(&text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn sampling_is_bounded() {
+        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"999ps\"\n"));
+        assert_eq!(e.path, "metrics.interval", "{e}");
+        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"1ns\"\n")).unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -3,26 +3,13 @@
 
 /// (name, TOML text) of every bundled scenario.
 pub const BUNDLED: &[(&str, &str)] = &[
-    (
-        "dumbbell-cbr-64",
-        include_str!("../../../../scenarios/dumbbell-cbr-64.toml"),
-    ),
-    (
-        "dumbbell-qcn-64",
-        include_str!("../../../../scenarios/dumbbell-qcn-64.toml"),
-    ),
-    (
-        "chain-10x3",
-        include_str!("../../../../scenarios/chain-10x3.toml"),
-    ),
-    (
-        "star-multicast",
-        include_str!("../../../../scenarios/star-multicast.toml"),
-    ),
-    (
-        "uniform-onoff",
-        include_str!("../../../../scenarios/uniform-onoff.toml"),
-    ),
+    ("dumbbell-cbr-64", include_str!("../../../../scenarios/dumbbell-cbr-64.toml")),
+    ("dumbbell-qcn-64", include_str!("../../../../scenarios/dumbbell-qcn-64.toml")),
+    ("chain-10x3", include_str!("../../../../scenarios/chain-10x3.toml")),
+    ("star-multicast", include_str!("../../../../scenarios/star-multicast.toml")),
+    ("uniform-onoff", include_str!("../../../../scenarios/uniform-onoff.toml")),
+    ("mliki2016-star", include_str!("../../../../scenarios/mliki2016/star.toml")),
+    ("mliki2016-multilink", include_str!("../../../../scenarios/mliki2016/multilink.toml")),
 ];
 
 /// The text of bundled scenario `name`.

@@ -6,7 +6,7 @@ use std::fmt;
 /// An invalid scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
-    /// The scenario file (or "<bundled:NAME>", "<command line>").
+    /// The scenario file (or "<bundled:NAME>", or "--set" for a malformed override).
     pub file: String,
     /// Dotted key path, e.g. `topology.links[3].rate` (empty for whole-file problems).
     pub path: String,
@@ -17,11 +17,7 @@ pub struct ScenarioError {
 impl ScenarioError {
     /// An error at `path` in `file`.
     pub fn new(file: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            file: file.to_string(),
-            path: path.into(),
-            message: message.into(),
-        }
+        Self { file: file.to_string(), path: path.into(), message: message.into() }
     }
 }
 
@@ -37,17 +33,30 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo: a
+/// few edits away (a transposition counts as one edit) or sharing most of its letters in
+/// order (Jaro-Winkler similarity above 0.8).
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let max_edits = (word.chars().count() / 3).max(1);
+    let prefix = |c: &str| word.chars().zip(c.chars()).take_while(|(a, b)| a == b).count();
+    // Fewest edits first, then the longest common prefix, then the most similar; the
+    // first candidate wins a full tie.
     candidates
         .into_iter()
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
+        .map(|c| {
+            let edits = strsim::osa_distance(word, c);
+            (edits, prefix(c), strsim::jaro_winkler(word, c), c)
+        })
+        .filter(|&(edits, _, score, c)| c != word && (edits <= max_edits || score > 0.8))
+        .reduce(|best, x| {
+            let better = x.0.cmp(&best.0).then(best.1.cmp(&x.1)).then(best.2.total_cmp(&x.2));
+            if better.is_lt() {
+                x
+            } else {
+                best
+            }
+        })
+        .map(|(_, _, _, c)| c)
 }
 
 /// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a message with a
@@ -58,17 +67,9 @@ pub fn explain_serde_message(msg: &str) -> String {
             let Some((word, tail)) = rest.split_once('`') else {
                 break;
             };
-            let expected: Vec<&str> = tail
-                .split('`')
-                .enumerate()
-                .filter(|(i, _)| i % 2 == 1)
-                .map(|(_, s)| s)
-                .collect();
-            let list = expected
-                .iter()
-                .map(|e| format!("\"{e}\""))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let expected: Vec<&str> =
+                tail.split('`').enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, s)| s).collect();
+            let list = expected.iter().map(|e| format!("\"{e}\"")).collect::<Vec<_>>().join(", ");
             let mut out = format!("unknown {what} \"{word}\"");
             if let Some(s) = did_you_mean(word, expected.iter().copied()) {
                 out.push_str(&format!("; did you mean \"{s}\"?"));
@@ -81,7 +82,61 @@ pub fn explain_serde_message(msg: &str) -> String {
             return out;
         }
     }
+    // Serde names integer types; say what they accept.
+    for (ty, range) in [("u8", "0 to 255"), ("u32", "0 to 4294967295"), ("u64", "0 to 18446744073709551615")]
+    {
+        if let Some(head) = msg.strip_suffix(&format!("expected {ty}")) {
+            return format!("{head}expected a whole number from {range}");
+        }
+    }
     msg.to_string()
+}
+
+/// What a required key holds, for "missing key" messages.
+fn required_key_example(parent: &str, key: &str) -> Option<String> {
+    let in_traffic = parent.starts_with("traffic");
+    Some(match key {
+        "name" if in_traffic => "a name, e.g. name = \"bulk\"".into(),
+        "name" => "a name, e.g. name = \"my-scenario\"".into(),
+        "duration" => "a time, e.g. duration = \"10ms\"".into(),
+        "topology" => {
+            "a [topology] table with a generator (e.g. [topology.dumbbell]) or nodes and links".into()
+        }
+        "rate" => "a rate, e.g. rate = \"10Gbps\"".into(),
+        "delay" => "a time, e.g. delay = \"1us\"".into(),
+        "kind" if in_traffic => {
+            "one of \"cbr\", \"onoff\", \"poisson\", \"saturated\", e.g. kind = \"cbr\"".into()
+        }
+        "kind" => "\"host\" or \"switch\", e.g. kind = \"host\"".into(),
+        "from" if in_traffic => "a source host, pattern or list, e.g. from = \"h1\"".into(),
+        "to" if in_traffic => "a destination host, group or \"uniform\", e.g. to = \"h2\"".into(),
+        "from" | "to" => format!("a node name, e.g. {key} = \"sw\""),
+        "hosts" => "a list of host names, e.g. hosts = [\"h1\", \"h2\"]".into(),
+        "link" | "sender_link" | "bottleneck" | "receiver_link" | "host_link" | "trunk" | "access_link" => {
+            format!("a link, e.g. {key} = {{ rate = \"10Gbps\", delay = \"1us\" }}")
+        }
+        "senders" | "switches" | "hosts_per_switch" | "routers" | "hosts_per_router" => {
+            format!("a count, e.g. {key} = 4")
+        }
+        "port" => "a port \"node->next\", e.g. port = \"r1->r2\"".into(),
+        "capacity" => "a size, e.g. capacity = \"100 frames\"".into(),
+        _ => return None,
+    })
+}
+
+/// Turns a deserialization error at `path` into a located message: a missing key is
+/// reported at the key itself (serde reports it at the enclosing table), unknown keys and
+/// values get a suggestion.
+pub fn locate_serde_error(path: String, msg: &str) -> (String, String) {
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        if let Some((key, _)) = rest.split_once('`') {
+            let full = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+            let what =
+                required_key_example(&path, key).map(|e| format!("; expected {e}")).unwrap_or_default();
+            return (full, format!("missing required key \"{key}\"{what}"));
+        }
+    }
+    (path, explain_serde_message(msg))
 }
 
 #[cfg(test)]
@@ -90,9 +145,7 @@ mod tests {
 
     #[test]
     fn suggests_the_closest_key() {
-        let m = explain_serde_message(
-            "unknown field `duraton`, expected one of `name`, `duration`, `seed`",
-        );
+        let m = explain_serde_message("unknown field `duraton`, expected one of `name`, `duration`, `seed`");
         assert_eq!(
             m,
             "unknown key \"duraton\"; did you mean \"duration\"? (expected one of \"name\", \"duration\", \"seed\")"
@@ -102,17 +155,32 @@ mod tests {
     #[test]
     fn no_suggestion_for_unrelated_words() {
         let m = explain_serde_message("unknown field `zzz`, expected `name` or `seed`");
-        assert_eq!(
-            m,
-            "unknown key \"zzz\" (expected one of \"name\", \"seed\")"
-        );
+        assert_eq!(m, "unknown key \"zzz\" (expected one of \"name\", \"seed\")");
+    }
+
+    #[test]
+    fn suggestions_for_short_names_and_transpositions() {
+        assert_eq!(did_you_mean("dts", ["src", "sw", "dst"]), Some("dst"));
+        assert_eq!(did_you_mean("d2", ["s1", "s2", "d1"]), Some("d1"));
+        assert_eq!(did_you_mean("d2", ["r2", "d1"]), Some("d1"));
+        assert_eq!(did_you_mean("d2", ["d1", "r2"]), Some("d1"));
+        assert_eq!(did_you_mean("zzzzzz", ["src", "sw", "dst"]), None);
+        assert_eq!(did_you_mean("x", ["s1", "d1"]), None);
+    }
+
+    #[test]
+    fn missing_keys_are_reported_at_the_key() {
+        let (path, msg) = locate_serde_error("traffic[2]".into(), "missing field `kind`");
+        assert_eq!(path, "traffic[2].kind");
+        assert!(msg.starts_with("missing required key \"kind\"; expected one of \"cbr\""), "{msg}");
+        let (path, msg) = locate_serde_error(String::new(), "missing field `duration`");
+        assert_eq!(path, "duration");
+        assert_eq!(msg, "missing required key \"duration\"; expected a time, e.g. duration = \"10ms\"");
     }
 
     #[test]
     fn unknown_variant_gets_a_suggestion() {
-        let m = explain_serde_message(
-            "unknown variant `per_frame`, expected `standard` or `per-frame`",
-        );
+        let m = explain_serde_message("unknown variant `per_frame`, expected `standard` or `per-frame`");
         assert!(m.contains("did you mean \"per-frame\""), "{m}");
     }
 }

@@ -47,21 +47,30 @@ enum Segment {
     Index(usize),
 }
 
+/// The `file` of errors in a `--set` override itself (as opposed to errors in the values
+/// it sets, which are reported against the scenario file at the overridden key).
+pub const OVERRIDE_FILE: &str = "--set";
+
 /// Applies one `key.path=value` override to a parsed TOML document. The value is read
 /// as a TOML value when it parses as one (`5`, `true`, `[1, 2]`, `"x"`), otherwise as a
 /// bare string (`10Gbps`).
 pub fn apply_override(doc: &mut toml::Value, assignment: &str) -> Result<(), ScenarioError> {
-    let err = |path: &str, msg: String| ScenarioError::new("--set", path, msg);
+    let err = |path: &str, msg: String| ScenarioError::new(OVERRIDE_FILE, path, msg);
     let Some((key, raw)) = assignment.split_once('=') else {
         return Err(err(
-            assignment,
-            format!("\"{assignment}\" is not an override; expected key.path=value"),
+            "",
+            format!("\"{assignment}\" is not an override; expected key.path=value, e.g. duration=10ms"),
         ));
     };
     let key = key.trim();
     let raw = raw.trim();
     let segments = parse_key_path(key).ok_or_else(|| {
-        err(key, format!("\"{key}\" is not a key path; expected e.g. topology.dumbbell.senders or traffic[0].rate"))
+        err(
+            key,
+            format!(
+                "\"{key}\" is not a key path; expected e.g. topology.dumbbell.senders or traffic[0].rate"
+            ),
+        )
     })?;
     let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
@@ -75,7 +84,9 @@ pub fn apply_override(doc: &mut toml::Value, assignment: &str) -> Result<(), Sce
                 let table = at.as_table_mut().ok_or_else(|| {
                     err(
                         key,
-                        format!("cannot set \"{k}\": its parent is not a table"),
+                        format!(
+                            "{assignment}: cannot set \"{k}\", its parent is not a table; expected a key path through tables"
+                        ),
                     )
                 })?;
                 if i == last {
@@ -92,15 +103,22 @@ pub fn apply_override(doc: &mut toml::Value, assignment: &str) -> Result<(), Sce
                 });
             }
             Segment::Index(n) => {
-                let arr = at
-                    .as_array_mut()
-                    .ok_or_else(|| err(key, format!("cannot index [{n}]: not a list")))?;
-                let len = arr.len();
-                let slot = arr.get_mut(*n).ok_or_else(|| {
+                let arr = at.as_array_mut().ok_or_else(|| {
                     err(
                         key,
-                        format!("index [{n}] is out of range; the list has {len} entries"),
+                        format!("{assignment}: cannot index [{n}], the value there is not a list; expected a key without [{n}]"),
                     )
+                })?;
+                let len = arr.len();
+                let slot = arr.get_mut(*n).ok_or_else(|| {
+                    let expected = match len {
+                        0 => "the list is empty and --set cannot add entries".to_string(),
+                        1 => "expected index [0]: the list has 1 entry".to_string(),
+                        _ => {
+                            format!("expected an index from [0] to [{}]: the list has {len} entries", len - 1)
+                        }
+                    };
+                    err(key, format!("{assignment}: index [{n}] is out of range; {expected}"))
                 })?;
                 if i == last {
                     *slot = value;
@@ -113,20 +131,60 @@ pub fn apply_override(doc: &mut toml::Value, assignment: &str) -> Result<(), Sce
     Ok(())
 }
 
+/// Describes a TOML syntax error: line, column, the offending line and the parser's
+/// message.
+fn toml_syntax_error(text: &str, file: &str, e: &toml::de::Error) -> ScenarioError {
+    let msg = e.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    let loc = e
+        .span()
+        .map(|s| {
+            // Byte offsets: never slice the text itself, the offset may not fall on a
+            // character boundary.
+            let bytes = text.as_bytes();
+            let start = s.start.min(bytes.len());
+            let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let line_end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| start + i);
+            let line = bytes[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = String::from_utf8_lossy(&bytes[line_start..start]).chars().count() + 1;
+            let shown: String =
+                String::from_utf8_lossy(&bytes[line_start..line_end]).trim().chars().take(80).collect();
+            if shown.is_empty() {
+                format!(" at line {line}, column {column}")
+            } else {
+                format!(" at line {line}, column {column} (`{shown}`)")
+            }
+        })
+        .unwrap_or_default();
+    let mut hint = String::new();
+    if msg.contains("duplicate key") {
+        hint.push_str("; expected each key once per table");
+    }
+    if let Some(fix) = e.span().and_then(|sp| unquoted_quantity(text, sp.start)) {
+        hint.push_str(&format!("; values with units are strings: expected {fix}"));
+    }
+    ScenarioError::new(file, "", format!("not valid TOML{loc}: {msg}{hint}"))
+}
+
+/// If the line holding byte `at` reads `key = 10Gbps` (a quantity without quotes), the
+/// quoted form `key = "10Gbps"`.
+fn unquoted_quantity(text: &str, at: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let at = at.min(bytes.len());
+    let start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let end = bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| at + i);
+    let line = std::str::from_utf8(&bytes[start..end]).ok()?;
+    let (key, value) = line.split_once('=')?;
+    let (key, value) = (key.trim(), value.trim());
+    let looks_like_quantity = value.starts_with(|c: char| c.is_ascii_digit())
+        && value.contains(|c: char| c.is_ascii_alphabetic())
+        && !value.contains(['"', '\'', '#', ',', '{', '[']);
+    looks_like_quantity.then(|| format!("{key} = \"{value}\""))
+}
+
 /// Parses scenario text, applies overrides and deserializes it. `file` names the source
 /// in error messages.
 pub fn parse(text: &str, file: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| {
-        let msg = e.message().to_string();
-        let loc = e
-            .span()
-            .map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!(" (line {line})")
-            })
-            .unwrap_or_default();
-        ScenarioError::new(file, "", format!("not valid TOML{loc}: {msg}"))
-    })?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| toml_syntax_error(text, file, &e))?;
     let mut doc = toml::Value::Table(table);
     for o in overrides {
         apply_override(&mut doc, o)?;
@@ -135,7 +193,9 @@ pub fn parse(text: &str, file: &str, overrides: &[String]) -> Result<Scenario, S
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let inner = e.into_inner();
-        ScenarioError::new(file, path, error::explain_serde_message(&inner.to_string()))
+        // `message()`, not `to_string()`: the latter appends the key path again.
+        let (path, message) = error::locate_serde_error(path, inner.message());
+        ScenarioError::new(file, path, message)
     })?;
     Ok(scenario)
 }
@@ -152,14 +212,10 @@ pub fn load(path: &str, overrides: &[String]) -> Result<Scenario, ScenarioError>
             .find(|n| strsim::jaro_winkler(n, path) > 0.85)
             .map(|n| format!("; did you mean the bundled scenario \"{n}\"?"))
             .unwrap_or_else(|| "; `cnsim list` shows the bundled scenarios".to_string());
-        return Err(ScenarioError::new(
-            path,
-            "",
-            format!("no such file or bundled scenario{hint}"),
-        ));
+        return Err(ScenarioError::new(path, "", format!("no such file or bundled scenario{hint}")));
     }
-    let text = std::fs::read_to_string(p)
-        .map_err(|e| ScenarioError::new(path, "", format!("cannot read: {e}")))?;
+    let text =
+        std::fs::read_to_string(p).map_err(|e| ScenarioError::new(path, "", format!("cannot read: {e}")))?;
     parse(&text, path, overrides)
 }
 
@@ -171,11 +227,7 @@ mod tests {
     fn key_paths() {
         assert_eq!(
             parse_key_path("traffic[0].rate"),
-            Some(vec![
-                Segment::Key("traffic".into()),
-                Segment::Index(0),
-                Segment::Key("rate".into())
-            ])
+            Some(vec![Segment::Key("traffic".into()), Segment::Index(0), Segment::Key("rate".into())])
         );
         assert_eq!(parse_key_path("a..b"), None);
         assert_eq!(parse_key_path("a[x]"), None);
@@ -194,5 +246,32 @@ mod tests {
         let e = apply_override(&mut doc, "t[3].r=1").unwrap_err();
         assert!(e.message.contains("out of range"), "{e}");
         assert!(apply_override(&mut doc, "novalue").is_err());
+    }
+
+    /// Syntax errors are located by byte offsets, never by slicing the text (which
+    /// panics off a character boundary), and show the offending line.
+    #[test]
+    fn syntax_errors_after_multibyte_text() {
+        for text in [
+            "name = \"é\"\nµé = \n",
+            "a = \"\u{1F600}\u{1F600}\n",
+            "µ",
+            "a = 1\n[\u{1F600}",
+            "x = \"\u{1F600}",
+        ] {
+            let e = parse(text, "f.toml", &[]).unwrap_err();
+            assert_eq!(e.path, "", "{e}");
+            assert!(e.message.starts_with("not valid TOML at line "), "{e}");
+        }
+        let e = parse("name = \"é\"\nµé = \n", "f.toml", &[]).unwrap_err();
+        assert!(e.message.contains("line 2, column 1 (`µé =`)"), "{e}");
+    }
+
+    #[test]
+    fn unquoted_quantities_get_a_hint() {
+        let e = parse("duration = 10ms\n", "f.toml", &[]).unwrap_err();
+        assert!(e.message.contains("expected duration = \"10ms\""), "{e}");
+        assert_eq!(unquoted_quantity("a = 5\n", 0), None);
+        assert_eq!(unquoted_quantity("a = \"5x\"", 0), None);
     }
 }

@@ -270,11 +270,7 @@ pub struct Queues {
 
 impl Default for Queues {
     fn default() -> Self {
-        Self {
-            capacity: default_capacity(),
-            host_capacity: None,
-            ports: Vec::new(),
-        }
+        Self { capacity: default_capacity(), host_capacity: None, ports: Vec::new() }
     }
 }
 
@@ -346,10 +342,7 @@ impl<'de> Deserialize<'de> for HostSel {
         impl<'de> Visitor<'de> for V {
             type Value = HostSel;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a host name, a pattern such as \"s*\", or a list of host names"
-                )
+                write!(f, "a host name, a pattern such as \"s*\", or a list of host names")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<HostSel, E> {
                 Ok(HostSel(vec![s.to_string()]))
@@ -400,10 +393,7 @@ impl<'de> Deserialize<'de> for Start {
         impl<'de> Visitor<'de> for V {
             type Value = Start;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a time such as \"0s\", or {{ uniform = [\"0us\", \"100us\"] }}"
-                )
+                write!(f, "a time such as \"0s\", or {{ uniform = [\"0us\", \"100us\"] }}")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Start, E> {
                 s.parse().map(Start::At).map_err(E::custom)
@@ -523,10 +513,7 @@ impl<'de> Deserialize<'de> for PortSel {
         impl<'de> Visitor<'de> for V {
             type Value = PortSel;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "\"switches\", \"all\", \"none\" or a list of ports like [\"r1->r2\"]"
-                )
+                write!(f, "\"switches\", \"all\", \"none\" or a list of ports like [\"r1->r2\"]")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<PortSel, E> {
                 match s {

@@ -12,14 +12,23 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::engine::time::format_time;
-use crate::engine::Time;
+use crate::engine::{Time, PS_PER_S};
+
+/// The longest time a scenario may state (one day of simulated time, far beyond any
+/// experiment here). Keeping every time this small keeps every sum of times the
+/// simulator forms (start + period, now + delay + serialization, ...) far from `u64`
+/// overflow.
+pub const MAX_TIME: Time = 86_400 * PS_PER_S;
+
+/// Whether `s` is written with a leading minus sign.
+fn is_negative(s: &str) -> bool {
+    s.trim_start().starts_with('-')
+}
 
 /// Splits "10 Gbps" into ("10", "Gbps").
 fn split_number(s: &str) -> (&str, &str) {
     let s = s.trim();
-    let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(s.len());
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
     (&s[..end], s[end..].trim())
 }
 
@@ -48,10 +57,7 @@ macro_rules! string_quantity {
                 impl Visitor<'_> for V {
                     type Value = $ty;
                     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        write!(
-                            f,
-                            concat!("a ", $what, " as a string, e.g. \"", $example, "\"")
-                        )
+                        write!(f, concat!("a ", $what, " as a string, e.g. \"", $example, "\""))
                     }
                     fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
                         s.parse().map_err(E::custom)
@@ -103,6 +109,9 @@ impl std::str::FromStr for Rate {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || format!("\"{s}\" is not a rate, expected e.g. \"10Gbps\"");
+        if is_negative(s) {
+            return Err(format!("\"{s}\" is negative; expected a positive rate, e.g. \"10Gbps\""));
+        }
         let (num, unit) = split_number(s);
         let mult: u128 = match unit {
             "bps" | "bit/s" | "b/s" => 1,
@@ -114,11 +123,9 @@ impl std::str::FromStr for Rate {
         };
         let v = scale_decimal(num, mult, 1).ok_or_else(bad)?;
         if v == 0 {
-            return Err(format!("\"{s}\": a rate must be positive"));
+            return Err(format!("\"{s}\" is zero; expected a positive rate, e.g. \"10Gbps\""));
         }
-        u64::try_from(v)
-            .map(Rate)
-            .map_err(|_| format!("\"{s}\" is too large a rate"))
+        u64::try_from(v).map(Rate).map_err(|_| format!("\"{s}\" is too large a rate"))
     }
 }
 
@@ -126,12 +133,8 @@ impl fmt::Display for Rate {
     /// The largest unit in which the value has at most three decimals:
     /// "10Gbps", "171.875Mbps", "1.5Mbps", "7bps".
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        const UNITS: [(u64, &str); 4] = [
-            (1_000_000_000, "Gbps"),
-            (1_000_000, "Mbps"),
-            (1_000, "kbps"),
-            (1, "bps"),
-        ];
+        const UNITS: [(u64, &str); 4] =
+            [(1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "kbps"), (1, "bps")];
         for (scale, unit) in UNITS {
             let step = (scale / 1000).max(1);
             if self.0 >= scale && self.0 % step == 0 {
@@ -156,8 +159,10 @@ pub struct Duration(pub Time);
 impl std::str::FromStr for Duration {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad =
-            || format!("\"{s}\" is not a time, expected e.g. \"500ns\", \"1.5us\" or \"10ms\"");
+        let bad = || format!("\"{s}\" is not a time, expected e.g. \"500ns\", \"1.5us\" or \"10ms\"");
+        if is_negative(s) {
+            return Err(format!("\"{s}\" is negative; expected a time of zero or more, e.g. \"500ns\""));
+        }
         let (num, unit) = split_number(s);
         let mult: u128 = match unit {
             "ps" => 1,
@@ -179,9 +184,9 @@ impl std::str::FromStr for Duration {
                 (x * mult as f64).round() as u128
             }
         };
-        u64::try_from(v)
-            .map(Duration)
-            .map_err(|_| format!("\"{s}\" is too long a time"))
+        u64::try_from(v).ok().filter(|&t| t <= MAX_TIME).map(Duration).ok_or_else(|| {
+            format!("\"{s}\" is too long a time; expected at most {} (one day)", format_time(MAX_TIME))
+        })
     }
 }
 
@@ -203,10 +208,11 @@ pub enum Size {
 
 impl Size {
     /// Bytes, converting frames at `frame_bytes` each.
+    /// Saturates at `u64::MAX` rather than overflowing.
     pub fn bytes(self, frame_bytes: u64) -> u64 {
         match self {
             Size::Bytes(b) => b,
-            Size::Frames(n) => n * frame_bytes,
+            Size::Frames(n) => n.saturating_mul(frame_bytes),
         }
     }
 
@@ -221,9 +227,12 @@ impl Size {
 impl std::str::FromStr for Size {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || {
-            format!("\"{s}\" is not a size, expected e.g. \"150KB\", \"1500B\" or \"100 frames\"")
-        };
+        let bad = || format!("\"{s}\" is not a size, expected e.g. \"150KB\", \"1500B\" or \"100 frames\"");
+        if is_negative(s) {
+            return Err(format!(
+                "\"{s}\" is negative; expected a size of zero or more, e.g. \"150KB\" or \"100 frames\""
+            ));
+        }
         let (num, unit) = split_number(s);
         let (mult, frames): (u128, bool) = match unit {
             "frame" | "frames" | "pkt" | "pkts" | "packets" | "p" => (1, true),
@@ -238,11 +247,7 @@ impl std::str::FromStr for Size {
         };
         let v = scale_decimal(num, mult, 1).ok_or_else(bad)?;
         let v = u64::try_from(v).map_err(|_| bad())?;
-        Ok(if frames {
-            Size::Frames(v)
-        } else {
-            Size::Bytes(v)
-        })
+        Ok(if frames { Size::Frames(v) } else { Size::Bytes(v) })
     }
 }
 
@@ -297,10 +302,7 @@ mod tests {
         assert_eq!("1.5Mbps".parse::<Rate>(), Ok(Rate(1_500_000)));
         assert_eq!("171.875Mbps".parse::<Rate>(), Ok(Rate(171_875_000)));
         assert_eq!("200 Mbit/s".parse::<Rate>(), Ok(Rate(200_000_000)));
-        assert!("10Gbs"
-            .parse::<Rate>()
-            .unwrap_err()
-            .contains("expected e.g. \"10Gbps\""));
+        assert!("10Gbs".parse::<Rate>().unwrap_err().contains("expected e.g. \"10Gbps\""));
         assert!("0Gbps".parse::<Rate>().unwrap_err().contains("positive"));
         assert!("-1Gbps".parse::<Rate>().is_err());
         assert!("0.1bps".parse::<Rate>().is_err());
@@ -325,6 +327,37 @@ mod tests {
         assert!("10".parse::<Duration>().is_err());
         assert!("-3ms".parse::<Duration>().is_err());
         assert!("3 fortnights".parse::<Duration>().is_err());
+    }
+
+    #[test]
+    fn negative_and_zero_quantities_say_so() {
+        assert_eq!(
+            "-1Gbps".parse::<Rate>(),
+            Err("\"-1Gbps\" is negative; expected a positive rate, e.g. \"10Gbps\"".into())
+        );
+        assert_eq!(
+            "0Gbps".parse::<Rate>(),
+            Err("\"0Gbps\" is zero; expected a positive rate, e.g. \"10Gbps\"".into())
+        );
+        assert!("-1ms".parse::<Duration>().unwrap_err().contains("is negative"));
+        assert!("-1B".parse::<Size>().unwrap_err().contains("is negative"));
+    }
+
+    #[test]
+    fn times_are_at_most_a_day() {
+        assert_eq!("86400s".parse::<Duration>(), Ok(Duration(MAX_TIME)));
+        assert_eq!("1440ms".parse::<Duration>(), Ok(Duration(1_440_000_000_000)));
+        for s in ["86400.000000000001s", "86401s", "18446744s", "1e400s", "99999999999999999999999s"] {
+            let e = s.parse::<Duration>().unwrap_err();
+            assert!(e.contains("is too long a time") || e.contains("is not a time"), "{s}: {e}");
+        }
+    }
+
+    /// Regression: converting a huge frame count to bytes overflowed.
+    #[test]
+    fn frames_to_bytes_saturates() {
+        assert_eq!(Size::Frames(u64::MAX).bytes(1500), u64::MAX);
+        assert_eq!(Size::Frames(10).bytes(1500), 15_000);
     }
 
     #[test]

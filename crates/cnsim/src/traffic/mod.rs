@@ -209,9 +209,7 @@ impl Flow {
     pub fn first_emission(&mut self) -> Option<Time> {
         match self.pattern.clone() {
             Pattern::Saturated => None,
-            Pattern::OnOff {
-                on, exponential, ..
-            } => {
+            Pattern::OnOff { on, exponential, .. } => {
                 self.run_start = self.start;
                 self.on_until = self.start + self.period(on, exponential);
                 (self.start < self.stop).then_some(self.start)
@@ -228,12 +226,7 @@ impl Flow {
                 self.run_count += 1;
                 periodic_instant(self.run_start, self.run_count, size, rate_bps)
             }
-            Pattern::OnOff {
-                rate_bps,
-                on,
-                off,
-                exponential,
-            } => {
+            Pattern::OnOff { rate_bps, on, off, exponential } => {
                 self.run_count += 1;
                 let t = periodic_instant(self.run_start, self.run_count, size, rate_bps);
                 if t < self.on_until {
@@ -287,21 +280,13 @@ mod tests {
             pattern,
             0,
             PS_PER_S,
-            RngStream::new(
-                1,
-                StreamKey {
-                    kind: "flow",
-                    name: "f",
-                },
-            ),
+            RngStream::new(1, StreamKey { kind: "flow", name: "f" }),
         )
     }
 
     #[test]
     fn cbr_emits_on_an_exact_grid() {
-        let mut f = flow(Pattern::Cbr {
-            rate_bps: 1_000_000_000,
-        });
+        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000 });
         assert_eq!(f.first_emission(), Some(0));
         assert_eq!(f.next_emission(0), Some(12 * PS_PER_US));
         assert_eq!(f.next_emission(12 * PS_PER_US), Some(24 * PS_PER_US));
@@ -328,9 +313,7 @@ mod tests {
 
     #[test]
     fn poisson_rate_is_right_on_average() {
-        let mut f = flow(Pattern::Poisson {
-            rate_bps: 1_000_000_000,
-        });
+        let mut f = flow(Pattern::Poisson { rate_bps: 1_000_000_000 });
         f.stop = Time::MAX;
         let mut t = f.first_emission().unwrap();
         let n = 50_000;
@@ -344,9 +327,7 @@ mod tests {
 
     #[test]
     fn emission_stops_at_stop_time() {
-        let mut f = flow(Pattern::Cbr {
-            rate_bps: 1_000_000_000,
-        });
+        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000 });
         f.stop = PS_PER_MS / 100; // 10 us: frames at 0 only
         assert_eq!(f.first_emission(), Some(0));
         assert_eq!(f.next_emission(0), None);

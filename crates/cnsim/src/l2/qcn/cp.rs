@@ -86,12 +86,10 @@ impl Default for CpParams {
             qeq: Size::Bytes(26_000),
             w: 2.0,
             sampling: Sampling::Standard,
-            sample_table: [
-                150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500,
-            ]
-            .into_iter()
-            .map(Size::Bytes)
-            .collect(),
+            sample_table: [150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500]
+                .into_iter()
+                .map(Size::Bytes)
+                .collect(),
             jitter: [0.85, 1.15],
             qold_update: QoldUpdate::Sample,
         }
@@ -275,21 +273,11 @@ mod tests {
     use crate::engine::StreamKey;
 
     fn rng() -> RngStream {
-        RngStream::new(
-            1,
-            StreamKey {
-                kind: "cp",
-                name: "test",
-            },
-        )
+        RngStream::new(1, StreamKey { kind: "cp", name: "test" })
     }
 
     fn tag(fb: u8, cpid: u32) -> QcnTag {
-        QcnTag {
-            fb,
-            cpid,
-            ..QcnTag::default()
-        }
+        QcnTag { fb, cpid, ..QcnTag::default() }
     }
 
     #[test]
@@ -317,22 +305,14 @@ mod tests {
 
     /// A CP with a fixed (jitter-free) table so intervals are exact.
     fn exact_cp(qeq: Size, sampling: Sampling) -> Cp {
-        let params = CpParams {
-            qeq,
-            sampling,
-            jitter: [1.0, 1.0],
-            ..CpParams::default()
-        };
+        let params = CpParams { qeq, sampling, jitter: [1.0, 1.0], ..CpParams::default() };
         Cp::new(&params, 7, rng())
     }
 
     #[test]
     fn first_sample_after_150kb_of_arrivals() {
         let mut cp = exact_cp(Size::Bytes(26_000), Sampling::Standard);
-        let busy = QueueView {
-            frames: 60,
-            bytes: 90_000,
-        };
+        let busy = QueueView { frames: 60, bytes: 90_000 };
         // 150 000 B / 1500 B = 100 frames bring time_to_mark to exactly 0 (not < 0);
         // the 101st frame triggers the sample.
         for _ in 0..100 {
@@ -343,15 +323,7 @@ mod tests {
         }
         let d = cp.on_arrival(busy, 1500, QcnTag::default(), MulticastScheme::Standard);
         // Q = 90000, Qold = 0 → Fb = −(64000 + 180000) → clamped: 63.
-        assert_eq!(
-            d,
-            Decision::Send(QcnTag {
-                fb: 63,
-                cpid: 7,
-                qoff: 64_000,
-                qdelta: 90_000
-            })
-        );
+        assert_eq!(d, Decision::Send(QcnTag { fb: 63, cpid: 7, qoff: 64_000, qdelta: 90_000 }));
         assert_eq!(cp.q_old, 90_000.0);
         // |Fb| = 63 → next interval from table[7] = 18.5 KB.
         assert_eq!(cp.time_to_mark, 18_500.0);
@@ -361,19 +333,14 @@ mod tests {
     fn each_sampling_level_uses_its_table_entry() {
         // Drive one sample at each level k by choosing Q with Qold = Q (Qdelta = 0):
         // |Fb| = ⌊(Q − Qeq)·63/(5·Qeq)⌋ with Qeq = 100 frames → Q = 100 + ⌈k·8·500/63⌉.
-        let expected = [
-            150_000.0, 75_000.0, 50_000.0, 37_500.0, 30_000.0, 25_000.0, 21_500.0, 18_500.0,
-        ];
+        let expected = [150_000.0, 75_000.0, 50_000.0, 37_500.0, 30_000.0, 25_000.0, 21_500.0, 18_500.0];
         for (k, &interval) in expected.iter().enumerate() {
             let mut cp = exact_cp(Size::Frames(100), Sampling::Standard);
             let q = 100 + (k as u64 * 8 * 500).div_ceil(63);
             cp.q_old = q as f64;
             cp.time_to_mark = 0.0;
             let d = cp.on_arrival(
-                QueueView {
-                    frames: q,
-                    bytes: 0,
-                },
+                QueueView { frames: q, bytes: 0 },
                 1,
                 QcnTag::default(),
                 MulticastScheme::Standard,
@@ -389,22 +356,11 @@ mod tests {
 
     #[test]
     fn jittered_intervals_stay_in_range() {
-        let params = CpParams {
-            qeq: Size::Frames(25),
-            ..CpParams::default()
-        };
+        let params = CpParams { qeq: Size::Frames(25), ..CpParams::default() };
         let mut cp = Cp::new(&params, 1, rng());
         for _ in 0..1000 {
             cp.time_to_mark = 0.0;
-            cp.on_arrival(
-                QueueView {
-                    frames: 0,
-                    bytes: 0,
-                },
-                1,
-                QcnTag::default(),
-                MulticastScheme::Standard,
-            );
+            cp.on_arrival(QueueView { frames: 0, bytes: 0 }, 1, QcnTag::default(), MulticastScheme::Standard);
             assert!((127_500.0..=172_500.0).contains(&cp.time_to_mark));
         }
     }
@@ -416,10 +372,7 @@ mod tests {
         cp.q_old = 10.0;
         assert_eq!(
             cp.on_arrival(
-                QueueView {
-                    frames: 10,
-                    bytes: 0
-                },
+                QueueView { frames: 10, bytes: 0 },
                 1500,
                 QcnTag::default(),
                 MulticastScheme::Standard
@@ -428,23 +381,12 @@ mod tests {
         );
         // Q = 30, Qold = 10 → Fb = −(5 + 40) = −45 → ⌊45·63/125⌋ = 22.
         let d = cp.on_arrival(
-            QueueView {
-                frames: 30,
-                bytes: 0,
-            },
+            QueueView { frames: 30, bytes: 0 },
             1500,
             QcnTag::default(),
             MulticastScheme::Standard,
         );
-        assert_eq!(
-            d,
-            Decision::Send(QcnTag {
-                fb: 22,
-                cpid: 7,
-                qoff: 5,
-                qdelta: 20
-            })
-        );
+        assert_eq!(d, Decision::Send(QcnTag { fb: 22, cpid: 7, qoff: 5, qdelta: 20 }));
         assert_eq!(cp.stats.samples, 2);
     }
 
@@ -457,25 +399,9 @@ mod tests {
             ..CpParams::default()
         };
         let mut cp = Cp::new(&params, 3, rng());
-        cp.on_arrival(
-            QueueView {
-                frames: 5,
-                bytes: 0,
-            },
-            1500,
-            QcnTag::default(),
-            MulticastScheme::Standard,
-        );
+        cp.on_arrival(QueueView { frames: 5, bytes: 0 }, 1500, QcnTag::default(), MulticastScheme::Standard);
         assert_eq!(cp.q_old, 0.0); // Fb > 0: no CNM, Qold stays
-        cp.on_arrival(
-            QueueView {
-                frames: 30,
-                bytes: 0,
-            },
-            1500,
-            QcnTag::default(),
-            MulticastScheme::Standard,
-        );
+        cp.on_arrival(QueueView { frames: 30, bytes: 0 }, 1500, QcnTag::default(), MulticastScheme::Standard);
         assert_eq!(cp.q_old, 30.0);
     }
 
@@ -499,38 +425,16 @@ mod tests {
 
     #[test]
     fn representative_reading_keeps_the_named_cp_talking() {
-        assert!(may_send(
-            MulticastScheme::EnhancedRepresentative,
-            3,
-            9,
-            tag(30, 9)
-        ));
-        assert!(!may_send(
-            MulticastScheme::EnhancedRepresentative,
-            30,
-            5,
-            tag(30, 9)
-        ));
-        assert!(may_send(
-            MulticastScheme::EnhancedRepresentative,
-            31,
-            5,
-            tag(30, 9)
-        ));
+        assert!(may_send(MulticastScheme::EnhancedRepresentative, 3, 9, tag(30, 9)));
+        assert!(!may_send(MulticastScheme::EnhancedRepresentative, 30, 5, tag(30, 9)));
+        assert!(may_send(MulticastScheme::EnhancedRepresentative, 31, 5, tag(30, 9)));
     }
 
     #[test]
     fn suppressed_sample_is_counted_and_silent() {
         let mut cp = exact_cp(Size::Frames(25), Sampling::PerFrame);
-        let d = cp.on_arrival(
-            QueueView {
-                frames: 30,
-                bytes: 0,
-            },
-            1500,
-            tag(63, 99),
-            MulticastScheme::Enhanced,
-        );
+        let d =
+            cp.on_arrival(QueueView { frames: 30, bytes: 0 }, 1500, tag(63, 99), MulticastScheme::Enhanced);
         assert_eq!(d, Decision::Suppressed);
         assert_eq!(cp.stats.suppressed, 1);
         assert_eq!(cp.stats.cnms, 0);

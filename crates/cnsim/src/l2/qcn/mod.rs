@@ -72,10 +72,7 @@ pub struct Qcn {
 impl Qcn {
     /// No QCN at all.
     pub fn disabled() -> Self {
-        Self {
-            cnm_size: 64,
-            ..Self::default()
-        }
+        Self { cnm_size: 64, ..Self::default() }
     }
 
     /// The representative tag a multicast data frame of reaction point `rp` carries.
@@ -91,11 +88,7 @@ impl Qcn {
     /// notification is to be sent to the frame's source.
     #[inline]
     pub fn cp_arrival(&mut self, cp: u32, queue: QueueView, frame: &Frame) -> Option<QcnTag> {
-        let scheme = if frame.multicast {
-            self.scheme
-        } else {
-            MulticastScheme::Standard
-        };
+        let scheme = if frame.multicast { self.scheme } else { MulticastScheme::Standard };
         let out = self.cps[cp as usize].on_arrival(queue, frame.size, frame.qcn, scheme);
         match out {
             cp::Decision::Send(tag) => {

@@ -195,11 +195,7 @@ impl Rp {
 
     /// The representative tag this source stamps on multicast data frames.
     pub fn representative(&self) -> QcnTag {
-        QcnTag {
-            fb: self.fb_hat,
-            cpid: self.rep_cpid,
-            ..QcnTag::default()
-        }
+        QcnTag { fb: self.fb_hat, cpid: self.rep_cpid, ..QcnTag::default() }
     }
 
     fn jitter(&mut self) -> f64 {
@@ -277,10 +273,7 @@ impl Rp {
             self.rep_cpid = 0;
         }
         self.timer_epoch = self.timer_epoch.wrapping_add(1);
-        RpAction {
-            rate_bps: Some(self.current_rate()),
-            arm_timer: Some((self.p.timer.0, self.timer_epoch)),
-        }
+        RpAction { rate_bps: Some(self.current_rate()), arm_timer: Some((self.p.timer.0, self.timer_epoch)) }
     }
 
     /// The limiter released `bytes` (reference §2.3 "on frame transmitted").
@@ -294,11 +287,7 @@ impl Rp {
         }
         self.si += 1;
         let full = self.si < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
-        let cycle = if full {
-            self.byte_cycle()
-        } else {
-            self.byte_cycle() / 2.0
-        };
+        let cycle = if full { self.byte_cycle() } else { self.byte_cycle() / 2.0 };
         self.bc_left = cycle * self.jitter();
         self.self_increase(line_bps)
     }
@@ -311,13 +300,8 @@ impl Rp {
         self.ts += 1;
         let mut action = self.self_increase(line_bps);
         if self.active {
-            let full =
-                self.ts < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
-            let period = if full {
-                self.p.timer.0 as f64
-            } else {
-                self.p.timer.0 as f64 / 2.0
-            };
+            let full = self.ts < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
+            let period = if full { self.p.timer.0 as f64 } else { self.p.timer.0 as f64 / 2.0 };
             let delay = (period * self.jitter()).round() as Time;
             action.arm_timer = Some((delay.max(1), self.timer_epoch));
         }
@@ -364,10 +348,7 @@ impl Rp {
             self.timer_epoch = self.timer_epoch.wrapping_add(1);
             self.stats.releases += 1;
         }
-        RpAction {
-            rate_bps: Some(self.current_rate()),
-            arm_timer: None,
-        }
+        RpAction { rate_bps: Some(self.current_rate()), arm_timer: None }
     }
 }
 
@@ -380,30 +361,12 @@ mod tests {
 
     /// RP at 1 Gbit/s without jitter, so every cycle is exact.
     fn rp() -> Rp {
-        let params = RpParams {
-            jitter: [1.0, 1.0],
-            ..RpParams::default()
-        };
-        Rp::new(
-            &params,
-            MulticastScheme::Standard,
-            G,
-            RngStream::new(
-                1,
-                StreamKey {
-                    kind: "rp",
-                    name: "t",
-                },
-            ),
-        )
+        let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
+        Rp::new(&params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
     }
 
     fn cnm(fb: u8) -> QcnTag {
-        QcnTag {
-            fb,
-            cpid: 1,
-            ..QcnTag::default()
-        }
+        QcnTag { fb, cpid: 1, ..QcnTag::default() }
     }
 
     /// Sends frames until one completes a byte-counter cycle; returns frames sent.
@@ -433,22 +396,12 @@ mod tests {
         let mut r = rp();
         r.on_cnm(cnm(63), G); // 1 − 63/128 = 0.5078 > 0.5
         assert_eq!(r.current_rate(), 507_812_500);
-        let params = RpParams {
-            gd: 1.0 / 64.0,
-            jitter: [1.0, 1.0],
-            ..RpParams::default()
-        };
+        let params = RpParams { gd: 1.0 / 64.0, jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r2 = Rp::new(
             &params,
             MulticastScheme::Standard,
             G,
-            RngStream::new(
-                1,
-                StreamKey {
-                    kind: "rp",
-                    name: "t",
-                },
-            ),
+            RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
         );
         r2.on_cnm(cnm(63), G); // 1 − 63/64 < 0.5 → 0.5
         assert_eq!(r2.current_rate(), 500_000_000);
@@ -509,15 +462,7 @@ mod tests {
             assert_eq!(r.phase(), Phase::FastRecovery);
             let (d, ep) = a.arm_timer.unwrap();
             // T for stages 1..4, T/2 from stage 5 on (the pseudocode's halving).
-            assert_eq!(
-                d,
-                if k < 5 {
-                    15 * PS_PER_MS
-                } else {
-                    15 * PS_PER_MS / 2
-                },
-                "stage {k}"
-            );
+            assert_eq!(d, if k < 5 { 15 * PS_PER_MS } else { 15 * PS_PER_MS / 2 }, "stage {k}");
             e = ep;
         }
         assert_eq!(r.cr, 200e6 - 50e6 / 32.0);
@@ -584,100 +529,40 @@ mod tests {
 
     #[test]
     fn algorithm1_keeps_the_max_and_resets_at_63() {
-        let params = RpParams {
-            jitter: [1.0, 1.0],
-            ..RpParams::default()
-        };
+        let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r = Rp::new(
             &params,
             MulticastScheme::Enhanced,
             G,
-            RngStream::new(
-                1,
-                StreamKey {
-                    kind: "rp",
-                    name: "t",
-                },
-            ),
+            RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
         );
-        r.on_cnm(
-            QcnTag {
-                fb: 20,
-                cpid: 4,
-                ..QcnTag::default()
-            },
-            G,
-        );
+        r.on_cnm(QcnTag { fb: 20, cpid: 4, ..QcnTag::default() }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (20, 4));
         // A smaller |Fb| from another CP: F̂b stays, and the RP reacts with F̂b = 20.
         let cr = r.cr;
-        r.on_cnm(
-            QcnTag {
-                fb: 10,
-                cpid: 5,
-                ..QcnTag::default()
-            },
-            G,
-        );
+        r.on_cnm(QcnTag { fb: 10, cpid: 5, ..QcnTag::default() }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (20, 4));
         assert_eq!(r.cr, cr * (1.0 - 20.0 / 128.0));
         // 63 is taken, reacted to, then reset to 0.
         let cr = r.cr;
-        r.on_cnm(
-            QcnTag {
-                fb: 63,
-                cpid: 6,
-                ..QcnTag::default()
-            },
-            G,
-        );
+        r.on_cnm(QcnTag { fb: 63, cpid: 6, ..QcnTag::default() }, G);
         assert_eq!(r.cr, cr * (1.0 - 63.0 / 128.0));
         assert_eq!((r.fb_hat, r.rep_cpid), (0, 0));
     }
 
     #[test]
     fn representative_reading_follows_its_cp_down() {
-        let params = RpParams {
-            jitter: [1.0, 1.0],
-            ..RpParams::default()
-        };
+        let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r = Rp::new(
             &params,
             MulticastScheme::EnhancedRepresentative,
             G,
-            RngStream::new(
-                1,
-                StreamKey {
-                    kind: "rp",
-                    name: "t",
-                },
-            ),
+            RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
         );
-        r.on_cnm(
-            QcnTag {
-                fb: 30,
-                cpid: 4,
-                ..QcnTag::default()
-            },
-            G,
-        );
-        r.on_cnm(
-            QcnTag {
-                fb: 8,
-                cpid: 4,
-                ..QcnTag::default()
-            },
-            G,
-        );
+        r.on_cnm(QcnTag { fb: 30, cpid: 4, ..QcnTag::default() }, G);
+        r.on_cnm(QcnTag { fb: 8, cpid: 4, ..QcnTag::default() }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (8, 4));
-        r.on_cnm(
-            QcnTag {
-                fb: 9,
-                cpid: 7,
-                ..QcnTag::default()
-            },
-            G,
-        );
+        r.on_cnm(QcnTag { fb: 9, cpid: 7, ..QcnTag::default() }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (9, 7));
     }
 }

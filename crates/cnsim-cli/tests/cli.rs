@@ -1,0 +1,219 @@
+//! The command line on bad input: exit code 2, the located error on stderr, and nothing
+//! left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Exit code for invalid input.
+const EXIT_INPUT: i32 = 2;
+
+/// A fresh directory under the system temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir =
+            std::env::temp_dir().join(format!("cnsim-cli-test-{tag}-{}-{n}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create temporary directory");
+        Self(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Writes `text` to `name` in the directory and returns the file's path.
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).expect("write scenario");
+        p
+    }
+
+    /// Names of the entries in the directory, sorted.
+    fn entries(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .expect("read temporary directory")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `cnsim args...` in `dir`.
+fn cnsim(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cnsim")).args(args).current_dir(dir).output().expect("run cnsim")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A dumbbell with a misspelt rate unit on its second explicit link.
+const BAD_RATE: &str = r#"
+name = "bad-rate"
+duration = "1ms"
+
+[[topology.nodes]]
+name = "a"
+kind = "host"
+
+[[topology.nodes]]
+name = "sw"
+kind = "switch"
+
+[[topology.nodes]]
+name = "b"
+kind = "host"
+
+[[topology.links]]
+from = "a"
+to = "sw"
+rate = "10Gbps"
+delay = "1us"
+
+[[topology.links]]
+from = "sw"
+to = "b"
+rate = "10Gbs"
+delay = "1us"
+"#;
+
+/// Parses, but cannot be built: the destination is in another component.
+const DISCONNECTED: &str = r#"
+name = "disconnected"
+duration = "1ms"
+
+[[topology.nodes]]
+name = "a"
+kind = "host"
+
+[[topology.nodes]]
+name = "sw1"
+kind = "switch"
+
+[[topology.nodes]]
+name = "sw2"
+kind = "switch"
+
+[[topology.nodes]]
+name = "b"
+kind = "host"
+
+[[topology.links]]
+from = "a"
+to = "sw1"
+rate = "10Gbps"
+delay = "1us"
+
+[[topology.links]]
+from = "sw2"
+to = "b"
+rate = "10Gbps"
+delay = "1us"
+
+[[traffic]]
+name = "t"
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "1Gbps"
+"#;
+
+#[test]
+fn validate_reports_a_parse_error_with_exit_code_2() {
+    let dir = TempDir::new("validate-parse");
+    let file = dir.write("bad-rate.toml", BAD_RATE);
+    let file = file.to_str().expect("utf-8 path");
+    let o = cnsim(dir.path(), &["validate", file]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    let expected =
+        format!("error: {file}: topology.links[1].rate: \"10Gbs\" is not a rate, expected e.g. \"10Gbps\"");
+    assert!(stderr(&o).contains(&expected), "stderr: {}", stderr(&o));
+    assert!(o.stdout.is_empty(), "stdout: {}", String::from_utf8_lossy(&o.stdout));
+}
+
+#[test]
+fn validate_reports_a_build_error_with_exit_code_2() {
+    let dir = TempDir::new("validate-build");
+    dir.write("disconnected.toml", DISCONNECTED);
+    let o = cnsim(dir.path(), &["validate", "disconnected.toml"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("error: disconnected.toml: traffic[0].to: \"b\" is not reachable from \"a\""),
+        "stderr: {err}"
+    );
+    assert!(err.contains("disconnected"), "stderr: {err}");
+}
+
+#[test]
+fn validate_reports_a_bad_override_with_exit_code_2() {
+    let dir = TempDir::new("validate-set");
+    let o = cnsim(dir.path(), &["validate", "dumbbell-cbr-64", "--set", "traffic[5].rate=1Gbps"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("error: --set: traffic[5].rate: traffic[5].rate=1Gbps: index [5] is out of range"),
+        "stderr: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn validate_accepts_a_bundled_scenario() {
+    let dir = TempDir::new("validate-ok");
+    let o = cnsim(dir.path(), &["validate", "dumbbell-cbr-64"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("dumbbell-cbr-64: ok"), "stdout: {out}");
+}
+
+#[test]
+fn validate_names_a_missing_file() {
+    let dir = TempDir::new("validate-missing");
+    let o = cnsim(dir.path(), &["validate", "no-such-scenario.toml"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error: no-such-scenario.toml: no such file or bundled scenario"),
+        "stderr: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn run_on_a_file_that_does_not_parse_leaves_no_run_directory() {
+    let dir = TempDir::new("run-parse");
+    dir.write("bad-rate.toml", BAD_RATE);
+    let out = dir.path().join("out");
+    let o = cnsim(dir.path(), &["run", "bad-rate.toml", "--quiet", "--out", out.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("bad-rate.toml: topology.links[1].rate"));
+    assert!(!out.exists(), "{} was created", out.display());
+    assert_eq!(dir.entries(), ["bad-rate.toml"]);
+}
+
+#[test]
+fn run_on_a_file_that_does_not_build_leaves_no_run_directory() {
+    let dir = TempDir::new("run-build");
+    dir.write("disconnected.toml", DISCONNECTED);
+    // The default run directory, runs/disconnected, is relative to the working directory.
+    let o = cnsim(dir.path(), &["run", "disconnected.toml", "--quiet"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("disconnected.toml: traffic[0].to"));
+    assert!(!dir.path().join("runs").exists(), "runs/ was created");
+    assert_eq!(dir.entries(), ["disconnected.toml"]);
+}

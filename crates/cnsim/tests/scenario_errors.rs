@@ -1,0 +1,815 @@
+//! Every kind of bad scenario input gets one located error: the file, the exact key path
+//! and a message that quotes the bad value and says what was expected.
+
+use cnsim::scenario::{self, ScenarioError};
+
+const FILE: &str = "bad.toml";
+
+/// A small valid dumbbell: s1, s2 -> r1 -> r2 -> d1.
+const DUMBBELL: &str = r#"
+name = "t"
+duration = "1ms"
+
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "10Gbps", delay = "1us" }
+bottleneck = { rate = "10Gbps", delay = "1us" }
+receiver_link = { rate = "10Gbps", delay = "1us" }
+
+[[traffic]]
+name = "a"
+kind = "cbr"
+from = "s1"
+to = "d1"
+rate = "1Gbps"
+"#;
+
+/// A small valid explicit topology: src - sw - dst.
+const EXPLICIT: &str = r#"
+name = "t"
+duration = "1ms"
+
+[[topology.nodes]]
+name = "src"
+kind = "host"
+
+[[topology.nodes]]
+name = "sw"
+kind = "switch"
+
+[[topology.nodes]]
+name = "dst"
+kind = "host"
+
+[[topology.links]]
+from = "src"
+to = "sw"
+rate = "10Gbps"
+delay = "1us"
+
+[[topology.links]]
+from = "sw"
+to = "dst"
+rate = "10Gbps"
+delay = "1us"
+
+[[traffic]]
+name = "a"
+kind = "cbr"
+from = "src"
+to = "dst"
+rate = "1Gbps"
+"#;
+
+/// A QCN-enabled dumbbell; the `[protocols.qcn.*]` tables are appended by the tests.
+fn with_qcn(extra: &str) -> String {
+    format!("{DUMBBELL}\n[protocols.qcn]\ncongestion_points = [\"r1->r2\"]\n{extra}")
+}
+
+/// `base` with `from` replaced by `to` (which must occur exactly once).
+fn edit(base: &str, from: &str, to: &str) -> String {
+    assert_eq!(base.matches(from).count(), 1, "{from:?} must occur once");
+    base.replace(from, to)
+}
+
+/// Parses and builds `text`; the error of whichever step fails.
+fn error_of(text: &str, overrides: &[&str]) -> ScenarioError {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let s = match scenario::parse(text, FILE, &overrides) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    match scenario::build(&s, FILE) {
+        Ok(_) => panic!("expected an error, but the scenario built:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts the error is in `file` at exactly `path` and its message contains every one
+/// of `parts` (the bad value, what was expected). `SHOW_ERRORS=1` prints every error, to
+/// review the messages as a user sees them.
+fn assert_error(e: &ScenarioError, file: &str, path: &str, parts: &[&str]) {
+    if std::env::var_os("SHOW_ERRORS").is_some() {
+        eprintln!("ERR {e}");
+    }
+    assert_eq!(e.file, file, "file of: {e}");
+    assert_eq!(e.path, path, "path of: {e}");
+    for p in parts {
+        assert!(e.message.contains(p), "message of `{e}` lacks {p:?}");
+    }
+}
+
+fn assert_located(e: &ScenarioError, path: &str, parts: &[&str]) {
+    assert_error(e, FILE, path, parts);
+}
+
+#[test]
+fn the_fixtures_are_valid() {
+    for text in [DUMBBELL, EXPLICIT, with_qcn("").as_str()] {
+        let s = scenario::parse(text, FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+        if let Err(e) = scenario::build(&s, FILE) {
+            panic!("{e}");
+        }
+    }
+}
+
+// ---- keys and values the parser rejects ----------------------------------------------
+
+#[test]
+fn unknown_top_level_key_suggests_the_closest() {
+    let e = error_of(&edit(DUMBBELL, "duration =", "duraton ="), &[]);
+    assert_located(
+        &e,
+        "duraton",
+        &["unknown key \"duraton\"", "did you mean \"duration\"?", "expected one of"],
+    );
+}
+
+#[test]
+fn unknown_nested_key_suggests_the_closest() {
+    let e = error_of(&edit(DUMBBELL, "sender_link =", "sender_lnk ="), &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.sender_lnk",
+        &["unknown key \"sender_lnk\"", "did you mean \"sender_link\"?", "expected one of"],
+    );
+}
+
+#[test]
+fn unknown_enum_value_suggests_the_closest() {
+    let e = error_of(&with_qcn("[protocols.qcn.cp]\nsampling = \"per_frame\"\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.cp.sampling",
+        &[
+            "unknown value \"per_frame\"",
+            "did you mean \"per-frame\"?",
+            "expected one of \"standard\", \"per-frame\"",
+        ],
+    );
+}
+
+#[test]
+fn unknown_traffic_kind() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"cbrr\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].kind",
+        &["unknown value \"cbrr\"", "did you mean \"cbr\"?", "expected one of"],
+    );
+}
+
+#[test]
+fn wrong_rate_unit_on_an_explicit_link() {
+    let text = edit(EXPLICIT, "to = \"dst\"\nrate = \"10Gbps\"", "to = \"dst\"\nrate = \"10Gbs\"");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "topology.links[1].rate", &["\"10Gbs\" is not a rate, expected e.g. \"10Gbps\""]);
+}
+
+#[test]
+fn rate_without_unit() {
+    let e = error_of(&edit(DUMBBELL, "rate = \"1Gbps\"", "rate = 1"), &[]);
+    assert_located(&e, "traffic[0].rate", &["1 has no unit", "expected a rate with a unit, e.g. \"10Gbps\""]);
+}
+
+#[test]
+fn time_without_unit() {
+    let text = edit(
+        DUMBBELL,
+        "bottleneck = { rate = \"10Gbps\", delay = \"1us\" }",
+        "bottleneck = { rate = \"10Gbps\", delay = 5 }",
+    );
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.bottleneck.delay",
+        &["5 has no unit", "expected a time with a unit"],
+    );
+}
+
+#[test]
+fn fractional_time_without_unit() {
+    let e = error_of(&edit(DUMBBELL, "duration = \"1ms\"", "duration = 1.5"), &[]);
+    assert_located(&e, "duration", &["1.5 has no unit", "expected a time with a unit"]);
+}
+
+#[test]
+fn size_without_unit() {
+    let e = error_of(&format!("{DUMBBELL}\n[queues]\ncapacity = 100\n"), &[]);
+    assert_located(
+        &e,
+        "queues.capacity",
+        &["100 has no unit", "expected a size with a unit, e.g. \"100B\" or \"100 frames\""],
+    );
+}
+
+#[test]
+fn size_with_an_unknown_unit() {
+    let e = error_of(&format!("{DUMBBELL}\n[queues]\ncapacity = \"12 parsecs\"\n"), &[]);
+    assert_located(&e, "queues.capacity", &["\"12 parsecs\" is not a size", "expected e.g. \"150KB\""]);
+}
+
+#[test]
+fn zero_rate() {
+    let e = error_of(&edit(DUMBBELL, "rate = \"1Gbps\"", "rate = \"0Gbps\""), &[]);
+    assert_located(&e, "traffic[0].rate", &["\"0Gbps\" is zero", "expected a positive rate"]);
+}
+
+#[test]
+fn negative_rate() {
+    let e = error_of(&edit(DUMBBELL, "rate = \"1Gbps\"", "rate = \"-1Gbps\""), &[]);
+    assert_located(&e, "traffic[0].rate", &["\"-1Gbps\" is negative", "expected a positive rate"]);
+}
+
+#[test]
+fn negative_rate_without_unit() {
+    let text = edit(DUMBBELL, "sender_link = { rate = \"10Gbps\"", "sender_link = { rate = -10");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.sender_link.rate",
+        &["-10 has no unit", "expected a rate with a unit"],
+    );
+}
+
+#[test]
+fn negative_time() {
+    let e = error_of(&edit(DUMBBELL, "duration = \"1ms\"", "duration = \"-3ms\""), &[]);
+    assert_located(&e, "duration", &["\"-3ms\" is negative", "expected a time of zero or more"]);
+}
+
+#[test]
+fn negative_count() {
+    let e = error_of(&edit(DUMBBELL, "senders = 2", "senders = -2"), &[]);
+    assert_located(&e, "topology.dumbbell.senders", &["-2", "expected a whole number from 0 to 4294967295"]);
+}
+
+#[test]
+fn wrong_type() {
+    let e = error_of(&edit(DUMBBELL, "senders = 2", "senders = \"two\""), &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.senders",
+        &["\"two\"", "expected a whole number from 0 to 4294967295"],
+    );
+}
+
+#[test]
+fn time_beyond_one_day() {
+    let e = error_of(&edit(DUMBBELL, "duration = \"1ms\"", "duration = \"100000s\""), &[]);
+    assert_located(&e, "duration", &["\"100000s\" is too long a time", "expected at most 86400s"]);
+}
+
+#[test]
+fn zero_duration() {
+    let e = error_of(&edit(DUMBBELL, "duration = \"1ms\"", "duration = \"0s\""), &[]);
+    assert_located(&e, "duration", &["\"0s\" is not a duration", "expected a positive time"]);
+}
+
+#[test]
+fn reversed_start_range() {
+    let text =
+        edit(DUMBBELL, "rate = \"1Gbps\"\n", "rate = \"1Gbps\"\nstart = { uniform = [\"10us\", \"1us\"] }\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "traffic[0].start", &["[\"10us\", \"1us\"] is reversed", "expected [low, high]"]);
+}
+
+// ---- missing keys --------------------------------------------------------------------
+
+#[test]
+fn missing_duration() {
+    let e = error_of(&edit(DUMBBELL, "duration = \"1ms\"\n", ""), &[]);
+    assert_located(
+        &e,
+        "duration",
+        &["missing required key \"duration\"", "expected a time, e.g. duration = \"10ms\""],
+    );
+}
+
+#[test]
+fn missing_nested_key() {
+    let text = edit(
+        DUMBBELL,
+        "bottleneck = { rate = \"10Gbps\", delay = \"1us\" }",
+        "bottleneck = { rate = \"10Gbps\" }",
+    );
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.bottleneck.delay",
+        &["missing required key \"delay\"", "expected a time"],
+    );
+}
+
+#[test]
+fn missing_traffic_kind() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"\n", ""), &[]);
+    assert_located(&e, "traffic[0].kind", &["missing required key \"kind\"", "expected one of \"cbr\""]);
+}
+
+#[test]
+fn cbr_source_without_rate() {
+    let e = error_of(&edit(DUMBBELL, "rate = \"1Gbps\"\n", ""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].rate",
+        &["missing required key \"rate\"", "a cbr source needs a rate, e.g. rate = \"1Gbps\""],
+    );
+}
+
+#[test]
+fn onoff_source_without_off_period() {
+    let text = edit(DUMBBELL, "kind = \"cbr\"", "kind = \"onoff\"\non = \"1us\"");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "traffic[0].off",
+        &["missing required key \"off\"", "an onoff source needs an off-period, e.g. off = \"20ms\""],
+    );
+}
+
+#[test]
+fn no_topology_at_all() {
+    let e = error_of("name = \"t\"\nduration = \"1ms\"\n[topology]\n", &[]);
+    assert_located(&e, "topology", &["no nodes", "expected a generator"]);
+}
+
+// ---- names that must exist -----------------------------------------------------------
+
+#[test]
+fn link_to_a_missing_node() {
+    let text = edit(EXPLICIT, "from = \"sw\"\nto = \"dst\"", "from = \"sw\"\nto = \"dts\"");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "topology.links[1].to", &["no node named \"dts\"", "did you mean \"dst\"?"]);
+}
+
+#[test]
+fn link_to_a_missing_node_without_a_close_name() {
+    let text = edit(EXPLICIT, "from = \"sw\"\nto = \"dst\"", "from = \"zzzzzz\"\nto = \"dst\"");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.links[1].from",
+        &["no node named \"zzzzzz\"", "expected one of \"src\", \"sw\", \"dst\""],
+    );
+}
+
+#[test]
+fn link_from_a_node_to_itself() {
+    let text = edit(EXPLICIT, "from = \"sw\"\nto = \"dst\"", "from = \"sw\"\nto = \"sw\"");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.links[1].to",
+        &["link from \"sw\" to itself", "expected a link between two different nodes"],
+    );
+}
+
+#[test]
+fn duplicate_explicit_node_names() {
+    let text = edit(EXPLICIT, "name = \"dst\"\nkind = \"host\"", "name = \"sw\"\nkind = \"host\"");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.nodes[2].name",
+        &[
+            "duplicate node name \"sw\"",
+            "already defined at topology.nodes[1].name",
+            "expected unique node names",
+        ],
+    );
+}
+
+#[test]
+fn duplicate_generated_node_names() {
+    let e = error_of(&edit(DUMBBELL, "senders = 2\n", "senders = 2\nleft = \"d1\"\n"), &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.receiver_prefix",
+        &["duplicate node name \"d1\"", "already defined at topology.dumbbell.left"],
+    );
+}
+
+#[test]
+fn explicit_node_named_like_a_generated_one() {
+    let text = format!("{DUMBBELL}\n[[topology.nodes]]\nname = \"s2\"\nkind = \"host\"\n");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.nodes[0].name",
+        &["duplicate node name \"s2\"", "already defined at topology.dumbbell.sender_prefix"],
+    );
+}
+
+#[test]
+fn unusable_node_name_in_a_star() {
+    let text = r#"
+name = "t"
+duration = "1ms"
+[topology.star]
+hosts = ["h1", "h 2"]
+link = { rate = "1Gbps", delay = "1us" }
+"#;
+    let e = error_of(text, &[]);
+    assert_located(
+        &e,
+        "topology.star.hosts[1]",
+        &["\"h 2\" is not a usable node name", "expected a non-empty name"],
+    );
+}
+
+#[test]
+fn queue_override_for_an_unknown_port() {
+    let text = format!("{DUMBBELL}\n[queues]\nports = [{{ port = \"r1->r3\", capacity = \"10 frames\" }}]\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "queues.ports[0].port", &["no port named \"r1->r3\"", "did you mean \"r1->r2\"?"]);
+}
+
+#[test]
+fn queue_override_for_a_port_without_close_name() {
+    let text = format!("{DUMBBELL}\n[queues]\nports = [{{ port = \"x\", capacity = \"10 frames\" }}]\n");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "queues.ports[0].port",
+        &["no port named \"x\"", "expected a port named \"node->next\", e.g. \"r1->r2\""],
+    );
+}
+
+#[test]
+fn group_member_that_does_not_exist() {
+    let text = format!("{DUMBBELL}\n[groups]\nG = [\"d1\", \"d9\"]\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "groups.G[1]", &["no node named \"d9\"", "did you mean \"d1\"?"]);
+}
+
+#[test]
+fn group_member_that_is_a_switch() {
+    let text = format!("{DUMBBELL}\n[groups]\nG = [\"d1\", \"r2\"]\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "groups.G[1]", &["\"r2\" is a switch", "expected a host"]);
+}
+
+#[test]
+fn group_without_members() {
+    let text = format!("{DUMBBELL}\n[groups]\nG = []\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "groups.G", &["no members", "expected a list of host names"]);
+}
+
+#[test]
+fn more_than_one_topology_generator() {
+    let text = format!(
+        "{DUMBBELL}\n[topology.star]\nhosts = [\"a\"]\nlink = {{ rate = \"1Gbps\", delay = \"1us\" }}\n"
+    );
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell",
+        &["more than one topology generator (star, dumbbell)", "expected at most one"],
+    );
+}
+
+#[test]
+fn topology_too_large_to_route() {
+    let e = error_of(&edit(DUMBBELL, "senders = 2", "senders = 4000000000"), &[]);
+    assert_located(
+        &e,
+        "topology.dumbbell.senders",
+        &["senders = 4000000000 gives a topology of 4000000003 nodes", "expected at most 1000000 nodes"],
+    );
+}
+
+#[test]
+fn chain_too_large_to_route() {
+    let text = r#"
+name = "t"
+duration = "1ms"
+[topology.chain]
+switches = 4294967295
+hosts_per_switch = 4294967295
+host_link = { rate = "1Gbps", delay = "1us" }
+trunk = { rate = "1Gbps", delay = "1us" }
+"#;
+    let e = error_of(text, &[]);
+    assert_located(
+        &e,
+        "topology.chain.switches",
+        &["switches = 4294967295 gives a topology of", "expected at most"],
+    );
+}
+
+// ---- traffic -------------------------------------------------------------------------
+
+#[test]
+fn destination_in_another_component() {
+    // src - sw   and   dst - sw2: two components.
+    let text = edit(
+        EXPLICIT,
+        "[[topology.links]]\nfrom = \"sw\"\nto = \"dst\"",
+        "[[topology.nodes]]\nname = \"sw2\"\nkind = \"switch\"\n\n\
+         [[topology.links]]\nfrom = \"sw2\"\nto = \"dst\"",
+    );
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "traffic[0].to",
+        &["\"dst\" is not reachable from \"src\"", "disconnected", "expected a host connected to the source"],
+    );
+}
+
+#[test]
+fn destination_that_does_not_exist() {
+    let e = error_of(&edit(DUMBBELL, "to = \"d1\"", "to = \"d2\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].to",
+        &["\"d2\" is not a host, a group or \"uniform\"", "did you mean \"d1\"?"],
+    );
+}
+
+#[test]
+fn destination_that_is_a_switch() {
+    let e = error_of(&edit(DUMBBELL, "to = \"d1\"", "to = \"r1\""), &[]);
+    assert_located(&e, "traffic[0].to", &["\"r1\" is a switch", "expected a host, a group or \"uniform\""]);
+}
+
+#[test]
+fn source_that_is_a_switch() {
+    let e = error_of(&edit(DUMBBELL, "from = \"s1\"", "from = \"r2\""), &[]);
+    assert_located(&e, "traffic[0].from", &["\"r2\" is a switch", "expected a host"]);
+}
+
+#[test]
+fn source_that_sends_to_itself() {
+    let e = error_of(&edit(DUMBBELL, "from = \"s1\"", "from = \"d1\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].to",
+        &["\"d1\" sends to itself", "expected a destination other than the source"],
+    );
+}
+
+#[test]
+fn glob_that_matches_nothing() {
+    let e = error_of(&edit(DUMBBELL, "from = \"s1\"", "from = \"x*\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].from",
+        &[
+            "pattern \"x*\" matches no host",
+            "expected a pattern matching at least one of the hosts \"s1\", \"s2\", \"d1\"",
+        ],
+    );
+}
+
+#[test]
+fn glob_in_a_list_that_matches_nothing() {
+    let e = error_of(&edit(DUMBBELL, "from = \"s1\"", "from = [\"s1\", \"q?\"]"), &[]);
+    assert_located(&e, "traffic[0].from[1]", &["pattern \"q?\" matches no host"]);
+}
+
+#[test]
+fn flow_defined_twice() {
+    let e = error_of(&edit(DUMBBELL, "from = \"s1\"", "from = [\"s1\", \"s1\"]"), &[]);
+    assert_located(
+        &e,
+        "traffic[0].name",
+        &["flow \"a/s1\" is defined twice", "expected each source host once per traffic entry"],
+    );
+}
+
+#[test]
+fn frame_size_in_frames() {
+    let text = edit(DUMBBELL, "rate = \"1Gbps\"\n", "rate = \"1Gbps\"\nframe_size = \"2 frames\"\n");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "traffic[0].frame_size",
+        &["\"2 frames\" is not a frame size", "expected a positive size in bytes"],
+    );
+}
+
+#[test]
+fn frame_too_large_for_the_slowest_link() {
+    let text = edit(DUMBBELL, "bottleneck = { rate = \"10Gbps\"", "bottleneck = { rate = \"1bps\"");
+    let text = edit(&text, "rate = \"1Gbps\"\n", "rate = \"1Gbps\"\nframe_size = \"4GB\"\n");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "traffic[0].frame_size",
+        &[
+            "\"4000MB\" frames take 32000000000s each at 1bps (topology.dumbbell.bottleneck.rate)",
+            "expected frames that take at most 86400s",
+        ],
+    );
+}
+
+#[test]
+fn saturated_source_with_a_rate() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"saturated\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].rate",
+        &[
+            "rate = \"1Gbps\" given, but a saturated source has no rate of its own",
+            "expected no rate (use rate_limit to cap it)",
+        ],
+    );
+}
+
+#[test]
+fn sampling_interval_too_fine() {
+    let text = format!("{DUMBBELL}\n[metrics]\ninterval = \"1ps\"\n");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "metrics.interval",
+        &[
+            "\"1ps\" takes 1000000000 samples over the duration \"1ms\"",
+            "expected at most 1000000 samples",
+            "at least \"1ns\"",
+        ],
+    );
+}
+
+#[test]
+fn unknown_queue_in_metrics() {
+    let text = format!("{DUMBBELL}\n[metrics]\nqueues = [\"r2->r1\", \"r2->d2\"]\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "metrics.queues[1]", &["no port named \"r2->d2\"", "did you mean \"r2->d1\"?"]);
+}
+
+// ---- TOML syntax ---------------------------------------------------------------------
+
+#[test]
+fn invalid_toml_names_the_line() {
+    // Line 16 of the text (it starts with a newline) holds the unquoted rate.
+    let text = edit(DUMBBELL, "rate = \"1Gbps\"", "rate = 1Gbps");
+    assert_eq!(text.lines().position(|l| l == "rate = 1Gbps"), Some(15), "fixture changed");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "",
+        &[
+            "not valid TOML at line 16, column 9",
+            "`rate = 1Gbps`",
+            "values with units are strings: expected rate = \"1Gbps\"",
+        ],
+    );
+}
+
+#[test]
+fn invalid_toml_after_multibyte_text() {
+    let text = edit(DUMBBELL, "name = \"t\"", "name = \"tµ\"\nµ = ");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "", &["not valid TOML at line 3", "`µ =`"]);
+}
+
+#[test]
+fn duplicate_toml_key() {
+    let text = edit(DUMBBELL, "duration = \"1ms\"", "duration = \"1ms\"\nduration = \"2ms\"");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "",
+        &["not valid TOML at line 4", "duplicate key `duration`", "expected each key once"],
+    );
+}
+
+// ---- --set overrides -----------------------------------------------------------------
+
+#[test]
+fn override_index_out_of_range() {
+    let e = error_of(DUMBBELL, &["traffic[3].rate=2Gbps"]);
+    assert_error(
+        &e,
+        "--set",
+        "traffic[3].rate",
+        &["traffic[3].rate=2Gbps: index [3] is out of range", "expected index [0]: the list has 1 entry"],
+    );
+}
+
+#[test]
+fn override_without_equals_sign() {
+    let e = error_of(DUMBBELL, &["duration"]);
+    assert_error(&e, "--set", "", &["\"duration\" is not an override", "expected key.path=value"]);
+}
+
+#[test]
+fn override_with_a_malformed_key_path() {
+    let e = error_of(DUMBBELL, &["traffic[x].rate=1Gbps"]);
+    assert_error(&e, "--set", "traffic[x].rate", &["\"traffic[x].rate\" is not a key path", "expected e.g."]);
+}
+
+#[test]
+fn override_through_a_value_that_is_not_a_table() {
+    let e = error_of(DUMBBELL, &["duration.x=1"]);
+    assert_error(&e, "--set", "duration.x", &["cannot set \"x\", its parent is not a table", "expected"]);
+}
+
+#[test]
+fn override_with_a_bad_value_is_reported_at_the_key() {
+    let e = error_of(DUMBBELL, &["traffic[0].rate=10Gbs"]);
+    assert_located(&e, "traffic[0].rate", &["\"10Gbs\" is not a rate, expected e.g. \"10Gbps\""]);
+}
+
+#[test]
+fn override_with_an_unknown_key() {
+    let e = error_of(DUMBBELL, &["topology.dumbbell.sendrs=3"]);
+    assert_located(&e, "topology.dumbbell.sendrs", &["unknown key \"sendrs\"", "did you mean \"senders\"?"]);
+}
+
+// ---- QCN parameters ------------------------------------------------------------------
+
+#[test]
+fn qcn_zero_set_point() {
+    let e = error_of(&with_qcn("[protocols.qcn.cp]\nqeq = \"0 frames\"\n"), &[]);
+    assert_located(&e, "protocols.qcn.cp.qeq", &["\"0 frames\" is zero", "expected a positive set point"]);
+}
+
+#[test]
+fn qcn_decrease_gain_too_large() {
+    let e = error_of(&with_qcn("[protocols.qcn.rp]\ngd = 0.5\n"), &[]);
+    assert_located(&e, "protocols.qcn.rp.gd", &["0.5 is out of range", "expected 0 < Gd ≤ 1/63"]);
+}
+
+#[test]
+fn qcn_reversed_jitter() {
+    let e = error_of(&with_qcn("[protocols.qcn.cp]\njitter = [1.15, 0.85]\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.cp.jitter",
+        &["[1.15, 0.85] is reversed", "expected [low, high] with 0 < low ≤ high"],
+    );
+}
+
+#[test]
+fn qcn_jitter_too_wide() {
+    let e = error_of(&with_qcn("[protocols.qcn.rp]\njitter = [1.0, 1e300]\n"), &[]);
+    assert_located(&e, "protocols.qcn.rp.jitter", &["[1.0, 1e300] is out of range", "high ≤ 10"]);
+}
+
+#[test]
+fn qcn_jitter_of_the_wrong_length() {
+    let e = error_of(&with_qcn("[protocols.qcn.rp]\njitter = [0.9, 1.0, 1.1]\n"), &[]);
+    assert_located(&e, "protocols.qcn.rp.jitter", &["invalid length 3", "expected fewer elements"]);
+}
+
+#[test]
+fn qcn_negative_weight() {
+    let e = error_of(&with_qcn("[protocols.qcn.cp]\nw = -1.0\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.cp.w",
+        &["-1.0 is not a weight", "expected a non-negative finite number"],
+    );
+}
+
+#[test]
+fn qcn_zero_timer() {
+    let e = error_of(&with_qcn("[protocols.qcn.rp]\ntimer = \"0ms\"\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.rp.timer",
+        &["\"0s\" is not a timer period", "expected a positive time"],
+    );
+}
+
+#[test]
+fn qcn_unknown_congestion_point() {
+    let text = edit(&with_qcn(""), "congestion_points = [\"r1->r2\"]", "congestion_points = [\"r1->r9\"]");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.congestion_points[0]",
+        &["no port named \"r1->r9\"", "did you mean \"r1->r2\"?"],
+    );
+}
+
+#[test]
+fn qcn_bad_port_selection_word() {
+    let text = edit(&with_qcn(""), "congestion_points = [\"r1->r2\"]", "congestion_points = \"everything\"");
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.congestion_points",
+        &["\"everything\" is not a port selection", "expected \"switches\", \"all\", \"none\""],
+    );
+}
+
+// ---- files ---------------------------------------------------------------------------
+
+#[test]
+fn missing_file_suggests_a_bundled_scenario() {
+    let e = match scenario::load("dumbbell-cbr-46", &[]) {
+        Ok(_) => panic!("loaded a scenario that does not exist"),
+        Err(e) => e,
+    };
+    assert_error(
+        &e,
+        "dumbbell-cbr-46",
+        "",
+        &["no such file or bundled scenario", "did you mean the bundled scenario \"dumbbell-cbr-64\"?"],
+    );
+}
