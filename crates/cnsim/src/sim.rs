@@ -97,6 +97,18 @@ impl Recorder {
     }
 }
 
+/// One reaction point's timer: the deadline the RP asked for, and the one heap entry
+/// that stands for it.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimerSlot {
+    /// When the timer expires and the RP epoch it was armed in.
+    deadline: Option<(Time, u32)>,
+    /// Time of the live `RpTimer` heap entry, if any.
+    live_at: Option<Time>,
+    /// Generation of the live entry; older entries are stale.
+    generation: u32,
+}
+
 /// A built scenario, ready to run.
 pub struct Sim {
     /// Nodes, ports and buffers.
@@ -111,6 +123,10 @@ pub struct Sim {
     pub flows: Vec<Flow>,
     /// QCN congestion and reaction points.
     pub qcn: Qcn,
+    /// The timer of each reaction point (indexed like `qcn.rps`).
+    rp_timers: Vec<TimerSlot>,
+    /// Event lane for reaction-point timers.
+    rp_timer_lane: u32,
     /// Pending events and the clock.
     pub events: EventQueue,
     /// Simulated end time: events at or after it are not processed.
@@ -138,6 +154,8 @@ impl Sim {
             trees,
             frames: FrameArena::with_capacity(4096),
             flows,
+            rp_timers: vec![TimerSlot::default(); qcn.rps.len()],
+            rp_timer_lane: 0,
             qcn,
             events: EventQueue::new(),
             end,
@@ -150,6 +168,7 @@ impl Sim {
     /// period share an event lane: their emissions come in time order, so only the next
     /// one of each period sits in the event heap.
     pub fn start(&mut self) {
+        self.rp_timer_lane = self.events.add_lane();
         let mut lanes: Vec<((u64, u32), u32)> = Vec::new();
         let mut first: Vec<(Time, u32, Option<u32>)> = Vec::new();
         for f in 0..self.flows.len() {
@@ -240,14 +259,8 @@ impl Sim {
             Event::Arrive { port } => self.arrive(port, now),
             Event::PortFree { port } => self.port_free(port, now),
             Event::SourceEmit { flow } => self.emit(flow, now),
-            Event::LimiterRelease { flow, epoch } => {
-                self.limiter_release(flow, epoch, now);
-                None
-            }
-            Event::RpTimer { flow, epoch } => {
-                self.rp_timer(flow, epoch, now);
-                None
-            }
+            Event::LimiterRelease { flow, epoch } => self.limiter_release(flow, epoch, now),
+            Event::RpTimer { flow, epoch } => self.rp_timer(flow, epoch, now),
             Event::Sample => self.sample(now),
         }
     }
@@ -291,7 +304,15 @@ impl Sim {
         match &mut flow.limiter {
             None => self.host_send(id, now),
             Some(lim) => {
-                if lim.queue.len() >= lim.capacity {
+                if lim.queue.is_empty() && lim.pending.is_none() && lim.next_allowed(now) <= now {
+                    // The limiter is idle and the rate allows a frame now: it goes at once.
+                    let size = frame.size;
+                    lim.last_release = Some((now, size));
+                    if flow.rp != NONE {
+                        self.rp_transmitted(f, size, now);
+                    }
+                    self.host_send(id, now);
+                } else if lim.queue.len() >= lim.capacity {
                     flow.stats.source_dropped_frames += 1;
                     self.frames.free(id);
                     self.counters.dropped += 1;
@@ -315,27 +336,30 @@ impl Sim {
         self.events.schedule(at, Event::LimiterRelease { flow: f, epoch: lim.epoch });
     }
 
-    /// The limiter of flow `f` lets one frame go, then waits 8·L/rate.
-    fn limiter_release(&mut self, f: u32, epoch: u32, now: Time) {
+    /// The limiter of flow `f` lets one frame go, then waits 8·L/rate. Returns its next
+    /// release while frames wait. A release that a rate cut has made early waits again.
+    fn limiter_release(&mut self, f: u32, epoch: u32, now: Time) -> Option<(Time, Event)> {
         let flow = &mut self.flows[f as usize];
         let saturated = flow.pattern == Pattern::Saturated;
         let lim = flow.limiter.as_mut().expect("flow has a limiter");
         if lim.epoch != epoch {
-            return; // superseded by a rate change
+            return None; // superseded by an earlier release
+        }
+        let allowed = lim.next_allowed(now);
+        if allowed > now {
+            lim.pending = Some(allowed);
+            return Some((allowed, Event::LimiterRelease { flow: f, epoch }));
         }
         lim.pending = None;
         let id = if saturated {
             if now >= flow.stop {
-                return;
+                return None;
             }
             let frame = self.make_frame(f, now);
             self.counters.created += 1;
             self.frames.alloc(frame)
         } else {
-            match lim.queue.pop_front() {
-                Some(id) => id,
-                None => return,
-            }
+            lim.queue.pop_front()?
         };
         let size = self.frames.get(id).size;
         let flow = &mut self.flows[f as usize];
@@ -343,14 +367,18 @@ impl Sim {
         lim.last_release = Some((now, size));
         let more = saturated || !lim.queue.is_empty();
         let rp = flow.rp;
-        if more {
+        let next = if more {
             let at = lim.next_allowed(now);
-            self.schedule_release(f, at);
-        }
+            lim.pending = Some(at);
+            Some((at, Event::LimiterRelease { flow: f, epoch }))
+        } else {
+            None
+        };
         if rp != NONE {
             self.rp_transmitted(f, size, now);
         }
         self.host_send(id, now);
+        next
     }
 
     // ---- the data path -------------------------------------------------------------
@@ -563,12 +591,26 @@ impl Sim {
         self.apply_rate_change(f, change, now);
     }
 
-    /// The RP timer of flow `f` fired.
-    fn rp_timer(&mut self, f: u32, epoch: u32, now: Time) {
+    /// The RP timer entry `generation` of flow `f` fired. The RP's timer restarts on every
+    /// CNM; rather than one heap entry per restart, the flow keeps one live entry and a
+    /// deadline: an entry that fires before the deadline moves itself to it.
+    fn rp_timer(&mut self, f: u32, generation: u32, now: Time) -> Option<(Time, Event)> {
         let rp = self.flows[f as usize].rp;
+        let slot = &mut self.rp_timers[rp as usize];
+        if slot.generation != generation {
+            return None;
+        }
+        let (deadline, epoch) = slot.deadline?;
+        if deadline > now {
+            slot.live_at = Some(deadline);
+            return Some((deadline, Event::RpTimer { flow: f, epoch: generation }));
+        }
+        slot.live_at = None;
+        slot.deadline = None;
         let line = self.line_rate(f);
         let change = self.qcn.rp_timer(rp, epoch, line);
         self.apply_rate_change(f, change, now);
+        None
     }
 
     /// Rate of the source host's egress link (QCN's C).
@@ -584,17 +626,29 @@ impl Sim {
             let flow = &mut self.flows[f as usize];
             let lim = flow.limiter.as_mut().expect("RP flows have a limiter");
             lim.rate_bps = rate.max(1);
-            // Re-time a pending release under the new rate (a cut delays it, an increase
-            // may bring it forward).
+            // A pending release that the new rate makes early simply waits again when it
+            // fires; one that it makes late is brought forward.
             if let Some(pending) = lim.pending {
                 let at = lim.next_allowed(now);
-                if at != pending {
+                if at < pending {
                     self.schedule_release(f, at);
                 }
             }
         }
         if let Some((delay, epoch)) = change.arm_timer {
-            self.events.schedule(now + delay, Event::RpTimer { flow: f, epoch });
+            let rp = self.flows[f as usize].rp;
+            let slot = &mut self.rp_timers[rp as usize];
+            let deadline = now + delay;
+            slot.deadline = Some((deadline, epoch));
+            if slot.live_at.is_none_or(|t| t > deadline) {
+                slot.generation = slot.generation.wrapping_add(1);
+                slot.live_at = Some(deadline);
+                let generation = slot.generation;
+                // Timers restarted by CNMs all run for the same period T, so their expiries
+                // come in time order: one lane holds them all.
+                let lane = self.rp_timer_lane;
+                self.events.schedule_in_lane(lane, deadline, Event::RpTimer { flow: f, epoch: generation });
+            }
         }
     }
 
