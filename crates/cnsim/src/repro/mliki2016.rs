@@ -239,6 +239,8 @@ pub struct Measures {
     /// Feedback rate: CNMs as a share of the total frame stream, i.e.
     /// 100 · CNMs / (source data frames + CNMs).
     pub feedback_pct: f64,
+    /// The other reading of "feedback rate": 100 · CNMs / source data frames.
+    pub cnms_per_frame_pct: f64,
     /// Data frames (every copy, at every switch queue) arriving at switch egress queues.
     pub queue_arrivals: u64,
     /// Data frames dropped at switch egress queues.
@@ -305,6 +307,7 @@ pub fn measure(sim: &Sim) -> Measures {
         source_dropped: 0,
         cnms: sim.qcn.stats.cnms_sent,
         feedback_pct: 0.0,
+        cnms_per_frame_pct: 0.0,
         queue_arrivals: 0,
         switch_drops: 0,
         loss_pct: 0.0,
@@ -350,6 +353,7 @@ pub fn measure(sim: &Sim) -> Measures {
     }
     let pct = |a: f64, b: f64| if b > 0.0 { 100.0 * a / b } else { 0.0 };
     m.feedback_pct = pct(m.cnms as f64, (m.source_frames + m.cnms) as f64);
+    m.cnms_per_frame_pct = pct(m.cnms as f64, m.source_frames as f64);
     m.loss_pct = pct(m.switch_drops as f64, m.queue_arrivals as f64);
     m.source_loss_pct = pct(m.source_dropped as f64, m.offered_frames as f64);
     let sf = m.source_frames as f64;
@@ -738,9 +742,9 @@ pub fn write_report(
             let _ = writeln!(w, "\n### {}\n", combo_label(src, smp));
             let _ = writeln!(
                 w,
-                "| scheme | Qeq | feedback % | loss % | source loss % | mean CR Mbit/s | CR std Mbit/s | queue mean | queue std | Jain | silent CNM windows % |"
+                "| scheme | Qeq | feedback % | CNMs per frame % | loss % | source loss % | mean CR Mbit/s | CR std Mbit/s | queue mean | queue std | Jain | silent CNM windows % |"
             );
-            let _ = writeln!(w, "|---|---|---|---|---|---|---|---|---|---|---|");
+            let _ = writeln!(w, "|---|---|---|---|---|---|---|---|---|---|---|---|");
             for scheme in SCHEMES {
                 for qeq in QEQS {
                     let v = Variant { topology, qeq, scheme, source: src, sampling: smp };
@@ -752,10 +756,11 @@ pub fn write_report(
                     let jain: Vec<String> = m.fairness.iter().map(|(g, j)| format!("{g} {j:.3}")).collect();
                     let _ = writeln!(
                         w,
-                        "| {} | {} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.0} |",
+                        "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.0} |",
                         scheme.label(),
                         qeq,
                         m.feedback_pct,
+                        m.cnms_per_frame_pct,
                         m.loss_pct,
                         m.source_loss_pct,
                         m.mean_cr_mbps,
@@ -983,9 +988,13 @@ const REPORT_GAPS: &str = r#"
 - **Feedback rates.** With the standard's sampling a CP samples at most one frame per
   18.5 KB × 0.85 of arrivals (≈ 9.5 % of 1500-byte frames), so the paper's 87–89 %
   multi-link feedback rates cannot come from standard sampling; they need a CP that can
-  answer nearly every frame, as the per-frame check of §2.1 and Algorithm 2 does. Even
-  then the rate depends on how often Fb < 0 at arrivals, which depends on how Qold is
-  updated — a detail the paper does not give.
+  answer nearly every frame, as the per-frame check of §2.1 and Algorithm 2 does. As a
+  share of the total frame stream even a per-frame check stays below the bound shown (a
+  CNM for every copy arriving at a CP); read as CNMs per data frame sent (the
+  "CNMs per frame" column), 88 % is within the per-frame bound but far above the sampled
+  one. In our runs QCN holds the queues near Qeq, where Fb < 0 only part of the time, so
+  the per-frame check answers a few percent of frames; the rate depends strongly on how
+  Qold is updated, a detail the paper does not give (we use its §2 definition).
 - **Loss at high Qeq.** 200 Mbit/s CBR sources offer at most 1.2 Gbit/s to each 1 Gbit/s
   receiver queue, so no mechanism can lose more than 1/6 ≈ 16.7 % of the arrivals there;
   the published 26.59 % and 29.98 % at Qeq = 75 exceed that bound. Sources that start (or
