@@ -191,7 +191,7 @@ fn cmd_run(
         return fail(&e);
     }
     let mut progress = progress_reporter(quiet, interrupted.clone());
-    let done = match cnsim::run::simulate(&s, path, &mut progress) {
+    let done = match cnsim::run::simulate(&s, &scenario::display_name(path), &mut progress) {
         Ok(d) => d,
         Err(e) => return fail(&e),
     };
@@ -219,7 +219,8 @@ fn cmd_run(
 }
 
 fn cmd_validate(path: &str, set: &[String]) -> ExitCode {
-    let result = scenario::load(path, set).and_then(|s| scenario::build(&s, path).map(|sim| (s, sim)));
+    let result = scenario::load(path, set)
+        .and_then(|s| scenario::build(&s, &scenario::display_name(path)).map(|sim| (s, sim)));
     match result {
         Ok((s, sim)) => {
             println!(

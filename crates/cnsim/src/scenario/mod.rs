@@ -200,13 +200,23 @@ pub fn parse(text: &str, file: &str, overrides: &[String]) -> Result<Scenario, S
     Ok(scenario)
 }
 
+/// How errors name the scenario given as `path`: the path itself, or "<bundled:NAME>"
+/// when no such file exists and `path` names a bundled scenario.
+pub fn display_name(path: &str) -> String {
+    if !Path::new(path).exists() && bundled::get(path).is_some() {
+        format!("<bundled:{path}>")
+    } else {
+        path.to_string()
+    }
+}
+
 /// Reads and parses a scenario file, or a bundled scenario by name when no such file
 /// exists.
 pub fn load(path: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let p = Path::new(path);
     if !p.exists() {
         if let Some(text) = bundled::get(path) {
-            return parse(text, &format!("<bundled:{path}>"), overrides);
+            return parse(text, &display_name(path), overrides);
         }
         let hint = bundled::names()
             .find(|n| strsim::jaro_winkler(n, path) > 0.85)

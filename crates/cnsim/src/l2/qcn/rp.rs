@@ -501,6 +501,34 @@ mod tests {
     }
 
     #[test]
+    fn hyper_active_increase_reached_by_byte_counter_and_timer() {
+        // After a cut, six timer expiries (TS = 6) and six byte-counter cycles (SI = 6)
+        // bring the RP to HAI; the next cycle end adds R_HAI·(min(SI, TS) − 5).
+        let mut r = rp();
+        let mut epoch = r.on_cnm(cnm(32), G).arm_timer.unwrap().1;
+        // Far below the line rate, so no step releases the limiter.
+        r.cr = 100e6;
+        r.tr = 200e6;
+        for _ in 0..6 {
+            epoch = r.on_timer(epoch, G).arm_timer.unwrap().1;
+        }
+        assert_eq!((r.ts, r.phase()), (6, Phase::ActiveIncrease));
+        for _ in 0..5 {
+            finish_byte_cycle(&mut r);
+        }
+        assert_eq!((r.si, r.phase()), (5, Phase::ActiveIncrease));
+        let tr = r.tr;
+        finish_byte_cycle(&mut r); // SI = 6: both stages past 5, i = min(6, 6) − 5 = 1
+        assert_eq!(r.phase(), Phase::HyperActiveIncrease);
+        assert_eq!(r.tr, tr + 50e6);
+        let (tr, cr) = (r.tr, r.cr);
+        r.on_timer(epoch, G); // TS = 7, SI = 6: i = 1 again
+        assert_eq!(r.tr, tr + 50e6);
+        assert_eq!(r.cr, ((cr + tr + 50e6) / 2.0).min(1e9));
+        assert_eq!(r.stats.hyper_active_steps, 2);
+    }
+
+    #[test]
     fn target_guard_divides_a_stale_target() {
         let mut r = rp();
         r.active = true;
