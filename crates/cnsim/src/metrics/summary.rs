@@ -8,7 +8,7 @@ use crate::l2::qcn::rp::RpStats;
 use crate::l2::qcn::QcnStats;
 use crate::net::{Capacity, NodeKind};
 use crate::sim::Sim;
-use crate::traffic::{Destination, FlowStats};
+use crate::traffic::FlowStats;
 
 /// Totals over all frames.
 #[derive(Clone, Debug, Serialize)]
@@ -152,11 +152,7 @@ impl Summary {
             .flows
             .iter()
             .map(|f| {
-                let dst = match &f.dst {
-                    Destination::Host(h) => node_name(*h),
-                    Destination::Tree { tree, .. } => format!("tree{tree}"),
-                    Destination::Uniform(_) => "uniform".into(),
-                };
+                let dst = f.dst_name.clone();
                 let d = f.stats.delivered_frames;
                 FlowSummary {
                     name: f.name.clone(),

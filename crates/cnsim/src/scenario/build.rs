@@ -627,6 +627,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             };
             let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
             flow.source_queue = source_queue;
+            flow.dst_name = t.to.clone();
             if let Some(r) = t.rate_limit {
                 flow.limiter = Some(Limiter::new(r.0, source_queue));
             } else if pattern == Pattern::Saturated {

@@ -149,6 +149,8 @@ pub struct Flow {
     pub rp: u32,
     /// Frames the limiter queue holds (the source-side buffer).
     pub source_queue: usize,
+    /// The destination as the scenario names it (host, group or "uniform").
+    pub dst_name: String,
     /// Counters.
     pub stats: FlowStats,
     /// Sequence number of the next frame.
@@ -187,6 +189,7 @@ impl Flow {
             limiter: None,
             rp: crate::net::NONE,
             source_queue: 100,
+            dst_name: String::new(),
             stats: FlowStats::default(),
             next_seq: 0,
             run_start: start,
