@@ -170,7 +170,7 @@ pub fn bar_chart(
         series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
     let ymin =
         series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
-    let ymax = if ymax <= ymin { ymin + 1.0 } else { ymax + (ymax - ymin) * 0.1 };
+    let ymax = if ymax <= ymin { ymin + 1.0 } else { ymax + (ymax - ymin) * 0.35 }; // room for the legend
     let n = categories.len().max(1);
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
