@@ -614,10 +614,9 @@ impl Sim {
     }
 
     /// Rate of the source host's egress link (QCN's C).
+    #[inline]
     fn line_rate(&self, f: u32) -> u64 {
-        let src = self.flows[f as usize].src;
-        let p = self.net.nodes[src as usize].ports[0];
-        self.net.ports[p as usize].rate_bps
+        self.flows[f as usize].line_bps
     }
 
     /// Applies what a reaction point decided: new limiter rate, timer (re)arming.

@@ -628,6 +628,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
             flow.source_queue = source_queue;
             flow.dst_name = t.to.clone();
+            flow.line_bps = line;
             if let Some(r) = t.rate_limit {
                 flow.limiter = Some(Limiter::new(r.0, source_queue));
             } else if pattern == Pattern::Saturated {
@@ -746,7 +747,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             qcn.cps.push(Cp::new(&q.cp, cpid, rng));
         }
         for (fi, flow) in flows.iter_mut().enumerate() {
-            let line = net.ports[net.nodes[flow.src as usize].ports[0] as usize].rate_bps;
+            let line = flow.line_bps;
             let multicast = matches!(flow.dst, Destination::Tree { .. });
             let scheme = if multicast { q.multicast } else { MulticastScheme::Standard };
             let rng = RngStream::new(s.seed, StreamKey { kind: "rp", name: &flow.name });

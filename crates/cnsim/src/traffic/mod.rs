@@ -151,6 +151,8 @@ pub struct Flow {
     pub source_queue: usize,
     /// The destination as the scenario names it (host, group or "uniform").
     pub dst_name: String,
+    /// Rate of the source host's link, bit/s (QCN's line rate C).
+    pub line_bps: u64,
     /// Counters.
     pub stats: FlowStats,
     /// Sequence number of the next frame.
@@ -190,6 +192,7 @@ impl Flow {
             rp: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
+            line_bps: 0,
             stats: FlowStats::default(),
             next_seq: 0,
             run_start: start,
