@@ -291,3 +291,30 @@ rate_limit = "2Gbps"
     let sent = s.flows[0].stats.sent_frames;
     assert!((1666..=1667).contains(&sent), "{sent}");
 }
+
+#[test]
+fn summary_names_each_congestion_point_by_its_own_port() {
+    // CPs listed against port order: each summary entry must still name its own queue.
+    let text = r#"
+name = "cp-names"
+duration = "2ms"
+[topology.star]
+hosts = ["a", "b", "c"]
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "f"
+kind = "cbr"
+from = ["a", "b"]
+to = "c"
+rate = "800Mbps"
+[protocols.qcn]
+congestion_points = ["sw->c", "sw->a"]
+"#;
+    let s = run(text);
+    let summary = cnsim::metrics::summary::Summary::of(&s, "cp-names", 1);
+    let cps = summary.qcn.unwrap().congestion_points;
+    let named: Vec<(&str, u64)> = cps.iter().map(|c| (c.port.as_str(), c.stats.arrivals)).collect();
+    assert_eq!(named[0].0, "sw->c");
+    assert!(named[0].1 > 0, "the congested queue sees the data: {named:?}");
+    assert_eq!(named[1], ("sw->a", 0));
+}

@@ -192,18 +192,19 @@ impl Summary {
             })
             .collect();
         let qcn = (!sim.qcn.cps.is_empty() || !sim.qcn.rps.is_empty()).then(|| {
-            let cp_port: Vec<String> = (0..sim.net.ports.len())
-                .filter(|&p| sim.net.ports[p].cp != crate::net::NONE)
-                .map(|p| sim.net.port_name(p as u32))
-                .collect();
             QcnSummary {
                 stats: sim.qcn.stats.clone(),
                 congestion_points: sim
                     .qcn
                     .cps
                     .iter()
-                    .zip(cp_port)
-                    .map(|(cp, port)| CpSummary { port, cpid: cp.cpid, stats: cp.stats.clone() })
+                    // A CP's id is its port id + 1 (CPs are created in configuration order,
+                    // not port order).
+                    .map(|cp| CpSummary {
+                        port: sim.net.port_name(cp.cpid - 1),
+                        cpid: cp.cpid,
+                        stats: cp.stats.clone(),
+                    })
                     .collect(),
                 reaction_points: sim
                     .flows

@@ -807,11 +807,6 @@ fn select_ports(
     })
 }
 
-/// Ports whose queue is sampled (exposed for reports).
-pub fn port_names(net: &Network) -> Vec<String> {
-    (0..net.ports.len() as PortId).map(|p| net.port_name(p)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
