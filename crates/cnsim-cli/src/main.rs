@@ -3,12 +3,12 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
-use cnsim::run::RunError;
+use cnsim::run::{RunError, StagedDir};
 use cnsim::scenario::{self, bundled};
 use cnsim::sim::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -42,6 +42,9 @@ enum Command {
         /// No progress bar or summary line.
         #[arg(long, short)]
         quiet: bool,
+        /// Most memory the scenario may need, e.g. 4GiB [default: half the machine's].
+        #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+        max_memory: Option<u64>,
     },
     /// Check a scenario without running it.
     Validate {
@@ -50,6 +53,9 @@ enum Command {
         /// Override a scenario key.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Most memory the scenario may need, e.g. 4GiB [default: half the machine's].
+        #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+        max_memory: Option<u64>,
     },
     /// List the bundled scenarios.
     List,
@@ -95,18 +101,70 @@ const EXIT_INPUT: u8 = 2;
 /// Exit code after Ctrl-C.
 const EXIT_INTERRUPTED: u8 = 130;
 
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP while running or writing results: the first one
+/// stops the work at the next check (the event loop checks every 2^16 events, the
+/// writers between files, the commit before and after its rename), removes what was
+/// half-written and exits with 128 + the signal number; a second one ends the process at
+/// once (its temporary directory is removed by the next cnsim that writes beside it).
+struct Signals {
+    /// Set by the first signal.
+    stop: Arc<AtomicBool>,
+    /// The number of the first signal received.
+    which: Arc<AtomicUsize>,
+}
+
+impl Signals {
+    /// Installs the handlers. Commands that write nothing (validate, list, bench) do not
+    /// call this and keep the default action: a signal ends them at once.
+    fn install() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let which = Arc::new(AtomicUsize::new(0));
+        #[cfg(unix)]
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+            // The order matters: the conditional shutdown sees the flag the first signal set.
+            let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone());
+            let _ = signal_hook::flag::register_usize(sig, which.clone(), sig as usize);
+            let _ = signal_hook::flag::register(sig, stop.clone());
+        }
+        Self { stop, which }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Exit code after a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM).
+    fn exit_code(&self) -> ExitCode {
+        match self.which.load(Ordering::SeqCst) {
+            0 => ExitCode::from(EXIT_INTERRUPTED),
+            n => ExitCode::from((128 + n).min(255) as u8),
+        }
+    }
+}
+
+/// A testing aid: with `CNSIM_HOLD_AT=<phase>` in the environment, cnsim says so on
+/// stderr at that phase ("build", "write" or "commit") and waits there (up to 30 s, or
+/// until a signal), so that tests can interrupt each phase deterministically.
+fn hold(phase: &str, signals: &Signals) {
+    if std::env::var("CNSIM_HOLD_AT").is_ok_and(|p| p == phase) {
+        eprintln!("cnsim: holding at {phase}");
+        let t0 = Instant::now();
+        while !signals.stopped() && t0.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
     match cli.command {
-        Command::Run { scenario, out, set, force, csv, quiet } => {
-            cmd_run(&scenario, out, &set, force, csv, quiet, &interrupted)
+        Command::Run { scenario, out, set, force, csv, quiet, max_memory } => {
+            let limits = memory_limits(max_memory);
+            cmd_run(&scenario, out, &set, force, csv, quiet, &limits, &Signals::install())
         }
-        Command::Validate { scenario, set } => cmd_validate(&scenario, &set),
+        Command::Validate { scenario, set, max_memory } => {
+            cmd_validate(&scenario, &set, &memory_limits(max_memory))
+        }
         Command::List => {
             for (name, text) in bundled::BUNDLED {
                 let desc = scenario::parse(text, name, &[])
@@ -119,9 +177,23 @@ fn main() -> ExitCode {
         }
         Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
         Command::Reproduce { name, out, jobs, quick, force, quiet } => {
-            cmd_reproduce(&name, out, jobs, quick, force, quiet, &interrupted)
+            cmd_reproduce(&name, out, jobs, quick, force, quiet, &Signals::install())
         }
     }
+}
+
+/// Parses `--max-memory`: a size in bytes, e.g. "512MiB", "4GiB", "2GB".
+fn parse_memory(text: &str) -> Result<u64, String> {
+    match text.parse::<cnsim::scenario::units::Size>() {
+        Ok(cnsim::scenario::units::Size::Bytes(b)) if b >= 1 << 20 => Ok(b),
+        _ => {
+            Err(format!("{text:?} is not a memory size; expected at least 1MiB, e.g. \"512MiB\" or \"4GiB\""))
+        }
+    }
+}
+
+fn memory_limits(max_memory: Option<u64>) -> scenario::Limits {
+    max_memory.map_or_else(scenario::Limits::machine_default, |max_memory| scenario::Limits { max_memory })
 }
 
 fn fail(e: &RunError) -> ExitCode {
@@ -131,6 +203,15 @@ fn fail(e: &RunError) -> ExitCode {
         RunError::Interrupted => ExitCode::from(EXIT_INTERRUPTED),
         _ => ExitCode::FAILURE,
     }
+}
+
+/// Like [`fail`], but an interruption exits with the code of the signal that caused it.
+fn fail_after(e: &RunError, signals: &Signals) -> ExitCode {
+    if matches!(e, RunError::Interrupted) || signals.stopped() {
+        eprintln!("error: {}", RunError::Interrupted);
+        return signals.exit_code();
+    }
+    fail(e)
 }
 
 /// A progress callback that shows a bar on a terminal once a run has taken a second.
@@ -170,6 +251,7 @@ fn progress_reporter(quiet: bool, interrupted: Arc<AtomicBool>) -> impl FnMut(&P
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cmd_run(
     path: &str,
     out: Option<PathBuf>,
@@ -177,7 +259,8 @@ fn cmd_run(
     force: bool,
     csv: bool,
     quiet: bool,
-    interrupted: &Arc<AtomicBool>,
+    limits: &scenario::Limits,
+    signals: &Signals,
 ) -> ExitCode {
     let mut s = match scenario::load(path, set) {
         Ok(s) => s,
@@ -187,16 +270,24 @@ fn cmd_run(
         s.metrics.csv = true;
     }
     let dir = out.unwrap_or_else(|| PathBuf::from("runs").join(&s.name));
-    if let Err(e) = cnsim::run::check_output_dir(&dir, force) {
-        return fail(&e);
-    }
-    let mut progress = progress_reporter(quiet, interrupted.clone());
-    let done = match cnsim::run::simulate(&s, &scenario::display_name(path), &mut progress) {
-        Ok(d) => d,
+    // The output location is checked (and its temporary directory made) before any work.
+    let staged = match StagedDir::create(&dir, force) {
+        Ok(st) => st,
         Err(e) => return fail(&e),
     };
-    if let Err(e) = cnsim::run::write_run_dir(&s, &done, &dir, force) {
-        return fail(&e);
+    let interrupted = || signals.stopped();
+    hold("build", signals);
+    let mut progress = progress_reporter(quiet, signals.stop.clone());
+    let done = match cnsim::run::simulate_with(&s, &scenario::display_name(path), limits, &mut progress) {
+        Ok(d) => d,
+        Err(e) => return fail_after(&e, signals),
+    };
+    if let Err(e) = cnsim::run::write_run_files(&s, &done, staged.path(), &interrupted) {
+        return fail_after(&e, signals);
+    }
+    hold("write", signals);
+    if let Err(e) = staged.commit(&interrupted) {
+        return fail_after(&e, signals);
     }
     if !quiet {
         let t = done.timing();
@@ -212,19 +303,17 @@ fn cmd_run(
             dir.display()
         );
     }
-    if interrupted.load(Ordering::SeqCst) {
-        return ExitCode::from(EXIT_INTERRUPTED);
-    }
     ExitCode::SUCCESS
 }
 
-fn cmd_validate(path: &str, set: &[String]) -> ExitCode {
+fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCode {
     let result = scenario::load(path, set)
-        .and_then(|s| scenario::build(&s, &scenario::display_name(path)).map(|sim| (s, sim)));
+        .and_then(|s| scenario::build_with(&s, &scenario::display_name(path), limits).map(|sim| (s, sim)));
     match result {
         Ok((s, sim)) => {
             println!(
-                "{path}: ok — \"{}\": {} nodes, {} links, {} flows, {} s simulated",
+                "{}: ok — \"{}\": {} nodes, {} links, {} flows, {} s simulated",
+                scenario::error::shown_limited(path, 200),
                 s.name,
                 sim.net.nodes.len(),
                 sim.net.ports.len() / 2,
@@ -292,7 +381,7 @@ fn cmd_reproduce(
     quick: bool,
     force: bool,
     quiet: bool,
-    interrupted: &Arc<AtomicBool>,
+    signals: &Signals,
 ) -> ExitCode {
     use cnsim::repro::mliki2016;
     if name != "mliki2016" {
@@ -303,9 +392,11 @@ fn cmd_reproduce(
         return ExitCode::from(EXIT_INPUT);
     }
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(name));
-    if let Err(e) = cnsim::run::check_output_dir(&dir, force) {
-        return fail(&e);
-    }
+    let staged = match StagedDir::create(&dir, force) {
+        Ok(st) => st,
+        Err(e) => return fail(&e),
+    };
+    let interrupted = || signals.stopped();
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let duration = if quick {
         cnsim::scenario::units::Duration(cnsim::engine::PS_PER_S)
@@ -335,15 +426,15 @@ fn cmd_reproduce(
             b.set_position(done as u64);
         }
     };
-    let records = match mliki2016::run_all(&variants, jobs, Some(duration), &progress, interrupted) {
+    let records = match mliki2016::run_all(&variants, jobs, Some(duration), &progress, &signals.stop) {
         Ok(r) => r,
         Err(e) => {
             if let Some(b) = &bar {
                 b.abandon();
             }
-            if interrupted.load(Ordering::SeqCst) {
+            if signals.stopped() {
                 eprintln!("error: interrupted; no report was written");
-                return ExitCode::from(EXIT_INTERRUPTED);
+                return signals.exit_code();
             }
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
@@ -352,11 +443,12 @@ fn cmd_reproduce(
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let written = cnsim::run::write_dir_atomically(&dir, force, |tmp| {
-        mliki2016::write_report(tmp, &records, duration, quick)
-    });
-    if let Err(e) = written {
-        return fail(&e);
+    if let Err(e) = mliki2016::write_report(staged.path(), &records, duration, quick) {
+        return fail_after(&RunError::Output(e), signals);
+    }
+    hold("write", signals);
+    if let Err(e) = staged.commit(&interrupted) {
+        return fail_after(&e, signals);
     }
     if !quiet {
         eprintln!(

@@ -31,8 +31,15 @@ pub struct Counters {
     pub created: u64,
     /// Frames consumed by a host.
     pub delivered: u64,
-    /// Frames dropped: at egress queues, at source limiters, or unroutable.
+    /// Frames dropped anywhere: the sum of the three counters below.
     pub dropped: u64,
+    /// Frames dropped at full egress queues (or shared buffers).
+    pub dropped_at_queues: u64,
+    /// Frames lost at a source because its limiter queue was full.
+    pub dropped_at_sources: u64,
+    /// Frames with nowhere to go: no route to the destination, or a multicast tree with
+    /// no branch where the frame is.
+    pub dropped_unroutable: u64,
     /// Frames currently serializing or propagating on a link.
     pub on_wire: u64,
 }
@@ -48,9 +55,22 @@ pub struct Progress {
     pub events: u64,
 }
 
-/// The run was stopped by the progress callback (e.g. Ctrl-C).
+/// Why a run stopped before its end time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interrupted;
+pub enum Halt {
+    /// The progress callback said stop (e.g. Ctrl-C).
+    Interrupted,
+    /// More frames were held at once (queued, in limiters, on wires) than the memory
+    /// limit allows.
+    TooManyFrames {
+        /// Frames held when the run stopped.
+        live: u64,
+        /// The most the limit allows.
+        limit: u64,
+        /// Simulated time reached.
+        at: Time,
+    },
+}
 
 /// Sampled series and how to sample them.
 #[derive(Clone, Debug)]
@@ -135,6 +155,9 @@ pub struct Sim {
     pub counters: Counters,
     /// Time series.
     pub recorder: Recorder,
+    /// Most frames the run may hold at once (the memory limit's share for frames),
+    /// checked with the progress callback.
+    pub max_live_frames: u64,
 }
 
 impl Sim {
@@ -161,6 +184,7 @@ impl Sim {
             end,
             counters: Counters::default(),
             recorder,
+            max_live_frames: u64::MAX,
         }
     }
 
@@ -211,7 +235,7 @@ impl Sim {
 
     /// Runs until the end time or until `on_progress` returns false (checked every
     /// 2^16 events and at the end), then closes the measurements.
-    pub fn run(&mut self, on_progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), Interrupted> {
+    pub fn run(&mut self, on_progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), Halt> {
         self.run_until(self.end, on_progress)?;
         self.finish();
         on_progress(&Progress { now: self.end, end: self.end, events: self.counters.events });
@@ -224,7 +248,7 @@ impl Sim {
         &mut self,
         until: Time,
         on_progress: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<(), Interrupted> {
+    ) -> Result<(), Halt> {
         let until = until.min(self.end);
         while let Some((now, event)) = self.events.front() {
             if now >= until {
@@ -238,7 +262,11 @@ impl Sim {
             if self.counters.events & 0xffff == 0 {
                 let p = Progress { now, end: self.end, events: self.counters.events };
                 if !on_progress(&p) {
-                    return Err(Interrupted);
+                    return Err(Halt::Interrupted);
+                }
+                let live = self.frames.live();
+                if live > self.max_live_frames {
+                    return Err(Halt::TooManyFrames { live, limit: self.max_live_frames, at: now });
                 }
             }
         }
@@ -316,6 +344,7 @@ impl Sim {
                     flow.stats.source_dropped_frames += 1;
                     self.frames.free(id);
                     self.counters.dropped += 1;
+                    self.counters.dropped_at_sources += 1;
                 } else {
                     lim.queue.push_back(id);
                     if lim.pending.is_none() {
@@ -416,6 +445,7 @@ impl Sim {
                 }
             } else {
                 port.queue.record_drop(frame.size);
+                self.counters.dropped_at_queues += 1;
                 self.drop_frame(id, &frame);
             }
         }
@@ -492,6 +522,7 @@ impl Sim {
         if frame.multicast {
             let range = self.trees.out_range(frame.dst, node);
             if range.is_empty() {
+                self.counters.dropped_unroutable += 1;
                 self.drop_frame(id, &frame);
                 return;
             }
@@ -509,6 +540,7 @@ impl Sim {
         } else {
             let p = self.routes.next_port(node, frame.dst);
             if p == NONE {
+                self.counters.dropped_unroutable += 1;
                 self.drop_frame(id, &frame);
             } else {
                 self.enqueue(p, id, now);
@@ -532,7 +564,7 @@ impl Sim {
         }
     }
 
-    /// Frees a frame that will not be delivered and counts it.
+    /// Frees a frame that will not be delivered and counts it (the caller counts where).
     fn drop_frame(&mut self, id: FrameId, frame: &Frame) {
         self.frames.free(id);
         self.counters.dropped += 1;
@@ -710,9 +742,27 @@ impl Sim {
     }
 
     /// Checks frame conservation: every frame created was delivered, dropped, or is
-    /// still in the network (queued or on a wire), and the arena agrees.
+    /// still in the network (queued or on a wire), and the arena agrees; and every drop
+    /// is accounted for where it happened (queues, sources, unroutable).
     pub fn check_conservation(&self) -> Result<(), String> {
         let c = &self.counters;
+        let at_queues: u64 = self.net.ports.iter().map(|p| p.queue.stats.dropped_frames).sum();
+        let at_sources: u64 = self.flows.iter().map(|f| f.stats.source_dropped_frames).sum();
+        if c.dropped != c.dropped_at_queues + c.dropped_at_sources + c.dropped_unroutable
+            || at_queues != c.dropped_at_queues
+            || at_sources != c.dropped_at_sources
+        {
+            return Err(format!(
+                "drop accounting violated: dropped {} != at queues {} (queue counters {}) + at \
+                 sources {} (flow counters {}) + unroutable {}",
+                c.dropped,
+                c.dropped_at_queues,
+                at_queues,
+                c.dropped_at_sources,
+                at_sources,
+                c.dropped_unroutable
+            ));
+        }
         let in_flight = self.frames_queued() + c.on_wire;
         if c.created != c.delivered + c.dropped + in_flight || in_flight != self.frames.live() {
             return Err(format!(

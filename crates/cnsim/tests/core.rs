@@ -249,8 +249,10 @@ start = { uniform = ["0us", "50us"] }
 
 #[test]
 fn on_off_source_sends_only_while_on() {
-    // 1 Gbit/s while on, 1 ms on / 1 ms off, for 10 ms: 5 on-periods of 1 ms hold
-    // ⌈1 ms / 12 us⌉ = 84 frames each.
+    // 1 Gbit/s while on, 1 ms on / 1 ms off, for 10 ms: 5 ms on in all. The sending
+    // phase carries across periods, so frames are due at on-times 0, 12 us, …: ⌈5 ms /
+    // 12 us⌉ = 417 frames (not 5 × ⌈1 ms / 12 us⌉ = 420, as when every on-period
+    // restarted with a frame).
     let text = r#"
 name = "onoff"
 duration = "10ms"
@@ -267,7 +269,7 @@ on = "1ms"
 off = "1ms"
 "#;
     let s = run(text);
-    assert_eq!(s.flows[0].stats.offered_frames, 5 * 84);
+    assert_eq!(s.flows[0].stats.offered_frames, 417);
     let _ = (PS_PER_MS, PS_PER_US);
 }
 

@@ -80,28 +80,6 @@ fn resolved_scenario_reproduces_the_run() {
 }
 
 #[test]
-fn existing_run_directory_is_not_overwritten_without_force() {
-    let dir = temp_dir("exists");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("keep"), b"x").unwrap();
-    let s = parse(bundled::get("star-multicast").unwrap(), "x", &["duration=1ms".into()]).unwrap();
-    let done = cnsim::run::simulate(&s, "x", &mut |_| true).unwrap();
-    assert!(cnsim::run::write_run_dir(&s, &done, &dir, false).is_err());
-    assert!(dir.join("keep").exists());
-    cnsim::run::write_run_dir(&s, &done, &dir, true).unwrap();
-    assert!(!dir.join("keep").exists() && dir.join("summary.json").exists());
-    // No temporary directory is left next to it.
-    let leftovers: Vec<_> = std::fs::read_dir(dir.parent().unwrap())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
-        .filter(|e| e.file_name().to_string_lossy().contains("cnsim-det"))
-        .collect();
-    assert!(leftovers.is_empty());
-    std::fs::remove_dir_all(dir).unwrap();
-}
-
-#[test]
 fn interrupted_run_writes_nothing() {
     let s = parse(bundled::get("dumbbell-cbr-64").unwrap(), "x", &["duration=1s".into()]).unwrap();
     let mut calls = 0;

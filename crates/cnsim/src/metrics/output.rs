@@ -1,8 +1,6 @@
 //! Writers for time series: Parquet (one row per sample, one column per series, plus
 //! `time_s`) and CSV with the same layout.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -41,8 +39,10 @@ pub fn write_parquet(ts: &TimeSeries, path: &Path) -> Result<(), String> {
             )]))
             .build(),
     );
-    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut writer = SerializedFileWriter::new(file, schema, props).map_err(err)?;
+    // Encoded in memory, then written in one go, so that an I/O error (a full disk) is
+    // reported as such rather than as the encoder's "transport error".
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut writer = SerializedFileWriter::new(&mut buffer, schema, props).map_err(err)?;
     let mut rg = writer.next_row_group().map_err(err)?;
     let mut columns = std::iter::once(&ts.times_s).chain(ts.columns.iter().map(|c| &c.values));
     while let Some(mut col) = rg.next_column().map_err(err)? {
@@ -52,13 +52,13 @@ pub fn write_parquet(ts: &TimeSeries, path: &Path) -> Result<(), String> {
     }
     rg.close().map_err(err)?;
     writer.close().map_err(err)?;
-    Ok(())
+    std::fs::write(path, buffer).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Writes `ts` as CSV: a header `time_s,<series>...` then one row per sample.
 pub fn write_csv(ts: &TimeSeries, path: &Path) -> Result<(), String> {
     let io = |e: csv::Error| format!("{}: {e}", path.display());
-    let mut w = csv::Writer::from_path(path).map_err(io)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["time_s".to_string()];
     header.extend(ts.columns.iter().map(|c| c.name.clone()));
     w.write_record(&header).map_err(io)?;
@@ -67,15 +67,40 @@ pub fn write_csv(ts: &TimeSeries, path: &Path) -> Result<(), String> {
         row.extend(ts.columns.iter().map(|c| c.values[i].to_string()));
         w.write_record(&row).map_err(io)?;
     }
-    w.flush().map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(())
+    let bytes = w.into_inner().map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Writes `value` as pretty JSON with a trailing newline.
 pub fn write_json<T: serde::Serialize>(value: &T, path: &Path) -> Result<(), String> {
-    let f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut w = BufWriter::new(f);
-    serde_json::to_writer_pretty(&mut w, value).map_err(|e| format!("{}: {e}", path.display()))?;
-    w.write_all(b"\n").map_err(|e| format!("{}: {e}", path.display()))?;
-    w.flush().map_err(|e| format!("{}: {e}", path.display()))
+    let mut text = serde_json::to_vec_pretty(value).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.push(b'\n');
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::TimeSeries;
+
+    /// Regression: a full disk made the Parquet writer fail with "External: transport
+    /// error"; every writer now says "No space left on device". (`/dev/full` fails every
+    /// write with ENOSPC.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_is_reported_as_such() {
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let mut ts = TimeSeries::new("q", "frames", ["a".to_string()]);
+        ts.times_s.push(0.0);
+        ts.columns[0].values.push(1.0);
+        for result in [write_parquet(&ts, full), write_csv(&ts, full), write_json(&1, full)] {
+            let e = result.unwrap_err();
+            assert!(e.contains("No space left on device"), "{e}");
+        }
+        let e = crate::report::plot::plot_time_series(&ts, full, 1.0, "frames").unwrap_err();
+        assert!(e.contains("No space left on device"), "{e}");
+    }
 }

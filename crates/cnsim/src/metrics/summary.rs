@@ -17,8 +17,14 @@ pub struct FrameTotals {
     pub created: u64,
     /// Frames consumed by hosts.
     pub delivered: u64,
-    /// Frames dropped anywhere.
+    /// Frames dropped anywhere: the sum of the next three.
     pub dropped: u64,
+    /// Frames dropped at full egress queues (the sum over `queues`).
+    pub dropped_at_queues: u64,
+    /// Frames lost at sources whose limiter queue was full (the sum over `flows`).
+    pub dropped_at_sources: u64,
+    /// Frames with no route (or no multicast branch) where they were.
+    pub dropped_unroutable: u64,
     /// Frames still queued or on a wire at the end.
     pub in_flight: u64,
 }
@@ -233,6 +239,9 @@ impl Summary {
                 created: c.created,
                 delivered: c.delivered,
                 dropped: c.dropped,
+                dropped_at_queues: c.dropped_at_queues,
+                dropped_at_sources: c.dropped_at_sources,
+                dropped_unroutable: c.dropped_unroutable,
                 in_flight: sim.frames.live(),
             },
             flows,

@@ -94,49 +94,53 @@ pub fn line_chart(
         y1 = y0 + 1.0;
     }
     let y1 = y1 + (y1 - y0) * 0.05;
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(|e| err(&e))?;
-    let legend = lines.len() <= 12;
-    for (i, l) in lines.iter().enumerate() {
-        let c = color(i);
-        let (dx, dy) = decimate(l.xs, l.ys, 600);
-        let pts = dx.into_iter().zip(dy);
-        let s = if l.reference {
-            chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
-        } else {
-            chart.draw_series(LineSeries::new(pts, c.stroke_width(if legend { 2 } else { 1 })))
-        }
-        .map_err(|e| err(&e))?;
-        if legend {
-            s.label(l.label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
-        }
-    }
-    if legend {
+    // Rendered in memory, then written in one go: a full disk is reported as such.
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
         chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .position(SeriesLabelPosition::UpperRight)
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(|e| err(&e))?;
+        let legend = lines.len() <= 12;
+        for (i, l) in lines.iter().enumerate() {
+            let c = color(i);
+            let (dx, dy) = decimate(l.xs, l.ys, 600);
+            let pts = dx.into_iter().zip(dy);
+            let s = if l.reference {
+                chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
+            } else {
+                chart.draw_series(LineSeries::new(pts, c.stroke_width(if legend { 2 } else { 1 })))
+            }
+            .map_err(|e| err(&e))?;
+            if legend {
+                s.label(l.label)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+            }
+        }
+        if legend {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(180, 180, 180))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))?;
     }
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    std::fs::write(path, svg).map_err(|e| err(&e))
 }
 
 /// Plots every column of a time series against time.
@@ -172,54 +176,58 @@ pub fn bar_chart(
         series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
     let ymax = if ymax <= ymin { ymin + 1.0 } else { ymax + (ymax - ymin) * 0.35 }; // room for the legend
     let n = categories.len().max(1);
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0f64..n as f64, ymin..ymax)
-        .map_err(|e| err(&e))?;
-    let cats = categories.to_vec();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n * 2 + 1)
-        .x_label_formatter(&move |x| {
-            let i = x.floor() as usize;
-            if (x - x.floor() - 0.5).abs() < 1e-6 && i < cats.len() {
-                cats[i].clone()
-            } else {
-                String::new()
-            }
-        })
-        .y_desc(y_label)
-        .draw()
-        .map_err(|e| err(&e))?;
-    let k = series.len().max(1) as f64;
-    let width = 0.8 / k;
-    for (si, (label, vals)) in series.iter().enumerate() {
-        let c = color(si);
-        let bars = vals.iter().enumerate().map(|(ci, &v)| {
-            let x = ci as f64 + 0.1 + si as f64 * width;
-            Rectangle::new([(x, 0.0), (x + width * 0.92, v)], c.filled())
-        });
+    // Rendered in memory, then written in one go: a full disk is reported as such.
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0f64..n as f64, ymin..ymax)
+            .map_err(|e| err(&e))?;
+        let cats = categories.to_vec();
         chart
-            .draw_series(bars)
-            .map_err(|e| err(&e))?
-            .label(label.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n * 2 + 1)
+            .x_label_formatter(&move |x| {
+                let i = x.floor() as usize;
+                if (x - x.floor() - 0.5).abs() < 1e-6 && i < cats.len() {
+                    cats[i].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(y_label)
+            .draw()
+            .map_err(|e| err(&e))?;
+        let k = series.len().max(1) as f64;
+        let width = 0.8 / k;
+        for (si, (label, vals)) in series.iter().enumerate() {
+            let c = color(si);
+            let bars = vals.iter().enumerate().map(|(ci, &v)| {
+                let x = ci as f64 + 0.1 + si as f64 * width;
+                Rectangle::new([(x, 0.0), (x + width * 0.92, v)], c.filled())
+            });
+            chart
+                .draw_series(bars)
+                .map_err(|e| err(&e))?
+                .label(label.as_str())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    std::fs::write(path, svg).map_err(|e| err(&e))
 }
 
 #[cfg(test)]

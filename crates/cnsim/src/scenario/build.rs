@@ -3,9 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::budget::{
+    Budget, Limits, FLOW_BYTES, LINK_BYTES, LIVE_FRAME_BYTES, NODE_BYTES, ROUTE_ENTRY_BYTES, SAMPLE_BYTES,
+};
 use super::error::{did_you_mean, ScenarioError};
 use super::generators::{self, GenLink, GenNode, Generated};
-use super::schema::{NodeKindSpec, PeriodDistribution, PortSel, Scenario, Start, Topology, TrafficKind};
+use super::schema::{
+    NodeKindSpec, PeriodDistribution, PortSel, Scenario, Start, Topology, Traffic, TrafficKind,
+};
 use super::units::{Duration, Rate, Size, MAX_TIME};
 use crate::engine::time::format_time;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
@@ -54,6 +59,10 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
+/// The destination that means "a uniformly random other host per frame"; no group may
+/// take this name.
+pub const UNIFORM: &str = "uniform";
+
 /// Most nodes a topology may have.
 pub const MAX_NODES: u64 = 1_000_000;
 /// Most unicast forwarding-table entries (nodes × hosts, 8 bytes each) a topology may
@@ -66,7 +75,12 @@ pub const MAX_JITTER: f64 = 10.0;
 
 /// Checks the size of what the topology section describes before anything is generated,
 /// so that a huge count is a located error rather than exhausted memory.
-fn check_topology_size(t: &Topology, file: &str) -> Result<(), ScenarioError> {
+fn check_topology_size(
+    t: &Topology,
+    file: &str,
+    port_bytes: u64,
+    budget: &mut Budget,
+) -> Result<(), ScenarioError> {
     // (nodes, hosts, the key that sets the size, how it is written)
     let mut parts: Vec<(u64, u64, String, String)> = Vec::new();
     let larger = |generator: &str, a: (&str, u32), b: (&str, u32)| {
@@ -114,14 +128,31 @@ fn check_topology_size(t: &Topology, file: &str) -> Result<(), ScenarioError> {
     }
     let nodes = parts.iter().fold(0u64, |a, p| a.saturating_add(p.0));
     let hosts = parts.iter().fold(0u64, |a, p| a.saturating_add(p.1));
-    if nodes <= MAX_NODES && nodes.saturating_mul(hosts) <= MAX_ROUTE_ENTRIES {
-        return Ok(());
-    }
     let (path, what) = parts
         .iter()
         .max_by_key(|p| p.0)
         .map(|p| (p.2.as_str(), p.3.as_str()))
         .unwrap_or(("topology", "the topology"));
+    if nodes <= MAX_NODES && nodes.saturating_mul(hosts) <= MAX_ROUTE_ENTRIES {
+        // Generators make about one link per node.
+        let links = nodes.saturating_add(t.links.len() as u64);
+        let bytes = nodes
+            .saturating_mul(NODE_BYTES)
+            .saturating_add(links.saturating_mul(LINK_BYTES.saturating_add(2 * port_bytes)));
+        budget.charge(
+            bytes,
+            path,
+            &format!("{what}: the topology of {nodes} nodes and about {links} links"),
+            "to fit, use fewer nodes or smaller queue capacities (each queue reserves room for up to 4096 frames)",
+        )?;
+        budget.charge(
+            nodes.saturating_mul(hosts).saturating_mul(ROUTE_ENTRY_BYTES),
+            path,
+            &format!("{what}: the forwarding tables ({nodes} nodes × {hosts} hosts)"),
+            "to fit, use fewer hosts or switches",
+        )?;
+        return Ok(());
+    }
     Err(ScenarioError::new(
         file,
         path,
@@ -133,8 +164,16 @@ fn check_topology_size(t: &Topology, file: &str) -> Result<(), ScenarioError> {
     ))
 }
 
+/// Frames an egress queue of `capacity` reserves room for when created.
+fn queue_prealloc_frames(capacity: Size) -> u64 {
+    match capacity {
+        Size::Frames(n) => n.min(4096) + 1,
+        Size::Bytes(b) => (b / 1500).min(4096) + 1,
+    }
+}
+
 /// Expands the topology section into nodes, links and generator-defined groups.
-fn expand_topology(s: &Scenario, file: &str) -> Result<Generated, ScenarioError> {
+fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Generated, ScenarioError> {
     let t = &s.topology;
     let present: Vec<&str> = [
         ("star", t.star.is_some()),
@@ -176,7 +215,9 @@ fn expand_topology(s: &Scenario, file: &str) -> Result<Generated, ScenarioError>
             ));
         }
     }
-    check_topology_size(t, file)?;
+    let host_queue = queue_prealloc_frames(s.queues.host_capacity.unwrap_or(s.queues.capacity));
+    let port_bytes = 4 * host_queue.max(queue_prealloc_frames(s.queues.capacity));
+    check_topology_size(t, file, port_bytes, budget)?;
     let mut out = if let Some(g) = &t.star {
         generators::star(g)
     } else if let Some(g) = &t.dumbbell {
@@ -230,9 +271,17 @@ fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
     (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
 }
 
-/// Builds the simulator for scenario `s` (read from `file`).
+/// Builds the simulator for scenario `s` (read from `file`) within the default
+/// [`Limits`] (half the machine's memory).
 pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
+    build_with(s, file, &Limits::machine_default())
+}
+
+/// Builds the simulator for scenario `s` (read from `file`), refusing scenarios that would
+/// need more memory than `limits` allow.
+pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, ScenarioError> {
     let err = |path: &str, msg: String| ScenarioError::new(file, path, msg);
+    let mut budget = Budget::new(limits, file);
     if s.duration.0 == 0 {
         return Err(err(
             "duration",
@@ -258,7 +307,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             ),
         ));
     }
-    let topo = expand_topology(s, file)?;
+    let topo = expand_topology(s, file, &mut budget)?;
     let explicit_links_from = topo.links.len() - s.topology.links.len();
 
     // Nodes.
@@ -266,11 +315,15 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
     let mut by_name: HashMap<&str, NodeId> = HashMap::new();
     for n in &topo.nodes {
         let path = n.path.as_str();
-        if n.name.is_empty() || n.name.contains("->") || n.name.contains(char::is_whitespace) {
+        if n.name.is_empty()
+            || n.name.contains("->")
+            || n.name.contains(char::is_whitespace)
+            || n.name.contains(char::is_control)
+        {
             return Err(err(
                 path,
                 format!(
-                    "\"{}\" is not a usable node name; expected a non-empty name without spaces or \"->\"",
+                    "{:?} is not a usable node name; expected a non-empty name without spaces, control characters or \"->\"",
                     n.name
                 ),
             ));
@@ -378,6 +431,21 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 format!("group \"{name}\" has the name of a node; expected a name no node has"),
             ));
         }
+        if name == UNIFORM {
+            return Err(err(
+                &path,
+                format!(
+                    "\"{UNIFORM}\" is reserved: to = \"{UNIFORM}\" means a random host per frame; \
+                     expected another group name"
+                ),
+            ));
+        }
+        if name.is_empty() || name.contains(char::is_control) {
+            return Err(err(
+                &path,
+                format!("{name:?} is not a group name; expected a non-empty name without control characters"),
+            ));
+        }
         if members.is_empty() {
             return Err(err(&path, "no members; expected a list of host names".into()));
         }
@@ -404,8 +472,18 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
     let mut flows: Vec<Flow> = Vec::new();
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
+    let mut onoff_cycles = 0u64;
     for (ti, t) in s.traffic.iter().enumerate() {
         let tp = format!("traffic[{ti}]");
+        if t.name.is_empty() || t.name.contains(char::is_control) {
+            return Err(err(
+                &format!("{tp}.name"),
+                format!(
+                    "{:?} is not a traffic name; expected a non-empty name without control characters",
+                    t.name
+                ),
+            ));
+        }
         let size = match t.frame_size {
             Size::Bytes(b) if b > 0 && b <= u32::MAX as u64 => b as u32,
             other => {
@@ -542,6 +620,35 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
             }
         }
         let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
+        // Memory, before anything is allocated for these sources.
+        let n_srcs = srcs.len() as u64;
+        let limiter_slots = match t.source_queue {
+            Size::Frames(n) => n,
+            Size::Bytes(b) => b / u64::from(size),
+        }
+        .min(4096);
+        budget.charge(
+            n_srcs.saturating_mul(FLOW_BYTES + 4 * limiter_slots),
+            &format!("{tp}.from"),
+            &format!("{n_srcs} flows"),
+            "to fit, use fewer source hosts or a smaller source_queue",
+        )?;
+        if t.to == UNIFORM {
+            budget.charge(
+                n_srcs.saturating_mul(hosts.len() as u64).saturating_mul(4),
+                &format!("{tp}.to"),
+                &format!("\"{UNIFORM}\" destinations ({n_srcs} sources × {} hosts)", hosts.len()),
+                "to fit, use fewer sources or hosts",
+            )?;
+        } else if group_index.contains_key(t.to.as_str()) {
+            let nodes = net.nodes.len() as u64;
+            budget.charge(
+                n_srcs.saturating_mul(nodes).saturating_mul(10).saturating_add(nodes * 40),
+                &format!("{tp}.to"),
+                &format!("multicast trees to \"{}\" ({n_srcs} sources × {nodes} nodes)", t.to),
+                "to fit, use fewer sources per group or fewer nodes",
+            )?;
+        }
         for &src in &srcs {
             let src_name = net.nodes[src as usize].name.clone();
             let name = format!("{}/{}", t.name, src_name);
@@ -559,7 +666,7 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                     format!("host \"{src_name}\" has no link; expected a source host with a link"),
                 ));
             }
-            let dst = if t.to == "uniform" {
+            let dst = if t.to == UNIFORM {
                 let among: Vec<NodeId> =
                     hosts.iter().copied().filter(|&h| h != src && routes.hops(src, h) != u32::MAX).collect();
                 if among.is_empty() {
@@ -571,6 +678,16 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 Destination::Uniform(among)
             } else if let Some(&gi) = group_index.get(t.to.as_str()) {
                 let members = &groups[&t.to].0;
+                if members.iter().all(|&m| m == src) {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!(
+                            "group \"{}\" has no member other than the sender \"{src_name}\", so every \
+                             frame would be dropped; expected a group with at least one receiver",
+                            t.to
+                        ),
+                    ));
+                }
                 let tree = trees.tree(&net, src, gi, members).map_err(|u| {
                     err(
                         &format!("{tp}.to"),
@@ -626,6 +743,25 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
                 Size::Bytes(b) => (b / size as u64) as usize,
             };
             let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
+            check_source_rate(t, &tp, &src_name, line, file)?;
+            if let Pattern::OnOff { on, off, exponential: true, .. } = pattern {
+                // Random periods are drawn one by one: bound how many a run may draw.
+                let cycles = (stop.saturating_sub(start) / on.saturating_add(off).max(1)).saturating_add(1);
+                onoff_cycles = onoff_cycles.saturating_add(cycles);
+                if onoff_cycles > MAX_ONOFF_CYCLES {
+                    return Err(err(
+                        &format!("{tp}.on"),
+                        format!(
+                            "on = \"{}\" and off = \"{}\" give about {cycles} random on/off cycles per \
+                             source over the run ({onoff_cycles} so far in all); expected at most \
+                             {MAX_ONOFF_CYCLES} in all: use longer periods, fewer sources, or \
+                             periods = \"deterministic\" (computed, not drawn)",
+                            Duration(on),
+                            Duration(off)
+                        ),
+                    ));
+                }
+            }
             flow.source_queue = source_queue;
             flow.dst_name = t.to.clone();
             flow.line_bps = line;
@@ -762,14 +898,59 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
     // Recording.
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", &find_port)?;
     let flow_ids: Vec<u32> = if s.metrics.flows { (0..flows.len() as u32).collect() } else { Vec::new() };
+    let rate_columns = if s.metrics.rates { 2 * qcn.rps.len() } else { 0 };
+    let columns = (queue_ports.len() + flow_ids.len() + rate_columns) as u64;
+    let samples = s.duration.0 / s.metrics.interval.0 + 2;
+    budget.charge(
+        samples.saturating_mul(columns).saturating_mul(SAMPLE_BYTES),
+        "metrics.interval",
+        &format!("time series of {columns} columns × {samples} samples (every \"{}\")", s.metrics.interval),
+        "to fit, use a longer metrics.interval, fewer metrics.queues, metrics.flows = false or metrics.rates = false",
+    )?;
     let mut recorder = Recorder::new(s.metrics.interval.0, &net, queue_ports, &flows, flow_ids);
     if s.metrics.rates && !qcn.rps.is_empty() {
         recorder.rates = TimeSeries::new("rp_rate", "bit/s", flows.iter().map(|f| f.name.clone()));
         recorder.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", flows.iter().map(|f| f.name.clone()));
     }
     let mut sim = Sim::new(net, routes, trees, flows, qcn, s.duration.0, recorder);
+    sim.max_live_frames = budget.remaining() / LIVE_FRAME_BYTES;
     sim.start();
     Ok(sim)
+}
+
+/// Most on/off cycles with random periods that a run may draw, over all sources.
+pub const MAX_ONOFF_CYCLES: u64 = 100_000_000;
+/// How far above its line rate a source may go with `allow_above_line_rate`.
+pub const MAX_ABOVE_LINE_RATE: u64 = 1000;
+
+/// A source's rate may not exceed its host's line rate (a faster source only fills its
+/// own host queue, at the cost of one event per frame) unless the traffic entry allows it,
+/// and then not beyond [`MAX_ABOVE_LINE_RATE`] times the line rate.
+fn check_source_rate(t: &Traffic, tp: &str, src: &str, line: u64, file: &str) -> Result<(), ScenarioError> {
+    let Some(rate) = t.rate else {
+        return Ok(());
+    };
+    let limit = if t.allow_above_line_rate { line.saturating_mul(MAX_ABOVE_LINE_RATE) } else { line };
+    if rate.0 <= limit {
+        return Ok(());
+    }
+    let message = if t.allow_above_line_rate {
+        format!(
+            "\"{rate}\" is more than {MAX_ABOVE_LINE_RATE} times the line rate {} of \"{src}\"; \
+             expected at most \"{}\"",
+            Rate(line),
+            Rate(limit)
+        )
+    } else {
+        format!(
+            "\"{rate}\" is above the line rate {} of \"{src}\" (the rate of its link): such a \
+             source only fills its own host queue; expected at most \"{}\", or \
+             allow_above_line_rate = true in this traffic entry",
+            Rate(line),
+            Rate(line)
+        )
+    };
+    Err(ScenarioError::new(file, format!("{tp}.rate"), message))
 }
 
 fn kind_name(k: TrafficKind) -> &'static str {
@@ -944,6 +1125,108 @@ trunk = { rate = "1Gbps", delay = "1us" }
         assert_eq!(e.path, "protocols.qcn.rp.jitter", "{e}");
         let text = text.replace("1e300", "10.0");
         try_build(&text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    const STAR: &str = r#"
+name = "t"
+duration = "1ms"
+[topology.star]
+hosts = ["a", "b", "c"]
+link = { rate = "1Gbps", delay = "1us" }
+"#;
+
+    /// Regression: a group whose only member is the sender dropped every frame, and those
+    /// drops were counted nowhere but the total. Such a group is refused, and every drop
+    /// lands in one of three counters whose sum the conservation check verifies.
+    #[test]
+    fn a_group_of_only_the_sender_is_refused() {
+        let text = format!(
+            "{STAR}[groups]\nself = [\"a\"]\n[[traffic]]\nname = \"m\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"self\"\nrate = \"100Mbps\"\n"
+        );
+        let e = build_error(&text);
+        assert_eq!(e.path, "traffic[0].to", "{e}");
+        assert!(e.message.contains("no member other than the sender \"a\""), "{e}");
+        // With a receiver it runs, and the drop counters add up.
+        let mut sim = try_build(&text.replace("self = [\"a\"]", "self = [\"a\", \"b\"]")).unwrap();
+        sim.run_to_end();
+        sim.check_conservation().unwrap();
+        assert!(sim.counters.delivered > 0);
+        assert_eq!(sim.counters.dropped_unroutable, 0);
+    }
+
+    /// The conservation check catches a drop that is not counted where it happened.
+    #[test]
+    fn an_unattributed_drop_breaks_conservation() {
+        let text = format!(
+            "{STAR}[[traffic]]\nname = \"u\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"100Mbps\"\n"
+        );
+        let mut sim = try_build(&text).unwrap();
+        sim.run_to_end();
+        sim.check_conservation().unwrap();
+        sim.counters.dropped_unroutable += 1;
+        sim.counters.delivered -= 1;
+        let e = sim.check_conservation().unwrap_err();
+        assert!(e.contains("drop accounting violated"), "{e}");
+    }
+
+    /// Regression: a group named "uniform" was silently shadowed by to = "uniform".
+    #[test]
+    fn uniform_is_reserved() {
+        let e = build_error(&format!("{STAR}[groups]\nuniform = [\"a\", \"b\"]\n"));
+        assert_eq!(e.path, "groups.uniform", "{e}");
+        assert!(e.message.contains("reserved"), "{e}");
+    }
+
+    /// Regression: a source rate had no upper bound (`18446744073709551615bps` never
+    /// finished; `100Tbps` into 1 Gbit/s took 33 s for 2 ms). A rate above the host's line
+    /// rate needs allow_above_line_rate, and even then at most 1000 times the line rate.
+    #[test]
+    fn source_rates_are_bounded_by_the_line_rate() {
+        let entry = |rate: &str, extra: &str| {
+            format!("{STAR}[[traffic]]\nname = \"u\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"{rate}\"\n{extra}")
+        };
+        try_build(&entry("1Gbps", "")).unwrap();
+        for rate in ["1.5Gbps", "100Tbps", "18446744073709551615bps"] {
+            let e = build_error(&entry(rate, ""));
+            assert_eq!(e.path, "traffic[0].rate", "{e}");
+            assert!(e.message.contains("above the line rate 1Gbps of \"a\""), "{e}");
+            assert!(e.message.contains("allow_above_line_rate = true"), "{e}");
+        }
+        let allowed = "allow_above_line_rate = true\n";
+        let mut sim = try_build(&entry("2Gbps", allowed).replace("\"1ms\"", "\"30ms\"")).unwrap();
+        sim.run_to_end();
+        sim.check_conservation().unwrap();
+        // Twice the line rate for 30 ms: 2500 frames more than the link carries, of which
+        // the host's own queue (1000 frames) holds some and drops the rest.
+        let dropped = sim.counters.dropped_at_queues;
+        assert!((1400..=1600).contains(&dropped), "{dropped}");
+        let e = build_error(&entry("1001Gbps", allowed));
+        assert!(e.message.contains("more than 1000 times the line rate"), "{e}");
+        for kind in ["poisson", "onoff"] {
+            let text =
+                entry("2Gbps", "on = \"1us\"\noff = \"1us\"\n").replace("\"cbr\"", &format!("\"{kind}\""));
+            assert_eq!(build_error(&text).path, "traffic[0].rate");
+        }
+    }
+
+    /// Random on/off periods are drawn one by one, so their number is bounded; fixed
+    /// periods are computed and may be as short as one likes.
+    #[test]
+    fn random_on_off_cycles_are_bounded() {
+        let entry = |periods: &str| {
+            format!(
+                "{}[[traffic]]\nname = \"o\"\nkind = \"onoff\"\nfrom = \"a\"\nto = \"b\"\nrate = \"100Mbps\"\non = \"1ps\"\noff = \"1ps\"\nperiods = \"{periods}\"\n",
+                STAR.replace("\"1ms\"", "\"10s\"")
+            )
+        };
+        let e = build_error(&entry("exponential"));
+        assert_eq!(e.path, "traffic[0].on", "{e}");
+        assert!(e.message.contains("random on/off cycles"), "{e}");
+        let mut sim = try_build(&entry("deterministic").replace("\"10s\"", "\"1ms\"")).unwrap();
+        sim.run_to_end();
+        // 100 Mbit/s on half the time for 1 ms: 50 kbit, i.e. 4 or 5 frames of 1500 B.
+        let offered = sim.flows[0].stats.offered_frames;
+        assert!((4..=5).contains(&offered), "{offered}");
     }
 
     #[test]

@@ -15,10 +15,68 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    /// An error at `path` in `file`.
+    /// An error at `path` in `file`. Values echoed in the message are made safe to print
+    /// (see [`sanitize_message`]), as are the file and the key path.
     pub fn new(file: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { file: file.to_string(), path: path.into(), message: message.into() }
+        Self {
+            file: shown_limited(file, MAX_SHOWN_PATH),
+            path: shown_limited(&path.into(), MAX_SHOWN_PATH),
+            message: sanitize_message(&message.into()),
+        }
     }
+}
+
+/// Longest value shown whole in a message, in characters; longer ones are cut with "…".
+pub const MAX_SHOWN_VALUE: usize = 80;
+/// Longest file name or key path shown whole.
+const MAX_SHOWN_PATH: usize = 200;
+/// Longest message shown whole.
+const MAX_SHOWN_MESSAGE: usize = 2000;
+
+/// `text` made safe to print on a terminal: control characters escaped (`\n`,
+/// `\u{1b}`), and cut to `max` characters with an ellipsis.
+pub fn shown_limited(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A value as messages show it: control characters escaped, and cut to
+/// [`MAX_SHOWN_VALUE`] characters with an ellipsis.
+pub fn shown(value: &str) -> String {
+    shown_limited(value, MAX_SHOWN_VALUE)
+}
+
+/// Makes a message safe to print: control characters are escaped, every quoted value
+/// (messages quote the values they echo) and every unbroken run of characters longer
+/// than [`MAX_SHOWN_VALUE`] is cut with an ellipsis, and the whole is cut at
+/// [`MAX_SHOWN_MESSAGE`] characters. Applied to every [`ScenarioError`], so that no
+/// value, however long or strange, reaches the terminal verbatim.
+pub fn sanitize_message(message: &str) -> String {
+    let cut_long_words = |segment: &str| segment.split(' ').map(shown).collect::<Vec<_>>().join(" ");
+    let mut out = String::new();
+    for (i, segment) in message.split('"').enumerate() {
+        if i > 0 {
+            out.push('"');
+        }
+        // Odd segments lie between quotes: a value.
+        if i % 2 == 1 {
+            out.push_str(&shown(segment));
+        } else {
+            out.push_str(&cut_long_words(segment));
+        }
+    }
+    shown_limited(&out, MAX_SHOWN_MESSAGE)
 }
 
 impl fmt::Display for ScenarioError {
@@ -82,9 +140,13 @@ pub fn explain_serde_message(msg: &str) -> String {
             return out;
         }
     }
-    // Serde names integer types; say what they accept.
-    for (ty, range) in [("u8", "0 to 255"), ("u32", "0 to 4294967295"), ("u64", "0 to 18446744073709551615")]
-    {
+    // Serde names integer types; say what they accept. TOML integers stop at 2^63 - 1, so
+    // that is the largest a u64 key can be given.
+    for (ty, range) in [
+        ("u8", "0 to 255"),
+        ("u32", "0 to 4294967295"),
+        ("u64", "0 to 9223372036854775807 (the largest TOML integer)"),
+    ] {
         if let Some(head) = msg.strip_suffix(&format!("expected {ty}")) {
             return format!("{head}expected a whole number from {range}");
         }
@@ -176,6 +238,35 @@ mod tests {
         let (path, msg) = locate_serde_error(String::new(), "missing field `duration`");
         assert_eq!(path, "duration");
         assert_eq!(msg, "missing required key \"duration\"; expected a time, e.g. duration = \"10ms\"");
+    }
+
+    /// Regression: a 100 KB value made a 100 KB error line, and control characters
+    /// (terminal escapes) reached the terminal.
+    #[test]
+    fn messages_cut_long_values_and_escape_control_characters() {
+        let long = "x".repeat(100_000);
+        let e =
+            ScenarioError::new("f.toml", "a.b", format!("\"{long}\" is not a rate; expected e.g. \"1Gbps\""));
+        assert!(e.message.len() < 200, "{}", e.message.len());
+        assert!(e.message.contains("…\" is not a rate; expected e.g. \"1Gbps\""), "{e}");
+        let e = ScenarioError::new("f\u{1b}[2J.toml", "k\n", "\"\u{1b}]0;pwned\u{7}\" is bad");
+        let text = e.to_string();
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{text}");
+        // Unquoted runs are cut too.
+        let e = ScenarioError::new("f", "", format!("bad {long} here"));
+        assert!(e.message.len() < 200 && e.message.ends_with(" here"), "{}", e.message);
+    }
+
+    /// Regression: `--set seed=18446744073709551615` was refused by a message claiming
+    /// the range goes up to that very number.
+    #[test]
+    fn u64_range_is_what_toml_can_hold() {
+        let m = explain_serde_message("invalid type: string \"18446744073709551615\", expected u64");
+        assert!(
+            m.ends_with("expected a whole number from 0 to 9223372036854775807 (the largest TOML integer)"),
+            "{m}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Scenario files: loading (with `--set` overrides), validation with located errors, and
 //! building a runnable [`Sim`](crate::sim::Sim).
 
+pub mod budget;
 pub mod build;
 pub mod bundled;
 pub mod error;
@@ -10,7 +11,8 @@ pub mod units;
 
 use std::path::Path;
 
-pub use build::build;
+pub use budget::Limits;
+pub use build::{build, build_with};
 pub use error::ScenarioError;
 pub use schema::Scenario;
 
@@ -197,7 +199,84 @@ pub fn parse(text: &str, file: &str, overrides: &[String]) -> Result<Scenario, S
         let (path, message) = error::locate_serde_error(path, inner.message());
         ScenarioError::new(file, path, message)
     })?;
+    check_scenario_name(&scenario.name, file)?;
     Ok(scenario)
+}
+
+/// Longest scenario name, in bytes (it names a directory: file systems allow 255).
+pub const MAX_NAME_BYTES: usize = 100;
+
+/// A scenario name names the default run directory `runs/<name>`, so it must be a plain
+/// name: not empty, not `.` or `..`, without path separators or control characters.
+fn check_scenario_name(name: &str, file: &str) -> Result<(), ScenarioError> {
+    let why = if name.is_empty() {
+        Some("is empty")
+    } else if name == "." || name == ".." {
+        Some("is a path, not a name")
+    } else if name.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character")
+    } else if name.len() > MAX_NAME_BYTES {
+        Some("is too long")
+    } else if name.starts_with(".cnsim-") {
+        Some("uses the prefix cnsim keeps for its temporary directories")
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(ScenarioError::new(
+            file,
+            "name",
+            format!(
+                "{:?} {why}; expected a plain name of 1 to {MAX_NAME_BYTES} bytes without \"/\", \"\\\" \
+                 or control characters, other than \".\" and \"..\", e.g. name = \"my-scenario\"",
+                error::shown(name)
+            ),
+        )),
+    }
+}
+
+/// Largest scenario file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads a scenario file: only a regular file (a named pipe would block, a device such as
+/// `/dev/zero` would never end), and at most [`MAX_FILE_BYTES`].
+fn read_scenario_file(path: &str) -> Result<String, ScenarioError> {
+    use std::io::Read;
+    let fail = |msg: String| ScenarioError::new(path, "", msg);
+    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        let what =
+            if meta.is_dir() { "a directory" } else { "not a regular file (a pipe, socket or device)" };
+        return Err(fail(format!("is {what}; expected a scenario file (TOML)")));
+    }
+    let too_big = || {
+        fail(format!(
+            "is larger than {} MiB; expected a scenario file of at most that size",
+            MAX_FILE_BYTES >> 20
+        ))
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    // Stat again through the handle: the path may have been swapped since.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(fail("is not a regular file; expected a scenario file (TOML)".into()));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| fail(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "is not UTF-8 text (invalid byte at offset {}); expected a TOML file",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// How errors name the scenario given as `path`: the path itself, or "<bundled:NAME>"
@@ -224,8 +303,7 @@ pub fn load(path: &str, overrides: &[String]) -> Result<Scenario, ScenarioError>
             .unwrap_or_else(|| "; `cnsim list` shows the bundled scenarios".to_string());
         return Err(ScenarioError::new(path, "", format!("no such file or bundled scenario{hint}")));
     }
-    let text =
-        std::fs::read_to_string(p).map_err(|e| ScenarioError::new(path, "", format!("cannot read: {e}")))?;
+    let text = read_scenario_file(path)?;
     parse(&text, path, overrides)
 }
 
@@ -275,6 +353,50 @@ mod tests {
         }
         let e = parse("name = \"é\"\nµé = \n", "f.toml", &[]).unwrap_err();
         assert!(e.message.contains("line 2, column 1 (`µé =`)"), "{e}");
+    }
+
+    /// Regression: the name is the default run directory, and `..`, `/abs/dir`,
+    /// `../../x` or `""` made cnsim write (and, with --force, delete) outside `runs/`.
+    #[test]
+    fn names_are_names_not_paths() {
+        let base = "duration = \"1ms\"\n[topology.star]\nhosts = [\"a\", \"b\"]\nlink = { rate = \"1Gbps\", delay = \"1us\" }\n";
+        for bad in ["", ".", "..", "/abs/dir", "../../x", "a/b", "a\\\\b", "a\\u0007b", ".cnsim-tmp-1-0-x"] {
+            let text = format!("name = \"{bad}\"\n{base}");
+            let e = parse(&text, "f.toml", &[]).unwrap_err();
+            assert_eq!(e.path, "name", "{bad:?}: {e}");
+            assert!(e.message.contains("expected a plain name"), "{e}");
+        }
+        let e = parse(&format!("name = \"{}\"\n{base}", "n".repeat(101)), "f.toml", &[]).unwrap_err();
+        assert!(e.message.contains("is too long"), "{e}");
+        for good in ["x", "my run", "mliki2016-star", "ünï"] {
+            parse(&format!("name = \"{good}\"\n{base}"), "f.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    /// Regression: a named pipe blocked the loader, `/dev/zero` was read until memory ran
+    /// out.
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        for special in ["/dev/zero", "/dev/null", "/"] {
+            if std::path::Path::new(special).exists() {
+                let e = load(special, &[]).unwrap_err();
+                assert!(e.message.contains("expected a scenario file"), "{e}");
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("cnsim-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.toml");
+        std::fs::write(&big, vec![b'#'; (MAX_FILE_BYTES + 1) as usize]).unwrap();
+        let e = load(big.to_str().unwrap(), &[]).unwrap_err();
+        assert!(e.message.contains("larger than 16 MiB"), "{e}");
+        let fifo = dir.join("pipe.toml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        if made {
+            let e = load(fifo.to_str().unwrap(), &[]).unwrap_err();
+            assert!(e.message.contains("not a regular file"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -472,6 +472,10 @@ pub struct Traffic {
     /// Capacity of the flow's limiter queue; frames beyond it are lost at the source.
     #[serde(default = "default_source_queue")]
     pub source_queue: Size,
+    /// Accept a `rate` above the source host's line rate (up to 1000 times it). Such a
+    /// source only fills its own host's queue, so it is refused unless asked for.
+    #[serde(default)]
+    pub allow_above_line_rate: bool,
 }
 
 /// Protocol tables.

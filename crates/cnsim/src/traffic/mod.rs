@@ -20,7 +20,10 @@ pub enum Pattern {
         /// Rate in bit/s.
         rate_bps: u64,
     },
-    /// Alternating on and off periods; CBR at `rate_bps` while on.
+    /// Alternating on and off periods; CBR at `rate_bps` while on. The sending phase
+    /// carries over from one on-period to the next: the k-th frame leaves when the source
+    /// has been on for k·size·8/rate in all, so the long-run offered load is
+    /// rate × on/(on + off) for any period length, shorter or longer than a frame time.
     OnOff {
         /// Rate while on, bit/s.
         rate_bps: u64,
@@ -157,11 +160,14 @@ pub struct Flow {
     pub stats: FlowStats,
     /// Sequence number of the next frame.
     pub next_seq: u32,
-    /// Start of the current CBR run (on-period) and frames emitted in it.
+    /// Start of the CBR run (for on/off: of the current on-period), and frames emitted
+    /// since the flow started.
     run_start: Time,
     run_count: u64,
     /// End of the current on-period (on/off only).
     on_until: Time,
+    /// Time spent on before the current on-period (on/off only).
+    on_before: Time,
 }
 
 impl Flow {
@@ -198,6 +204,7 @@ impl Flow {
             run_start: start,
             run_count: 0,
             on_until: 0,
+            on_before: 0,
         }
     }
 
@@ -217,7 +224,8 @@ impl Flow {
             Pattern::Saturated => None,
             Pattern::OnOff { on, exponential, .. } => {
                 self.run_start = self.start;
-                self.on_until = self.start + self.period(on, exponential);
+                self.on_before = 0;
+                self.on_until = self.start.saturating_add(self.period(on, exponential));
                 (self.start < self.stop).then_some(self.start)
             }
             _ => (self.start < self.stop).then_some(self.start),
@@ -234,16 +242,16 @@ impl Flow {
             }
             Pattern::OnOff { rate_bps, on, off, exponential } => {
                 self.run_count += 1;
-                let t = periodic_instant(self.run_start, self.run_count, size, rate_bps);
-                if t < self.on_until {
-                    t
+                // The on-time at which this frame is due.
+                let due = periodic_instant(0, self.run_count, size, rate_bps);
+                if exponential {
+                    self.on_off_random(due, on, off)?
                 } else {
-                    // Off for a period, then a new on-period starting with a frame.
-                    let start = self.on_until + self.period(off, exponential);
-                    self.run_start = start;
-                    self.run_count = 0;
-                    self.on_until = start + self.period(on, exponential);
-                    start
+                    // Fixed periods: the frame falls in on-period due / on, at due % on.
+                    let t = u128::from(self.start)
+                        + u128::from(due / on) * (u128::from(on) + u128::from(off))
+                        + u128::from(due % on);
+                    Time::try_from(t).unwrap_or(Time::MAX)
                 }
             }
             Pattern::Poisson { rate_bps } => {
@@ -254,6 +262,21 @@ impl Flow {
             Pattern::Saturated => return None,
         };
         (next < self.stop).then_some(next)
+    }
+
+    /// The real time at which an on/off source with random periods has been on for `due`
+    /// in all, drawing periods as it goes; `None` if that is past `stop`. Each drawn period
+    /// is used once, in the order on, off, on, …
+    fn on_off_random(&mut self, due: Time, on: Time, off: Time) -> Option<Time> {
+        while due >= self.on_before + (self.on_until - self.run_start) {
+            self.on_before += self.on_until - self.run_start;
+            self.run_start = self.on_until.saturating_add(self.period(off, true));
+            self.on_until = self.run_start.saturating_add(self.period(on, true));
+            if self.run_start >= self.stop {
+                return None;
+            }
+        }
+        Some(self.run_start + (due - self.on_before))
     }
 
     /// The destination host for the next frame of a unicast flow (drawing one for
@@ -298,9 +321,67 @@ mod tests {
         assert_eq!(f.next_emission(12 * PS_PER_US), Some(24 * PS_PER_US));
     }
 
+    /// Offered load of an on/off source over `periods` cycles, bit/s.
+    fn offered_rate(on: Time, off: Time, exponential: bool, cycles: u64) -> f64 {
+        let mut f = flow(Pattern::OnOff { rate_bps: 200_000_000, on, off, exponential });
+        f.stop = cycles * (on + off);
+        let mut n = 0u64;
+        let mut t = f.first_emission();
+        while let Some(now) = t {
+            n += 1;
+            t = f.next_emission(now);
+        }
+        n as f64 * 1500.0 * 8.0 / (f.stop as f64 / PS_PER_S as f64)
+    }
+
+    /// Regression: every on-period began with a frame, so 200 Mbit/s with on = off =
+    /// 10 us offered 600 Mbit/s (1 us periods: 6 Gbit/s). The phase now carries across
+    /// periods: the load is rate × on/(on + off) = 100 Mbit/s whatever the period, here
+    /// shorter than (1 us), equal to (60 us) and longer than (1 ms) the 60 us frame time.
+    #[test]
+    fn on_off_offers_its_rate_for_any_period() {
+        for (period, cycles) in
+            [(PS_PER_US, 600_000), (10 * PS_PER_US, 60_000), (60 * PS_PER_US, 10_000), (PS_PER_MS, 600)]
+        {
+            let r = offered_rate(period, period, false, cycles);
+            assert!((r / 100e6 - 1.0).abs() < 0.01, "period {period} ps: {r} bit/s");
+        }
+        // Random periods: the same on average (600 ms of simulated time).
+        for period in [PS_PER_US, 60 * PS_PER_US, PS_PER_MS] {
+            let r = offered_rate(period, period, true, 600 * PS_PER_MS / (2 * period));
+            assert!((r / 100e6 - 1.0).abs() < 0.05, "exponential period {period} ps: {r} bit/s");
+        }
+        // Unequal periods: on 1 us, off 3 us gives a quarter of the rate.
+        let r = offered_rate(PS_PER_US, 3 * PS_PER_US, false, 300_000);
+        assert!((r / 50e6 - 1.0).abs() < 0.01, "{r}");
+    }
+
+    /// With on-periods shorter than a frame time, the k-th frame leaves once the source
+    /// has been on for k frame times: 1 Gbit/s (12 us per frame), on 5 us, off 15 us.
+    #[test]
+    fn short_on_periods_carry_the_phase() {
+        let mut f = flow(Pattern::OnOff {
+            rate_bps: 1_000_000_000,
+            on: 5 * PS_PER_US,
+            off: 15 * PS_PER_US,
+            exponential: false,
+        });
+        let mut t = f.first_emission().unwrap();
+        let mut times = vec![t];
+        for _ in 0..3 {
+            t = f.next_emission(t).unwrap();
+            times.push(t);
+        }
+        // On-time 12 us is on-period 2 (starting at 40 us) + 2 us; 24 us is period 4
+        // (80 us) + 4 us; 36 us is period 7 (140 us) + 1 us.
+        let us: Vec<u64> = times.iter().map(|t| t / PS_PER_US).collect();
+        assert_eq!(us, [0, 42, 84, 141]);
+    }
+
     #[test]
     fn on_off_pauses_between_bursts() {
-        // 1 Gbit/s, on 30 us (frames at 0, 12, 24), off 100 us, next burst at 130 us.
+        // 1 Gbit/s, on 30 us (frames at 0, 12, 24), off 100 us; the next frame is due at
+        // on-time 36 us, i.e. 6 us into the second burst: 136 us, then 148 us.
         let mut f = flow(Pattern::OnOff {
             rate_bps: 1_000_000_000,
             on: 30 * PS_PER_US,
@@ -314,7 +395,7 @@ mod tests {
             times.push(t);
         }
         let us: Vec<u64> = times.iter().map(|t| t / PS_PER_US).collect();
-        assert_eq!(us, [0, 12, 24, 130, 142]);
+        assert_eq!(us, [0, 12, 24, 136, 148]);
     }
 
     #[test]

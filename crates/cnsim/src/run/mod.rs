@@ -5,10 +5,13 @@
 //! figures, the one file that differs between identical runs), the time series as
 //! Parquet (and CSV on request), and `plots/*.svg`. It is written into a temporary
 //! sibling directory and renamed into place only when complete, so an interrupted or
-//! failed run never leaves a directory that looks finished.
+//! failed run never leaves a directory that looks finished; [`outdir`] says what may be
+//! replaced.
+
+pub mod outdir;
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -17,8 +20,9 @@ use crate::metrics::output::{write_csv, write_json, write_parquet};
 use crate::metrics::summary::Summary;
 use crate::metrics::TimeSeries;
 use crate::report::plot::plot_time_series;
-use crate::scenario::{build, Scenario, ScenarioError};
-use crate::sim::{Progress, Sim};
+use crate::scenario::{build_with, Limits, Scenario, ScenarioError};
+use crate::sim::{Halt, Progress, Sim};
+pub use outdir::StagedDir;
 
 /// Why a run did not produce results.
 #[derive(Debug)]
@@ -31,6 +35,8 @@ pub enum RunError {
     Conservation(String),
     /// Results could not be written.
     Output(String),
+    /// The run needed more memory than allowed.
+    Resources(String),
 }
 
 impl fmt::Display for RunError {
@@ -40,6 +46,7 @@ impl fmt::Display for RunError {
             RunError::Interrupted => write!(f, "interrupted; no results were written"),
             RunError::Conservation(m) => write!(f, "internal error: {m}"),
             RunError::Output(m) => write!(f, "cannot write results: {m}"),
+            RunError::Resources(m) => write!(f, "{m}"),
         }
     }
 }
@@ -83,40 +90,38 @@ impl Finished {
     }
 }
 
-/// Builds and runs scenario `s`, then checks frame conservation.
+/// Builds and runs scenario `s` within the default [`Limits`], then checks frame
+/// conservation.
 pub fn simulate(
     s: &Scenario,
     file: &str,
     on_progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Finished, RunError> {
+    simulate_with(s, file, &Limits::machine_default(), on_progress)
+}
+
+/// Builds and runs scenario `s` within `limits`, then checks frame conservation.
+pub fn simulate_with(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    on_progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Finished, RunError> {
     let t0 = Instant::now();
-    let mut sim = build(s, file)?;
-    sim.run(on_progress).map_err(|_| RunError::Interrupted)?;
+    let mut sim = build_with(s, file, limits)?;
+    sim.run(on_progress).map_err(|h| match h {
+        Halt::Interrupted => RunError::Interrupted,
+        Halt::TooManyFrames { live, limit, at } => RunError::Resources(format!(
+            "{file}: stopped at {} s simulated: {live} frames held at once (in queues, limiters \
+             and on links), more than the {limit} the memory limit leaves room for; expected \
+             smaller queue capacities (queues.capacity, source_queue), lower offered load, or \
+             a higher --max-memory",
+            crate::engine::time::as_secs(at)
+        )),
+    })?;
     let wall = t0.elapsed();
     sim.check_conservation().map_err(RunError::Conservation)?;
     Ok(Finished { sim, wall })
-}
-
-/// Removes a temporary directory unless disarmed.
-struct TempDir(Option<PathBuf>);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = std::fs::remove_dir_all(p);
-        }
-    }
-}
-
-/// Checks that `dir` can be written (absent, or `force`), before any work is done.
-pub fn check_output_dir(dir: &Path, force: bool) -> Result<(), RunError> {
-    if dir.exists() && !force {
-        return Err(RunError::Output(format!(
-            "{} already exists; choose another --out or pass --force to replace it",
-            dir.display()
-        )));
-    }
-    Ok(())
 }
 
 /// Writes the files of `table` (Parquet/CSV/SVG as the scenario asks) into `dir`.
@@ -136,32 +141,6 @@ fn write_table(s: &Scenario, table: &TimeSeries, dir: &Path, scale: f64, unit: &
     Ok(())
 }
 
-/// Creates directory `dir` atomically: `fill` writes into a temporary sibling, which is
-/// renamed to `dir` only if `fill` succeeds (an existing `dir` is replaced only with
-/// `force`). On failure nothing is left behind.
-pub fn write_dir_atomically(
-    dir: &Path,
-    force: bool,
-    fill: impl FnOnce(&Path) -> Result<(), String>,
-) -> Result<(), RunError> {
-    check_output_dir(dir, force)?;
-    let out = RunError::Output;
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| out(format!("{}: {e}", parent.display())))?;
-    let leaf = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
-    let tmp_path = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp_path);
-    std::fs::create_dir_all(&tmp_path).map_err(|e| out(format!("{}: {e}", tmp_path.display())))?;
-    let mut tmp = TempDir(Some(tmp_path.clone()));
-    fill(&tmp_path).map_err(out)?;
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| out(format!("{}: {e}", dir.display())))?;
-    }
-    std::fs::rename(&tmp_path, dir).map_err(|e| out(format!("{}: {e}", dir.display())))?;
-    tmp.0 = None;
-    Ok(())
-}
-
 /// The resolved scenario as TOML, with a header saying what it is.
 pub fn resolved_scenario_text(s: &Scenario) -> Result<String, String> {
     let resolved = toml::to_string_pretty(s).map_err(|e| format!("resolved scenario: {e}"))?;
@@ -171,20 +150,40 @@ pub fn resolved_scenario_text(s: &Scenario) -> Result<String, String> {
     ))
 }
 
-/// Writes every output of a finished run into `dir`, atomically.
+/// Writes every output of a finished run into the (empty, staged) directory `dir`,
+/// checking `interrupted()` between files.
+pub fn write_run_files(
+    s: &Scenario,
+    done: &Finished,
+    dir: &Path,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<(), RunError> {
+    let check = || if interrupted() { Err(RunError::Interrupted) } else { Ok(()) };
+    let out = RunError::Output;
+    std::fs::create_dir_all(dir.join("plots")).map_err(|e| out(format!("{}: {e}", dir.display())))?;
+    std::fs::write(dir.join("scenario.toml"), resolved_scenario_text(s).map_err(out)?)
+        .map_err(|e| out(format!("scenario.toml: {e}")))?;
+    let summary = Summary::of(&done.sim, &s.name, s.seed);
+    write_json(&summary, &dir.join("summary.json")).map_err(out)?;
+    write_json(&done.timing(), &dir.join("timing.json")).map_err(out)?;
+    let r = &done.sim.recorder;
+    for (table, scale, unit) in [
+        (&r.queues, 1.0, "frames"),
+        (&r.throughput, 1e6, "Mbit/s"),
+        (&r.rates, 1e6, "Mbit/s"),
+        (&r.cnms, 1.0, "CNMs per interval"),
+    ] {
+        check()?;
+        write_table(s, table, dir, scale, unit).map_err(out)?;
+    }
+    check()
+}
+
+/// Writes every output of a finished run into the run directory `dir`, safely (see
+/// [`outdir`]): an existing `dir` is replaced only if it is a cnsim result and `force`
+/// is given.
 pub fn write_run_dir(s: &Scenario, done: &Finished, dir: &Path, force: bool) -> Result<(), RunError> {
-    write_dir_atomically(dir, force, |tmp| {
-        std::fs::create_dir_all(tmp.join("plots")).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::write(tmp.join("scenario.toml"), resolved_scenario_text(s)?)
-            .map_err(|e| format!("scenario.toml: {e}"))?;
-        let summary = Summary::of(&done.sim, &s.name, s.seed);
-        write_json(&summary, &tmp.join("summary.json"))?;
-        write_json(&done.timing(), &tmp.join("timing.json"))?;
-        let r = &done.sim.recorder;
-        write_table(s, &r.queues, tmp, 1.0, "frames")?;
-        write_table(s, &r.throughput, tmp, 1e6, "Mbit/s")?;
-        write_table(s, &r.rates, tmp, 1e6, "Mbit/s")?;
-        write_table(s, &r.cnms, tmp, 1.0, "CNMs per interval")?;
-        Ok(())
-    })
+    let staged = StagedDir::create(dir, force)?;
+    write_run_files(s, done, staged.path(), &|| false)?;
+    staged.commit(&|| false)
 }

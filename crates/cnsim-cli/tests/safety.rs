@@ -1,0 +1,332 @@
+//! The command line cannot lose data, honours signals in every phase, and bounds what
+//! it reads and allocates. Each test works in a temporary directory tree with files that
+//! cnsim did not write, and proves they survive.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Exit code for invalid input.
+const EXIT_INPUT: i32 = 2;
+
+/// A small, fast scenario with every output kind.
+const SMALL: &str = r#"
+name = "small"
+duration = "2ms"
+[topology.star]
+hosts = ["a", "b", "c"]
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "t"
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "500Mbps"
+"#;
+
+/// A temporary tree: `work/` (the working directory of the command) holding
+/// `scenario.toml` and `keep.txt`, beside `sibling.txt`.
+struct Tree(PathBuf);
+
+impl Tree {
+    fn new(tag: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let root = std::env::temp_dir().join(format!("cnsim-safety-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("work")).unwrap();
+        std::fs::write(root.join("sibling.txt"), b"sibling").unwrap();
+        std::fs::write(root.join("work/keep.txt"), b"keep").unwrap();
+        std::fs::write(root.join("work/scenario.toml"), SMALL).unwrap();
+        Self(root)
+    }
+
+    fn work(&self) -> PathBuf {
+        self.0.join("work")
+    }
+
+    /// The files cnsim did not write are all there.
+    fn intact(&self) -> bool {
+        std::fs::read(self.0.join("sibling.txt")).is_ok_and(|b| b == b"sibling")
+            && std::fs::read(self.0.join("work/keep.txt")).is_ok_and(|b| b == b"keep")
+            && std::fs::read(self.0.join("work/scenario.toml")).is_ok_and(|b| b == SMALL.as_bytes())
+    }
+
+    /// Sorted entry names of `dir` relative to the tree.
+    fn entries(&self, dir: &str) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.0.join(dir))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn cnsim(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cnsim")).args(args).current_dir(dir).output().expect("run cnsim")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Regression: `--out . --force` deleted the working directory's contents, `--out ..
+/// --force` the parent's. Both are refused with exit 2... or 1; nothing is lost.
+#[test]
+fn out_dot_and_dotdot_destroy_nothing() {
+    let tree = Tree::new("dots");
+    for out in [".", "..", "./", "../work", "/"] {
+        for force in [false, true] {
+            let mut args = vec!["run", "scenario.toml", "--quiet", "--out", out];
+            if force {
+                args.push("--force");
+            }
+            let o = cnsim(&tree.work(), &args);
+            assert_ne!(o.status.code(), Some(0), "--out {out}: {}", stderr(&o));
+            assert!(stderr(&o).contains("expected"), "--out {out}: {}", stderr(&o));
+            assert!(tree.intact(), "--out {out} force={force} destroyed files");
+            assert_eq!(tree.entries("work"), ["keep.txt", "scenario.toml"], "--out {out}");
+            assert_eq!(tree.entries(""), ["sibling.txt", "work"], "--out {out}");
+        }
+    }
+}
+
+/// Regression: the scenario name was an unchecked path: `..` with --force emptied the
+/// working directory, `/abs/dir` replaced that directory, `../../x` wrote outside
+/// `runs/`, `""` replaced all of `runs/`.
+#[test]
+fn scenario_names_cannot_reach_outside_runs() {
+    let tree = Tree::new("names");
+    let abs = tree.0.join("abs");
+    std::fs::create_dir_all(&abs).unwrap();
+    std::fs::write(abs.join("data.txt"), b"data").unwrap();
+    for name in ["..", ".", "", "../../x", abs.to_str().unwrap()] {
+        let o = cnsim(
+            &tree.work(),
+            &["run", "scenario.toml", "--quiet", "--force", "--set", &format!("name={name:?}")],
+        );
+        assert_eq!(o.status.code(), Some(EXIT_INPUT), "name {name:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("scenario.toml: name: "), "{}", stderr(&o));
+        assert!(tree.intact());
+        assert_eq!(tree.entries("work"), ["keep.txt", "scenario.toml"], "name {name:?}");
+        assert!(abs.join("data.txt").exists());
+    }
+    assert_eq!(tree.entries(""), ["abs", "sibling.txt", "work"]);
+}
+
+/// A result is replaced with --force; a directory cnsim did not write never is.
+#[test]
+fn force_replaces_only_cnsim_results() {
+    let tree = Tree::new("force");
+    let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "r"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(tree.work().join("r/.cnsim-run").is_file());
+    let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "r"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "r", "--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::create_dir_all(tree.work().join("mine")).unwrap();
+    std::fs::write(tree.work().join("mine/notes.txt"), b"notes").unwrap();
+    let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "mine", "--force"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("is not a cnsim result"), "{}", stderr(&o));
+    assert!(tree.work().join("mine/notes.txt").exists());
+    assert!(tree.intact());
+}
+
+/// Regression: a permission error, a file in the way or a dangling symbolic link was
+/// found only after the whole run. Now before it: the run fails at once, with the path.
+#[test]
+fn unwritable_outputs_fail_before_the_run() {
+    let tree = Tree::new("unwritable");
+    let long = ["--set", "duration=100s"];
+    let mut cases: Vec<(String, &str)> =
+        vec![("keep.txt".into(), "is a file"), ("keep.txt/run".into(), "keep.txt")];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(tree.0.join("nowhere"), tree.work().join("dangling")).unwrap();
+        cases.push(("dangling".into(), "symbolic link"));
+    }
+    for (out, says) in &cases {
+        let t0 = std::time::Instant::now();
+        let mut args = vec!["run", "scenario.toml", "--quiet", "--out", out];
+        args.extend(long);
+        let o = cnsim(&tree.work(), &args);
+        assert_eq!(o.status.code(), Some(1), "{out}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{out}: {}", stderr(&o));
+        assert!(t0.elapsed().as_secs() < 10, "{out}: the 100 s run was simulated first");
+    }
+    assert!(tree.intact());
+}
+
+/// Starts `cnsim run` holding at `phase` (see `CNSIM_HOLD_AT`), and waits until it holds.
+fn start_holding(tree: &Tree, phase: &str, out: &str, extra: &[&str]) -> Child {
+    let mut args = vec!["run", "scenario.toml", "--quiet", "--out", out];
+    args.extend(extra);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cnsim"))
+        .args(&args)
+        .current_dir(tree.work())
+        .env("CNSIM_HOLD_AT", phase)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start cnsim");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let said = lines.next().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(said, format!("cnsim: holding at {phase}"));
+    // Keep draining stderr so that the child never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    child
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill").args([sig, &child.id().to_string()]).status().is_ok_and(|s| s.success());
+    assert!(ok, "kill {sig} failed");
+}
+
+/// Regression: Ctrl-C was polled only in the event loop (a run interrupted while writing
+/// finished, printed success and exited 130), and SIGTERM was not handled at all. Now
+/// SIGINT, SIGTERM and SIGHUP stop every phase with 128 + the signal number, and nothing
+/// is at --out, nor beside it.
+#[cfg(unix)]
+#[test]
+fn signals_in_every_phase_leave_nothing() {
+    let tree = Tree::new("signals");
+    for (phase, sig, code) in [
+        ("build", "-INT", 130),
+        ("build", "-TERM", 143),
+        ("write", "-INT", 130),
+        ("write", "-TERM", 143),
+        ("write", "-HUP", 129),
+    ] {
+        // A long run, so that an interruption at "build" must be honoured by the loop.
+        let child = start_holding(&tree, phase, "out", &["--set", "duration=100s"]);
+        signal(&child, sig);
+        let status = child.wait_with_output().unwrap().status;
+        assert_eq!(status.code(), Some(code), "{phase} {sig}");
+        assert!(tree.intact());
+        assert_eq!(tree.entries("work"), ["keep.txt", "scenario.toml"], "{phase} {sig}");
+    }
+    // Replacing a previous result: interrupted while writing, the old one stays as it was.
+    let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(0));
+    std::fs::write(tree.work().join("out/old.txt"), b"old").unwrap();
+    let child = start_holding(&tree, "write", "out", &["--force"]);
+    signal(&child, "-TERM");
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(143));
+    assert!(tree.work().join("out/old.txt").exists());
+    assert_eq!(tree.entries("work"), ["keep.txt", "out", "scenario.toml"]);
+}
+
+/// Regression: SIGKILL while writing left `.<out>.tmp-<pid>/` forever. The next cnsim
+/// that writes beside it removes it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_run_is_cleaned_up_by_the_next() {
+    let tree = Tree::new("kill");
+    let child = start_holding(&tree, "write", "out", &[]);
+    signal(&child, "-KILL");
+    let _ = child.wait_with_output();
+    let left: Vec<String> =
+        tree.entries("work").into_iter().filter(|n| n.starts_with(".cnsim-tmp-")).collect();
+    assert_eq!(left.len(), 1, "{:?}", tree.entries("work"));
+    let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "other"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(tree.entries("work"), ["keep.txt", "other", "scenario.toml"]);
+}
+
+/// Regression: a named pipe as the scenario blocked, `/dev/zero` read until memory ran
+/// out. Only regular files are read.
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_at_once() {
+    let tree = Tree::new("special");
+    let fifo = tree.work().join("pipe.toml");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        let o = cnsim(&tree.work(), &["validate", "pipe.toml"]);
+        assert_eq!(o.status.code(), Some(EXIT_INPUT));
+        assert!(stderr(&o).contains("pipe.toml: is not a regular file"), "{}", stderr(&o));
+    }
+    let o = cnsim(&tree.work(), &["validate", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT));
+    assert!(stderr(&o).contains("/dev/zero: is not a regular file"), "{}", stderr(&o));
+}
+
+/// Regression: a 100 KB value made a 100 KB error line and terminal escapes reached the
+/// terminal.
+#[test]
+fn errors_are_short_and_escaped() {
+    let tree = Tree::new("escape");
+    let long = format!("traffic[0].rate={}", "9".repeat(100_000));
+    let o = cnsim(&tree.work(), &["validate", "scenario.toml", "--set", &long]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT));
+    assert!(stderr(&o).len() < 600, "{} bytes", stderr(&o).len());
+    assert!(stderr(&o).contains('…'), "{}", stderr(&o));
+    let o = cnsim(&tree.work(), &["validate", "scenario.toml", "--set", "traffic[0].to=\"\u{1b}[2J\u{7}\""]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT));
+    assert!(!stderr(&o).trim_end().contains(|c: char| c.is_control() && c != '\n'), "{:?}", stderr(&o));
+    assert!(stderr(&o).contains("\\u{1b}[2J\\u{7}"), "{}", stderr(&o));
+}
+
+/// Regression: memory had no overall bound (a multicast-heavy scenario tried to allocate
+/// 8 GiB and aborted). With --max-memory the scenario is refused at validation, at the
+/// key that costs the memory.
+#[test]
+fn memory_is_bounded_with_a_located_error() {
+    let tree = Tree::new("memory");
+    let text = r#"
+name = "uniform-many"
+duration = "1ms"
+[topology.star]
+hosts = []
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "u"
+kind = "poisson"
+from = "*"
+to = "uniform"
+rate = "1Mbps"
+"#;
+    let hosts: Vec<String> = (0..3000).map(|i| format!("\"h{i}\"")).collect();
+    let text = text.replace("hosts = []", &format!("hosts = [{}]", hosts.join(", ")));
+    std::fs::write(tree.work().join("big.toml"), text).unwrap();
+    // Topology and forwarding tables take about 95 MiB, the uniform lists 34 MiB more.
+    let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "120MiB"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("big.toml: traffic[0].to: \"uniform\" destinations (3000 sources × 3000 hosts)"),
+        "{err}"
+    );
+    assert!(err.contains("expected at most 120.0 MiB"), "{err}");
+    let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "1GiB"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "12 frames"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT));
+    assert!(stderr(&o).contains("is not a memory size"), "{}", stderr(&o));
+}
+
+/// Frames held at run time are bounded too: a queue of unbounded capacity fed faster
+/// than it drains stops the run with a clear error, not an abort.
+#[test]
+fn frames_held_at_run_time_are_bounded() {
+    let tree = Tree::new("frames");
+    let text = SMALL.replace("rate = \"500Mbps\"", "rate = \"100Gbps\"\nallow_above_line_rate = true\nframe_size = \"64B\"\nsource_queue = \"1000000000 frames\"\nrate_limit = \"1Gbps\"")
+        .replace("duration = \"2ms\"", "duration = \"10s\"");
+    std::fs::write(tree.work().join("flood.toml"), text).unwrap();
+    let o = cnsim(&tree.work(), &["run", "flood.toml", "--quiet", "--out", "o", "--max-memory", "64MiB"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("frames held at once"), "{}", stderr(&o));
+    assert!(tree.intact());
+    assert_eq!(tree.entries("work"), ["flood.toml", "keep.txt", "scenario.toml"]);
+}

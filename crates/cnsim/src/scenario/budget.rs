@@ -1,0 +1,150 @@
+//! Memory bounds. A scenario's memory is estimated while it is built, before each large
+//! allocation (forwarding tables, flows, uniform destination lists, multicast trees,
+//! time series), and refused with a located error above a limit; the frames a run holds
+//! at once are bounded by what is left, checked as it runs. No input may end in an
+//! allocation failure (an abort).
+//!
+//! The estimates are upper bounds of the structures as they are laid out today, measured
+//! against peak resident memory (see the tests); they are meant to catch scenarios that
+//! would need gigabytes, not to account for every byte.
+
+use std::sync::OnceLock;
+
+use super::error::ScenarioError;
+use crate::net::{Frame, Node, Port};
+use crate::traffic::Flow;
+
+/// Resource limits of a build and run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most memory a scenario may need, bytes.
+    pub max_memory: u64,
+}
+
+/// The limit where the machine's memory cannot be read: 4 GiB.
+const FALLBACK_MEMORY: u64 = 4 << 30;
+
+impl Limits {
+    /// Half of the machine's memory (or of the control group's limit, if lower), read
+    /// once.
+    pub fn machine_default() -> Self {
+        static DEFAULT: OnceLock<Limits> = OnceLock::new();
+        *DEFAULT.get_or_init(|| Limits { max_memory: machine_memory().unwrap_or(2 * FALLBACK_MEMORY) / 2 })
+    }
+
+    /// These limits shared among `n` runs at once (each gets an equal part).
+    pub fn shared_by(self, n: usize) -> Self {
+        Limits { max_memory: self.max_memory / n.max(1) as u64 }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::machine_default()
+    }
+}
+
+/// Physical memory, or the cgroup v2 limit if lower (Linux); `None` elsewhere.
+fn machine_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let total_kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    let total = total_kib.saturating_mul(1024);
+    let cgroup =
+        std::fs::read_to_string("/sys/fs/cgroup/memory.max").ok().and_then(|s| s.trim().parse::<u64>().ok());
+    Some(cgroup.map_or(total, |c| c.min(total)))
+}
+
+/// Bytes as "12.3 MiB".
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+/// Estimated bytes of one node (its record, its name, generator and lookup entries).
+pub const NODE_BYTES: u64 = std::mem::size_of::<Node>() as u64 + 300;
+/// Estimated bytes of one link without its queues' preallocated slots: two ports and
+/// the generator's record.
+pub const LINK_BYTES: u64 = 2 * std::mem::size_of::<Port>() as u64 + 600;
+/// Bytes per forwarding-table entry (node × host): egress port and hop count.
+pub const ROUTE_ENTRY_BYTES: u64 = 8;
+/// Estimated bytes of one flow without its limiter's preallocated slots.
+pub const FLOW_BYTES: u64 = std::mem::size_of::<Flow>() as u64 + 160;
+/// Bytes per frame held at run time: the arena slot, its free-list entry and a queue or
+/// link slot, times two for vectors that grow by doubling.
+pub const LIVE_FRAME_BYTES: u64 = 2 * (std::mem::size_of::<Frame>() as u64 + 4 + 16);
+/// Bytes per time-series value: the value, and its copy in the encoded output.
+pub const SAMPLE_BYTES: u64 = 16;
+
+/// A running estimate checked against the limit at every charge.
+#[derive(Debug)]
+pub struct Budget<'a> {
+    limit: u64,
+    used: u64,
+    file: &'a str,
+}
+
+impl<'a> Budget<'a> {
+    /// An empty budget with `limits`, for errors in `file`.
+    pub fn new(limits: &Limits, file: &'a str) -> Self {
+        Self { limit: limits.max_memory, used: 0, file }
+    }
+
+    /// Adds `bytes` for `what` (set at key `path`), or refuses with a located error that
+    /// says what to change (`advice`).
+    pub fn charge(&mut self, bytes: u64, path: &str, what: &str, advice: &str) -> Result<(), ScenarioError> {
+        let total = self.used.saturating_add(bytes);
+        if total > self.limit {
+            return Err(ScenarioError::new(
+                self.file,
+                path,
+                format!(
+                    "{what} would need about {} (this scenario about {} in all); expected at most \
+                     {} (the memory limit: half the machine's memory unless --max-memory says \
+                     otherwise); {advice}",
+                    mib(bytes),
+                    mib(total),
+                    mib(self.limit)
+                ),
+            ));
+        }
+        self.used = total;
+        Ok(())
+    }
+
+    /// Bytes left under the limit.
+    pub fn remaining(&self) -> u64 {
+        self.limit - self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charges_add_up_and_refuse_past_the_limit() {
+        let mut b = Budget::new(&Limits { max_memory: 100 << 20 }, "f.toml");
+        b.charge(60 << 20, "a", "tables", "use fewer").unwrap();
+        assert_eq!(b.remaining(), 40 << 20);
+        let e = b.charge(50 << 20, "traffic[0].from", "flows", "to fit, use fewer sources").unwrap_err();
+        assert_eq!(e.path, "traffic[0].from");
+        assert!(e.message.starts_with("flows would need about 50.0 MiB (this scenario about 110.0 MiB in all); expected at most 100.0 MiB"), "{e}");
+        assert!(e.message.ends_with("otherwise); to fit, use fewer sources"), "{e}");
+        // A refused charge is not counted.
+        assert_eq!(b.remaining(), 40 << 20);
+        b.charge(u64::MAX, "x", "x", "x").unwrap_err();
+    }
+
+    #[test]
+    fn the_default_is_half_the_machine() {
+        let d = Limits::machine_default();
+        assert!(d.max_memory >= 1 << 28, "{d:?}");
+        assert_eq!(d.shared_by(4).max_memory, d.max_memory / 4);
+    }
+}
