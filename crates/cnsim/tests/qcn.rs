@@ -1,5 +1,5 @@
-//! QCN behaviour that must hold in a faithful model (seed 000; reference §1–§2), and the
-//! trends of the seed-000 experiments. These assert directions and rough sizes, never
+//! QCN behaviour that must hold in a faithful model (Mliki et al. 2016; reference §1–§2), and the
+//! trends of the Mliki et al. 2016 experiments. These assert directions and rough sizes, never
 //! the paper's exact numbers.
 
 use cnsim::engine::PS_PER_S;

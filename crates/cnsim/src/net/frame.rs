@@ -26,7 +26,7 @@ pub enum FrameKind {
 ///
 /// On a [`FrameKind::Cnm`] they are the CNM PDU: the quantized feedback `fb` (|Fb|, 0..=63),
 /// the congestion point identifier `cpid`, and the queue offset and delta in the CP's
-/// queue unit. On a multicast data frame under the enhanced scheme of seed 000 §3 they
+/// queue unit. On a multicast data frame under the enhanced scheme of Mliki et al. 2016 §3 they
 /// carry the representative: `fb` is the |Fb| held by the source and `cpid` the CP that
 /// produced it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

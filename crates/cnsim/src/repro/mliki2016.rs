@@ -1,4 +1,4 @@
-//! Seed 000: Mliki, Chaari, Kamoun, Cousin, "Enhanced Ethernet congestion management
+//! Mliki, Chaari, Kamoun, Cousin, "Enhanced Ethernet congestion management
 //! scheme for multicast traffic", Trans. Emerging Telecommunications Technologies 27
 //! (2016) 1563–1579 — standard QCN with multicast traffic versus the enhanced,
 //! representative-CP QCN, on the star (Fig. 1) and multi-link (Fig. 13) topologies.
@@ -40,9 +40,9 @@ pub enum Scheme {
     Off,
     /// Standard QCN with multicast.
     Standard,
-    /// Seed 000 Algorithms 1–2 as printed.
+    /// Mliki et al. 2016 Algorithms 1–2 as printed.
     Enhanced,
-    /// Seed 000 §3's prose reading (the named representative keeps reporting).
+    /// Mliki et al. 2016 §3's prose reading (the named representative keeps reporting).
     EnhancedRepresentative,
 }
 
@@ -177,7 +177,7 @@ impl Variant {
         q.cp.qeq = Size::Frames(self.qeq);
         q.cp.sampling = self.sampling;
         // Qold per the rule in force: the standard's every-sample update with standard
-        // sampling; seed 000 §2.1's "queue size when the last feedback was generated"
+        // sampling; Mliki et al. 2016 §2.1's "queue size when the last feedback was generated"
         // with the paper's per-frame check.
         q.cp.qold_update = match self.sampling {
             Sampling::Standard => QoldUpdate::Sample,
@@ -641,10 +641,7 @@ pub fn write_report(
     }
     let mut md = String::new();
     let w = &mut md;
-    let _ = writeln!(
-        w,
-        "# Reproduction of Mliki et al. 2016 (seed 000): QCN with multicast and the enhanced QCN\n"
-    );
+    let _ = writeln!(w, "# Reproduction of Mliki et al. 2016: QCN with multicast and the enhanced QCN\n");
     let _ = writeln!(
         w,
         "Produced by `cnsim reproduce mliki2016` (cnsim {}), {} runs of {} simulated{}. Every run's resolved \
@@ -959,7 +956,7 @@ const REPORT_INTRO: &str = r#"
 - **Sampling.** `per-frame`: every arriving data frame evaluates Fb (§2.1, Algorithm 2), with
   Qold the queue at the last CNM (§2's definition); `sampled`: the standard's byte-based
   sampling (150 KB/(1 + |Fb|>>3), randomized 0.85–1.15) with Qold updated at every sample.
-- **QCN parameters** (seed 000 §2): w = 2, Fb quantized to 6 bits, Gd = 1/128, 150 KB / 10 ms
+- **QCN parameters** (Mliki et al. 2016 §2): w = 2, Fb quantized to 6 bits, Gd = 1/128, 150 KB / 10 ms
   byte-counter and timer cycles for five Fast Recovery cycles, then 75 KB / 5 ms,
   R_AI = 5 Mbit/s, R_HAI = 50 Mbit/s with i = min(SI, TS) − 5 (the pseudocode; the paper's
   "i … equal to one" is the `hai_multiplier = "one"` option). CNMs are 64-byte frames sent

@@ -148,6 +148,14 @@ pub fn explain_serde_message(msg: &str) -> String {
         ("u64", "0 to 9223372036854775807 (the largest TOML integer)"),
     ] {
         if let Some(head) = msg.strip_suffix(&format!("expected {ty}")) {
+            // A number too large for TOML arrives as a string of digits: say what it is.
+            let digits = head
+                .strip_prefix("invalid type: string \"")
+                .and_then(|h| h.strip_suffix("\", "))
+                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+            if let Some(d) = digits {
+                return format!("{d} is too large; expected a whole number from {range}");
+            }
             return format!("{head}expected a whole number from {range}");
         }
     }

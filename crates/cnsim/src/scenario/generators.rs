@@ -135,7 +135,7 @@ pub fn parking_lot(p: &ParkingLot) -> Generated {
     g
 }
 
-/// Seed 000 Fig. 13 as reconstructed (see [`Multilink`]).
+/// Mliki et al. 2016 Fig. 13 as reconstructed (see [`Multilink`]).
 pub fn multilink(m: &Multilink) -> Generated {
     let mut g = Generated::default();
     let at = || "topology.multilink".to_string();

@@ -68,7 +68,7 @@ pub struct LinkParams {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
-    /// One switch with hosts around it (seed 000 Fig. 1).
+    /// One switch with hosts around it (Mliki et al. 2016 Fig. 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub star: Option<Star>,
     /// Senders → r1 → r2 → receivers.
@@ -80,7 +80,7 @@ pub struct Topology {
     /// A chain of routers with hosts at each (ns-2 parking lot).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parking_lot: Option<ParkingLot>,
-    /// The multi-link topology of seed 000 Fig. 13.
+    /// The multi-link topology of Mliki et al. 2016 Fig. 13.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multilink: Option<Multilink>,
     /// Explicit nodes.
@@ -234,7 +234,7 @@ fn default_six() -> u32 {
     6
 }
 
-/// Seed 000 Fig. 13, reconstructed from its text (the figure is not in the seed): three
+/// Mliki et al. 2016 Fig. 13, reconstructed from its text (the figure is not in the seed): three
 /// switches in a chain sw1–sw2–sw3; group G1's sources S1..S6 on sw1, G2's S7..S12 on sw2,
 /// G3's S13..S18 on sw3 (`sources_per_group` each); receivers R5, R6 (G1), R1, R2 (G2) and
 /// R3, R4 (G3) on sw3. G1 then crosses congested queues at sw1, sw2 and sw3, G2 at sw2 and

@@ -1,6 +1,6 @@
 //! QCN congestion point (CP): one per monitored egress queue.
 //!
-//! At each sampling instant the CP computes (reference §1.4, seed 000 eq. 1–3)
+//! At each sampling instant the CP computes (reference §1.4, Mliki et al. 2016 eq. 1–3)
 //!
 //! ```text
 //! Qoff   = Q − Qeq
@@ -12,7 +12,7 @@
 //! variant A) and, if the quantized value is positive, sends a CNM to the source of the
 //! sampled frame. QCN has no positive feedback.
 //!
-//! Q, Qeq and Qold are in the unit Qeq is given in: frames (seed 000 states Qeq in
+//! Q, Qeq and Qold are in the unit Qeq is given in: frames (Mliki et al. 2016 states Qeq in
 //! frames) or bytes (the standard's octets). The quantizer is scale-free, so both give
 //! the same Fb for equal-size frames.
 
@@ -34,7 +34,7 @@ pub enum Sampling {
     /// by a factor drawn from `jitter` (reference §1.6).
     #[default]
     Standard,
-    /// Seed 000 §2.1 and Algorithm 2: every arriving data frame evaluates Fb and may
+    /// Mliki et al. 2016 §2.1 and Algorithm 2: every arriving data frame evaluates Fb and may
     /// trigger a CNM.
     PerFrame,
 }
@@ -46,7 +46,7 @@ pub enum QoldUpdate {
     /// At every sample, with or without a CNM (the pseudocode; reference §1.6).
     #[default]
     Sample,
-    /// Only when a CNM is sent: seed 000 §2 defines Qold as "the queue size when the
+    /// Only when a CNM is sent: Mliki et al. 2016 §2 defines Qold as "the queue size when the
     /// last feedback message was generated".
     Feedback,
 }
@@ -65,7 +65,7 @@ pub enum QueueUnit {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CpParams {
-    /// Set point Qeq ("26000B" = the MIB default cpQSp; seed 000 uses "25 frames" etc.).
+    /// Set point Qeq ("26000B" = the MIB default cpQSp; Mliki et al. 2016 uses "25 frames" etc.).
     pub qeq: Size,
     /// Weight w of the rate-excess term (MIB cpW = 1 → w = 2).
     pub w: f64,
@@ -129,7 +129,7 @@ pub struct CpStats {
     pub suppressed: u64,
 }
 
-/// Fb = −(Qoff + w·Qdelta) with Qoff = Q − Qeq and Qdelta = Q − Qold (seed 000 eq. 1–3).
+/// Fb = −(Qoff + w·Qdelta) with Qoff = Q − Qeq and Qdelta = Q − Qold (Mliki et al. 2016 eq. 1–3).
 #[inline]
 pub fn feedback(q: f64, q_old: f64, qeq: f64, w: f64) -> f64 {
     -((q - qeq) + w * (q - q_old))
@@ -149,14 +149,14 @@ pub fn quantize(fb: f64, qeq: f64, w: f64) -> u8 {
     ((-fb * FB_MAX as f64) / range).floor() as u8
 }
 
-/// Seed 000 Algorithm 2 and its prose reading: may a CP whose quantized feedback is
+/// Mliki et al. 2016 Algorithm 2 and its prose reading: may a CP whose quantized feedback is
 /// `qfb` (> 0) send, given the representative tag the data frame carries?
 #[inline]
 pub fn may_send(scheme: MulticastScheme, qfb: u8, cpid: u32, tag: QcnTag) -> bool {
     match scheme {
         MulticastScheme::Standard => true,
         // |Fb| ≥ F̂b makes the CP representative; on a tie only the CP whose CPID the
-        // frame names may send (seed 000 §4, the CPID tie rule).
+        // frame names may send (Mliki et al. 2016 §4, the CPID tie rule).
         MulticastScheme::Enhanced => qfb > tag.fb || (qfb == tag.fb && tag.cpid == cpid),
         // The named representative always reports; others only with a larger |Fb|.
         MulticastScheme::EnhancedRepresentative => tag.cpid == cpid || qfb > tag.fb,

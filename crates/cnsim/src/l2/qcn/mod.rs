@@ -1,12 +1,12 @@
 //! QCN, IEEE 802.1Qau Quantized Congestion Notification, with the multicast extensions of
-//! seed 000 (Mliki et al. 2016).
+//! Mliki et al. 2016 (Mliki et al. 2016).
 //!
 //! - [`cp`]: the congestion point at a switch egress queue (Qeq, w, Qoff, Qdelta, Fb,
-//!   sampling, CNM generation) and the representative rule of seed 000 Algorithm 2.
+//!   sampling, CNM generation) and the representative rule of Mliki et al. 2016 Algorithm 2.
 //! - [`rp`]: the reaction point at the source (CR, TR, byte counter, timer, Fast
-//!   Recovery, Active and Hyper-Active Increase) and seed 000 Algorithm 1.
+//!   Recovery, Active and Hyper-Active Increase) and Mliki et al. 2016 Algorithm 1.
 //!
-//! References: shared/reference/l2-protocols.md §1 (CP) and §2 (RP), seed 000 §2–§3.
+//! References: shared/reference/l2-protocols.md §1 (CP) and §2 (RP), Mliki et al. 2016 §2–§3.
 
 pub mod cp;
 pub mod rp;
@@ -19,19 +19,19 @@ pub use rp::{Rp, RpAction, RpParams};
 use crate::net::{Frame, QcnTag, NONE};
 use crate::scenario::units::Size;
 
-/// How QCN treats multicast flows (seed 000).
+/// How QCN treats multicast flows (Mliki et al. 2016).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MulticastScheme {
     /// Standard QCN: every CP on every branch of the tree sends CNMs to the source,
-    /// which reacts to each (seed 000 §2, "QCN with multicast traffic").
+    /// which reacts to each (Mliki et al. 2016 §2, "QCN with multicast traffic").
     #[default]
     Standard,
-    /// Seed 000 Algorithms 1 and 2 as printed: the source keeps the largest |Fb| it has
+    /// Mliki et al. 2016 Algorithms 1 and 2 as printed: the source keeps the largest |Fb| it has
     /// received (reset to 0 when it reaches 63) and stamps it on its data frames; a CP
     /// sends a CNM only if its |Fb| ≥ the stamped value (ties: only the stamped CPID).
     Enhanced,
-    /// Seed 000 §3 prose reading: the CP named as representative in the frame keeps
+    /// Mliki et al. 2016 §3 prose reading: the CP named as representative in the frame keeps
     /// sending whenever Fb < 0; another CP takes over only with a strictly larger |Fb|;
     /// the source follows its representative's latest |Fb| (up or down).
     EnhancedRepresentative,

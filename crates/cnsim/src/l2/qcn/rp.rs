@@ -1,6 +1,6 @@
 //! QCN reaction point (RP): the rate limiter state of one flow at its source.
 //!
-//! On a CNM carrying quantized feedback |Fb| (reference §2.3, seed 000 eq. 4–5):
+//! On a CNM carrying quantized feedback |Fb| (reference §2.3, Mliki et al. 2016 eq. 4–5):
 //!
 //! ```text
 //! TR ← CR                        (if a byte-counter cycle completed since the last CNM)
@@ -37,7 +37,7 @@ pub enum HaiMultiplier {
     /// reference §2.3).
     #[default]
     Stages,
-    /// i = 1 at every HAI cycle (one reading of seed 000 §2.2.3, "i ... selected to be
+    /// i = 1 at every HAI cycle (one reading of Mliki et al. 2016 §2.2.3, "i ... selected to be
     /// equal to one").
     One,
 }
@@ -150,7 +150,7 @@ pub struct Rp {
     pub timer_epoch: u32,
     /// Multicast scheme this RP follows (only multicast flows use the enhanced ones).
     pub scheme: MulticastScheme,
-    /// Seed 000 Algorithm 1: F̂b, the |Fb| stamped on outgoing data frames.
+    /// Mliki et al. 2016 Algorithm 1: F̂b, the |Fb| stamped on outgoing data frames.
     pub fb_hat: u8,
     /// CPID of the CP that set F̂b.
     pub rep_cpid: u32,
@@ -221,7 +221,7 @@ impl Rp {
         }
     }
 
-    /// Seed 000 Algorithm 1 (and its prose reading): which |Fb| the RP reacts to.
+    /// Mliki et al. 2016 Algorithm 1 (and its prose reading): which |Fb| the RP reacts to.
     fn select_feedback(&mut self, cnm: QcnTag) -> u8 {
         match self.scheme {
             MulticastScheme::Standard => cnm.fb,
@@ -242,7 +242,7 @@ impl Rp {
         }
     }
 
-    /// A CNM arrived (reference §2.3 "on CNM"; seed 000 Algorithm 1 for multicast).
+    /// A CNM arrived (reference §2.3 "on CNM"; Mliki et al. 2016 Algorithm 1 for multicast).
     pub fn on_cnm(&mut self, cnm: QcnTag, line_bps: u64) -> RpAction {
         if cnm.fb == 0 {
             return RpAction::default();

@@ -1,16 +1,22 @@
-//! Mutation fuzzing of the scenario loader: every bundled scenario, mutated at random (byte
-//! edits and structural edits), must either load, build and run briefly with frames
-//! conserved, or fail with a located error. Nothing may panic.
+//! Mutation fuzzing: every bundled scenario, mutated at random (byte edits and structural
+//! edits), must either load, build and run briefly with frames conserved, or fail with a
+//! located error. In-process, nothing may panic; as a `cnsim run` process under a memory
+//! limit and a time limit, nothing may panic, abort, hang or break conservation.
 //!
-//! The runner is seeded deterministically, so a failure reproduces on every run.
+//! The runners are seeded deterministically, so a failure reproduces on every run.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration as Wall, Instant};
 
 use cnsim::scenario::{self, bundled::BUNDLED, units::Duration, ScenarioError};
 use cnsim::sim::Sim;
 use cnsim::traffic::Pattern;
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 
 /// Simulated time of each run: 2 ms.
@@ -383,9 +389,7 @@ fn estimated_work(sim: &Sim) -> f64 {
         let rate = match &f.pattern {
             Pattern::Cbr { rate_bps } | Pattern::Poisson { rate_bps } => *rate_bps as f64,
             Pattern::OnOff { rate_bps, on, off, .. } => {
-                // Every on-period starts with a frame, however short it is.
-                frames += live * 1e12 / (on + off).max(1) as f64;
-                *rate_bps as f64
+                *rate_bps as f64 * *on as f64 / (on + off).max(1) as f64
             }
             Pattern::Saturated => f.limiter.as_ref().map_or(0.0, |l| l.rate_bps as f64),
         };
@@ -453,21 +457,28 @@ fn check_one(name: &str, text: &str, tally: &Tally) -> Result<(), TestCaseError>
     Ok(())
 }
 
-#[test]
-fn mutated_bundled_scenarios_never_panic() {
-    // CNSIM_FUZZ_CASES=20000 explores further; the default keeps the test quick.
-    let cases = std::env::var("CNSIM_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
-    let config = Config { cases, failure_persistence: None, max_shrink_iters: 2_000, ..Config::default() };
-    // CNSIM_FUZZ_SEED=<n> explores other cases; by default the seed is fixed.
-    let rng = match std::env::var("CNSIM_FUZZ_SEED").ok().and_then(|v| v.parse::<u64>().ok()) {
+/// The fuzzing random stream: fixed, or `CNSIM_FUZZ_SEED=<n>` to explore other cases.
+fn fuzz_rng() -> TestRng {
+    match std::env::var("CNSIM_FUZZ_SEED").ok().and_then(|v| v.parse::<u64>().ok()) {
         Some(seed) => {
             let mut bytes = [0u8; 32];
             bytes[..8].copy_from_slice(&seed.to_le_bytes());
             TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
         }
         None => TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-    };
-    let mut runner = TestRunner::new_with_rng(config, rng);
+    }
+}
+
+fn env_count(key: &str, default: u32) -> u32 {
+    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn mutated_bundled_scenarios_never_panic() {
+    // CNSIM_FUZZ_CASES=20000 explores further; the default keeps the test quick.
+    let cases = env_count("CNSIM_FUZZ_CASES", 1000);
+    let config = Config { cases, failure_persistence: None, max_shrink_iters: 2_000, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, fuzz_rng());
     let strategy = (0..BUNDLED.len(), prop::collection::vec(mutation(), 1..4));
     let tally = Tally::default();
     let result = runner.run(&strategy, |(which, mutations)| {
@@ -489,6 +500,106 @@ fn mutated_bundled_scenarios_never_panic() {
         tally.ran.get(),
         tally.too_heavy.get()
     );
+}
+
+/// Memory a mutated scenario may need (`--max-memory`), and the address-space limit the
+/// process runs under: an estimate that misses badly ends in an allocation failure, an
+/// abort, which the test reports.
+const PROCESS_MAX_MEMORY: &str = "256MiB";
+const PROCESS_ADDRESS_SPACE: u64 = 3 << 30;
+/// Wall time a mutated scenario may take before it counts as a hang.
+const PROCESS_TIME_LIMIT: Wall = Wall::from_secs(60);
+
+/// How one `cnsim run` of a mutated scenario ended, or why that is a failure.
+fn run_process(file: &Path, out: &Path, duration_ps: Option<u64>) -> Result<&'static str, String> {
+    let mut cmd = if Path::new("/usr/bin/prlimit").exists() {
+        let mut c = Command::new("/usr/bin/prlimit");
+        c.arg(format!("--as={PROCESS_ADDRESS_SPACE}")).arg("--").arg(env!("CARGO_BIN_EXE_cnsim"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_cnsim"))
+    };
+    cmd.arg("run").arg(file).arg("--quiet").arg("--out").arg(out);
+    cmd.args(["--max-memory", PROCESS_MAX_MEMORY]);
+    if let Some(d) = duration_ps {
+        cmd.args(["--set", &format!("duration=\"{d}ps\"")]);
+    }
+    let stderr_path = out.with_extension("stderr");
+    cmd.stdout(Stdio::null()).stderr(std::fs::File::create(&stderr_path).map_err(|e| e.to_string())?);
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start cnsim: {e}"))?;
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if t0.elapsed() > PROCESS_TIME_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("hang: still running after {PROCESS_TIME_LIMIT:?}"));
+        }
+        std::thread::sleep(Wall::from_millis(2));
+    };
+    let err = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&stderr_path);
+    if err.contains("panicked") {
+        return Err(format!("panic: {err}"));
+    }
+    match status.code() {
+        Some(0) if out.join("summary.json").is_file() => Ok("ran"),
+        Some(2) if err.starts_with("error: ") => Ok("input error"),
+        Some(1) if err.contains("frames held at once") => Ok("frame limit"),
+        Some(code) => Err(format!("exit code {code}: {err}")),
+        None => Err(format!("killed by a signal (an abort?): {status:?}: {err}")),
+    }
+}
+
+/// Mutated scenarios as `cnsim run` processes, each for at most 2 ms simulated, under a
+/// memory limit and a time limit: zero panics, zero aborts, zero hangs, and frame
+/// conservation (checked by every run before it writes its results).
+#[test]
+fn mutated_scenarios_run_as_processes_within_limits() {
+    // CNSIM_FUZZ_PROCESS_CASES=5000 explores further; the default keeps the test quick.
+    let cases = env_count("CNSIM_FUZZ_PROCESS_CASES", 400);
+    let dir = std::env::temp_dir().join(format!("cnsim-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut runner = TestRunner::new_with_rng(Config::default(), fuzz_rng());
+    let strategy = (0..BUNDLED.len(), prop::collection::vec(mutation(), 1..4));
+    let limits = scenario::Limits { max_memory: 256 << 20 };
+    let mut outcomes: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for i in 0..cases {
+        let (which, mutations) = strategy.new_tree(&mut runner).unwrap().current();
+        let (name, original) = BUNDLED[which];
+        let mut text = original.to_string();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        // At most 2 ms simulated; skip scenarios that are valid but too heavy for a test.
+        let parsed = scenario::parse(&text, name, &[]).ok();
+        let duration = parsed.as_ref().map(|s| s.duration.0.min(RUN_PS));
+        if let Some(mut s) = parsed {
+            s.duration = Duration(s.duration.0.min(RUN_PS));
+            if scenario::build_with(&s, name, &limits).is_ok_and(|sim| estimated_work(&sim) > MAX_FRAMES) {
+                *outcomes.entry("too heavy to run").or_default() += 1;
+                continue;
+            }
+        }
+        let file = dir.join(format!("case-{i}.toml"));
+        std::fs::write(&file, &text).unwrap();
+        match run_process(&file, &dir.join(format!("out-{i}")), duration) {
+            Ok(outcome) => *outcomes.entry(outcome).or_default() += 1,
+            Err(why) => {
+                failures.push(format!("case {i} (mutated {name}): {why}\n--- scenario ---\n{text}\n---"))
+            }
+        }
+        let _ = std::fs::remove_dir_all(dir.join(format!("out-{i}")));
+        let _ = std::fs::remove_file(&file);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("mutated scenarios as processes: {outcomes:?}, {} failures", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(outcomes.get("ran").copied().unwrap_or(0) > cases / 10, "too few cases ran: {outcomes:?}");
 }
 
 /// The unmutated bundled scenarios all run (briefly) with frames conserved: the harness
