@@ -330,3 +330,29 @@ fn frames_held_at_run_time_are_bounded() {
     assert!(tree.intact());
     assert_eq!(tree.entries("work"), ["flood.toml", "keep.txt", "scenario.toml"]);
 }
+
+/// Regression: `reproduce` interrupted while writing its report exited 0; `--out .
+/// --force` deleted the working directory's contents. Now the report is refused before
+/// any run, and an interruption at the commit leaves nothing.
+#[cfg(unix)]
+#[test]
+fn reproduce_is_as_safe_as_run() {
+    let tree = Tree::new("reproduce");
+    let o = cnsim(&tree.work(), &["reproduce", "mliki2016", "--quick", "-q", "--out", ".", "--force"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(tree.intact());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cnsim"))
+        .args(["reproduce", "mliki2016", "--quick", "-q", "--out", "report"])
+        .current_dir(tree.work())
+        .env("CNSIM_HOLD_AT", "write")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start cnsim");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    assert_eq!(lines.next().and_then(Result::ok).unwrap_or_default(), "cnsim: holding at write");
+    signal(&child, "-INT");
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(tree.intact());
+    assert_eq!(tree.entries("work"), ["keep.txt", "scenario.toml"]);
+}
