@@ -278,37 +278,50 @@ fn errors_are_short_and_escaped() {
     assert!(stderr(&o).contains("\\u{1b}[2J\\u{7}"), "{}", stderr(&o));
 }
 
-/// Regression: memory had no overall bound (a multicast-heavy scenario tried to allocate
-/// 8 GiB and aborted). With --max-memory the scenario is refused at validation, at the
-/// key that costs the memory.
+/// Regression: memory had no overall bound (200 multicast groups sent from "h*" on 2000
+/// hosts tried to allocate 8 GiB and aborted; `to = "uniform"` from "*" on 16 000 hosts
+/// cost 1 GB per traffic entry). With --max-memory a scenario is refused at validation,
+/// at the key that costs the memory; uniform destinations now share one host list.
 #[test]
 fn memory_is_bounded_with_a_located_error() {
     let tree = Tree::new("memory");
-    let text = r#"
-name = "uniform-many"
+    let hosts: Vec<String> = (0..3000).map(|i| format!("\"h{i}\"")).collect();
+    let text = format!(
+        r#"
+name = "many"
 duration = "1ms"
 [topology.star]
-hosts = []
-link = { rate = "1Gbps", delay = "1us" }
+hosts = [{}]
+link = {{ rate = "1Gbps", delay = "1us" }}
+[groups]
+all = [{}]
 [[traffic]]
 name = "u"
 kind = "poisson"
 from = "*"
 to = "uniform"
 rate = "1Mbps"
-"#;
-    let hosts: Vec<String> = (0..3000).map(|i| format!("\"h{i}\"")).collect();
-    let text = text.replace("hosts = []", &format!("hosts = [{}]", hosts.join(", ")));
+[[traffic]]
+name = "m"
+kind = "poisson"
+from = "*"
+to = "all"
+rate = "1Mbps"
+"#,
+        hosts.join(", "),
+        hosts.join(", ")
+    );
     std::fs::write(tree.work().join("big.toml"), text).unwrap();
-    // Topology and forwarding tables take about 95 MiB, the uniform lists 34 MiB more.
-    let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "120MiB"]);
+    // The multicast trees take about 90 MiB (a tree over 3001 nodes per source); the
+    // uniform destinations, 3000 sources over 3000 hosts, well under 1 MiB.
+    let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "64MiB"]);
     assert_eq!(o.status.code(), Some(EXIT_INPUT), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
-        err.contains("big.toml: traffic[0].to: \"uniform\" destinations (3000 sources × 3000 hosts)"),
+        err.contains("big.toml: traffic[1].to: multicast trees to \"all\" (3000 sources × 3001 nodes)"),
         "{err}"
     );
-    assert!(err.contains("expected at most 120.0 MiB"), "{err}");
+    assert!(err.contains("expected at most 64.0 MiB"), "{err}");
     let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "1GiB"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = cnsim(&tree.work(), &["validate", "big.toml", "--max-memory", "12 frames"]);

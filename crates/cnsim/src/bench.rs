@@ -19,6 +19,7 @@ pub const CASES: &[BenchCase] = &[
     BenchCase { scenario: "dumbbell-cbr-64", bottleneck: "r1->r2" },
     BenchCase { scenario: "dumbbell-qcn-64", bottleneck: "r1->r2" },
     BenchCase { scenario: "chain-10x3", bottleneck: "sw9->sw10" },
+    BenchCase { scenario: "dumbbell-cbr-4096", bottleneck: "r1->r2" },
 ];
 
 /// Median figures of one benchmark.

@@ -538,7 +538,7 @@ impl Sim {
                 self.enqueue(p, copy, now);
             }
         } else {
-            let p = self.routes.next_port(node, frame.dst);
+            let p = self.routes.next_port(node, frame.dst, frame.flow);
             if p == NONE {
                 self.counters.dropped_unroutable += 1;
                 self.drop_frame(id, &frame);

@@ -240,11 +240,15 @@ to = "uniform"
 rate = "3Gbps"
 start = { uniform = ["0us", "50us"] }
 "#;
+    // The new flow comes first, so that flow "p" moves from index 0 to index 1: streams
+    // keyed by index (the bug this guards against) would change its draws.
+    let (header, entry) = base.split_at(base.find("[[traffic]]").unwrap());
     let one = run(base);
-    let two = run(&format!("{base}{extra}"));
-    assert_eq!(one.flows[0].start, two.flows[0].start);
-    assert_eq!(one.flows[0].stats.offered_frames, two.flows[0].stats.offered_frames);
+    let two = run(&format!("{header}{extra}{entry}"));
     assert_eq!(two.flows.len(), 2);
+    assert_eq!(two.flows[1].name, "p/a");
+    assert_eq!(one.flows[0].start, two.flows[1].start);
+    assert_eq!(one.flows[0].stats.offered_frames, two.flows[1].stats.offered_frames);
 }
 
 #[test]

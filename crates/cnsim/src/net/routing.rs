@@ -4,21 +4,46 @@
 //! by breadth-first order over node ids and, within a node, over port ids in link
 //! declaration order — so the same topology always yields the same routes.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::topology::{Network, NodeId, NodeKind, PortId, NONE};
 
-/// Unicast forwarding tables: for every node and destination host, the egress port.
+/// Unicast forwarding tables, one row per switch (and per host with several links) with
+/// an entry per destination host: the egress port, or a group of equal-cost ports among
+/// which a flow is spread by a hash of its id (ECMP). A host with one link sends
+/// everything through it and needs no row.
+///
+/// The tables take `rows × hosts × 4` bytes: a dumbbell of 4096 senders needs two rows,
+/// 33 KB, where an all-pairs table of nodes × hosts took 134 MB.
 #[derive(Clone, Debug)]
 pub struct Routes {
     /// Host node ids; position = host index.
     pub hosts: Vec<NodeId>,
     /// Host index of each node, or [`NONE`] for switches.
     pub host_index: Vec<u32>,
-    /// `next_port[node * hosts.len() + host_index]`, or [`NONE`] if unreachable or self.
-    next_port: Vec<PortId>,
-    /// Hop count from each node to each host (`u32::MAX` if unreachable).
-    hops: Vec<u32>,
+    /// Table row of each node, or [`NONE`] for a host with at most one link.
+    row: Vec<u32>,
+    /// The one port of each host with exactly one link ([`NONE`] otherwise).
+    only_port: Vec<PortId>,
+    /// `entries[row * hosts.len() + host_index]`: a port, [`ECMP`]` | group`, or [`NONE`]
+    /// (unreachable, or the node is the destination).
+    entries: Vec<u32>,
+    /// ECMP groups: (start, len) into `ecmp_ports`.
+    groups: Vec<(u32, u32)>,
+    /// Ports of the ECMP groups, each group in port order.
+    ecmp_ports: Vec<PortId>,
+}
+
+/// Tag of an entry that names an ECMP group rather than a port.
+const ECMP: u32 = 1 << 31;
+
+/// Which of `n` equal-cost ports flow `flow` takes at `node`: a fixed hash of both, so
+/// that a flow keeps its path and switches choose independently of one another.
+#[inline]
+fn ecmp_choice(flow: u32, node: NodeId, n: u32) -> u32 {
+    let key = (u64::from(flow) << 32 | u64::from(node)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mixed = (key ^ (key >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    ((mixed >> 32) % u64::from(n)) as u32
 }
 
 /// Breadth-first search from `root` that does not expand through hosts other than the
@@ -49,46 +74,134 @@ fn bfs_towards(net: &Network, root: NodeId) -> (Vec<PortId>, Vec<u32>) {
     (via, dist)
 }
 
+/// The hosts reachable from host `src` (itself included), in node order. Hosts do not
+/// forward, so a path may pass through switches only.
+pub fn reachable_hosts(net: &Network, src: NodeId) -> Vec<NodeId> {
+    let (_, dist) = bfs_towards(net, src);
+    (0..net.nodes.len() as NodeId)
+        .filter(|&n| net.nodes[n as usize].kind == NodeKind::Host && dist[n as usize] != u32::MAX)
+        .collect()
+}
+
 impl Routes {
-    /// Computes the unicast tables of `net`.
-    pub fn compute(net: &Network) -> Self {
+    /// Computes the unicast tables of `net`; with `ecmp`, a flow is spread over every
+    /// equal-cost next hop, else the first found (breadth-first, in port order) is used.
+    pub fn compute(net: &Network, ecmp: bool) -> Self {
         let hosts = net.hosts();
-        let mut host_index = vec![NONE; net.nodes.len()];
+        let n = net.nodes.len();
+        let mut host_index = vec![NONE; n];
         for (i, &h) in hosts.iter().enumerate() {
             host_index[h as usize] = i as u32;
         }
-        let nh = hosts.len();
-        let mut next_port = vec![NONE; net.nodes.len() * nh];
-        let mut hops = vec![u32::MAX; net.nodes.len() * nh];
-        for (hi, &h) in hosts.iter().enumerate() {
-            let (via, dist) = bfs_towards(net, h);
-            for node in 0..net.nodes.len() {
-                next_port[node * nh + hi] = via[node];
-                hops[node * nh + hi] = dist[node];
+        let mut row = vec![NONE; n];
+        let mut only_port = vec![NONE; n];
+        let mut rows: Vec<NodeId> = Vec::new();
+        for (v, node) in net.nodes.iter().enumerate() {
+            if node.kind == NodeKind::Host && node.ports.len() <= 1 {
+                only_port[v] = node.ports.first().copied().unwrap_or(NONE);
+            } else {
+                row[v] = rows.len() as u32;
+                rows.push(v as NodeId);
             }
         }
-        Routes { hosts, host_index, next_port, hops }
+        let nh = hosts.len();
+        let mut entries = vec![NONE; rows.len() * nh];
+        let mut groups: Vec<(u32, u32)> = Vec::new();
+        let mut ecmp_ports: Vec<PortId> = Vec::new();
+        let mut group_of: HashMap<Vec<PortId>, u32> = HashMap::new();
+        // Breadth-first searches are rooted at "anchors": a host with one link to a
+        // switch is reached only through that switch, so the routes towards every such
+        // host of a switch follow from one search from the switch (a dumbbell of 4096
+        // senders needs 2 searches, not 4097). Other hosts are their own anchors.
+        let mut anchored: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+        for &h in &hosts {
+            let p = only_port[h as usize];
+            let next = if p == NONE { NONE } else { net.next_node(p) };
+            if next != NONE && net.nodes[next as usize].kind == NodeKind::Switch {
+                anchored[next as usize].push(h);
+            } else {
+                anchored[h as usize].push(h);
+            }
+        }
+        let mut equal: Vec<PortId> = Vec::new();
+        let mut column: Vec<u32> = vec![NONE; rows.len()];
+        for (anchor, members) in anchored.iter().enumerate() {
+            let anchor = anchor as NodeId;
+            if members.is_empty() {
+                continue;
+            }
+            let (via, dist) = bfs_towards(net, anchor);
+            // The entry of every row towards the anchor (shared by all its hosts).
+            for (r, &v) in rows.iter().enumerate() {
+                let d = dist[v as usize];
+                column[r] = NONE;
+                if v == anchor || d == u32::MAX {
+                    continue;
+                }
+                equal.clear();
+                if ecmp {
+                    // Every port one hop closer, through a switch or straight to the anchor.
+                    equal.extend(net.nodes[v as usize].ports.iter().copied().filter(|&p| {
+                        let w = net.next_node(p);
+                        dist[w as usize] == d - 1
+                            && (w == anchor || net.nodes[w as usize].kind == NodeKind::Switch)
+                    }));
+                }
+                column[r] = if equal.len() > 1 {
+                    let next = groups.len() as u32;
+                    let g = *group_of.entry(equal.clone()).or_insert_with(|| {
+                        groups.push((ecmp_ports.len() as u32, equal.len() as u32));
+                        ecmp_ports.extend_from_slice(&equal);
+                        next
+                    });
+                    ECMP | g
+                } else {
+                    via[v as usize]
+                };
+            }
+            for &h in members {
+                let hi = host_index[h as usize] as usize;
+                for (r, &v) in rows.iter().enumerate() {
+                    entries[r * nh + hi] = if v == h {
+                        NONE
+                    } else if v == anchor {
+                        // The anchor switch itself: the link down to the host.
+                        net.ports[only_port[h as usize] as usize].peer
+                    } else {
+                        column[r]
+                    };
+                }
+            }
+        }
+        Routes { hosts, host_index, row, only_port, entries, groups, ecmp_ports }
     }
 
-    /// Egress port at `node` towards host `dst`, or [`NONE`].
+    /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
     #[inline]
-    pub fn next_port(&self, node: NodeId, dst: NodeId) -> PortId {
+    pub fn next_port(&self, node: NodeId, dst: NodeId, flow: u32) -> PortId {
+        if node == dst {
+            return NONE;
+        }
+        let r = self.row[node as usize];
+        if r == NONE {
+            return self.only_port[node as usize];
+        }
         let hi = self.host_index[dst as usize];
-        self.next_port[node as usize * self.hosts.len() + hi as usize]
+        let e = self.entries[r as usize * self.hosts.len() + hi as usize];
+        if e == NONE || e & ECMP == 0 {
+            return e;
+        }
+        let (start, len) = self.groups[(e & !ECMP) as usize];
+        self.ecmp_ports[(start + ecmp_choice(flow, node, len)) as usize]
     }
 
-    /// Hop count from `node` to host `dst` (`u32::MAX` if unreachable).
-    pub fn hops(&self, node: NodeId, dst: NodeId) -> u32 {
-        let hi = self.host_index[dst as usize];
-        self.hops[node as usize * self.hosts.len() + hi as usize]
-    }
-
-    /// The ports a frame from `src` to host `dst` leaves through, source first.
-    pub fn path(&self, net: &Network, src: NodeId, dst: NodeId) -> Vec<PortId> {
+    /// The ports a frame of flow `flow` from `src` to host `dst` leaves through, source
+    /// first; empty if `dst` is unreachable.
+    pub fn path(&self, net: &Network, src: NodeId, dst: NodeId, flow: u32) -> Vec<PortId> {
         let mut out = Vec::new();
         let mut at = src;
         while at != dst {
-            let p = self.next_port(at, dst);
+            let p = self.next_port(at, dst, flow);
             if p == NONE || out.len() > net.nodes.len() {
                 return Vec::new();
             }
@@ -96,6 +209,16 @@ impl Routes {
             at = net.next_node(p);
         }
         out
+    }
+
+    /// Whether host `dst` can be reached from `src`.
+    pub fn reachable(&self, net: &Network, src: NodeId, dst: NodeId) -> bool {
+        src != dst && !self.path(net, src, dst, 0).is_empty()
+    }
+
+    /// Bytes the tables take.
+    pub fn table_bytes(&self) -> usize {
+        self.entries.len() * 4 + self.ecmp_ports.len() * 4 + self.groups.len() * 8
     }
 }
 
@@ -108,6 +231,8 @@ pub struct MulticastTrees {
     n_nodes: usize,
     /// (source host, group index) of each tree.
     pub keys: Vec<(NodeId, u32)>,
+    /// Tree of each key.
+    by_key: HashMap<(NodeId, u32), TreeId>,
     /// Per tree and node: range into `ports`.
     index: Vec<(u32, u32)>,
     /// Egress ports, concatenated.
@@ -137,8 +262,8 @@ impl MulticastTrees {
         group: u32,
         members: &[NodeId],
     ) -> Result<TreeId, UnreachableMember> {
-        if let Some(t) = self.keys.iter().position(|&k| k == (source, group)) {
-            return Ok(t as TreeId);
+        if let Some(&t) = self.by_key.get(&(source, group)) {
+            return Ok(t);
         }
         // BFS rooted at the source; `via[v]` is v's port back towards the source, so the
         // parent's egress port towards v is that port's peer.
@@ -174,7 +299,9 @@ impl MulticastTrees {
             self.member.push(member[node]);
         }
         self.keys.push((source, group));
-        Ok((self.keys.len() - 1) as TreeId)
+        let t = (self.keys.len() - 1) as TreeId;
+        self.by_key.insert((source, group), t);
+        Ok(t)
     }
 
     /// Egress ports of tree `t` at `node`.
@@ -231,11 +358,12 @@ mod tests {
     #[test]
     fn unicast_follows_the_shortest_path() {
         let n = line();
-        let r = Routes::compute(&n);
-        let path: Vec<String> = r.path(&n, 0, 3).iter().map(|&p| n.port_name(p)).collect();
+        let r = Routes::compute(&n, true);
+        let path: Vec<String> = r.path(&n, 0, 3, 0).iter().map(|&p| n.port_name(p)).collect();
         assert_eq!(path, ["h0->s0", "s0->s1", "s1->h1"]);
-        assert_eq!(r.hops(0, 3), 3);
-        assert_eq!(r.next_port(3, 3), NONE);
+        assert_eq!(r.next_port(3, 3, 0), NONE);
+        // Only the two switches have table rows.
+        assert_eq!(r.table_bytes(), 2 * 4 * 4);
     }
 
     #[test]
@@ -253,9 +381,44 @@ mod tests {
         n.add_link(m, s1, 1, 0, c, c);
         n.add_link(s1, b, 1, 0, c, c);
         n.finalize();
-        let r = Routes::compute(&n);
-        assert!(r.path(&n, a, b).is_empty());
-        assert_eq!(r.hops(a, m), 2);
+        let r = Routes::compute(&n, true);
+        assert!(r.path(&n, a, b, 0).is_empty());
+        assert!(!r.reachable(&n, a, b));
+        assert_eq!(r.path(&n, a, m, 0).len(), 2);
+        assert_eq!(reachable_hosts(&n, a), [a, m]);
+    }
+
+    /// h0 - s0 = (s1 | s2) = s3 - h1: two equal-cost paths. With ECMP, flows spread over
+    /// both, each flow keeping one; without, all take the first found.
+    #[test]
+    fn ecmp_spreads_flows_over_equal_cost_paths() {
+        let mut n = Network::new();
+        let h0 = n.add_node("h0", NodeKind::Host, 0);
+        let s: Vec<NodeId> = (0..4).map(|i| n.add_node(&format!("s{i}"), NodeKind::Switch, 0)).collect();
+        let h1 = n.add_node("h1", NodeKind::Host, 0);
+        let c = Capacity::Frames(1);
+        n.add_link(h0, s[0], 1, 0, c, c);
+        n.add_link(s[0], s[1], 1, 0, c, c);
+        n.add_link(s[0], s[2], 1, 0, c, c);
+        n.add_link(s[1], s[3], 1, 0, c, c);
+        n.add_link(s[2], s[3], 1, 0, c, c);
+        n.add_link(s[3], h1, 1, 0, c, c);
+        n.finalize();
+        let via = |r: &Routes, flow| n.port_name(r.path(&n, h0, h1, flow)[1]);
+        let r = Routes::compute(&n, true);
+        let mut counts = std::collections::BTreeMap::new();
+        for flow in 0..1000 {
+            assert_eq!(via(&r, flow), via(&r, flow), "a flow keeps its path");
+            *counts.entry(via(&r, flow)).or_insert(0) += 1;
+        }
+        assert_eq!(counts.keys().collect::<Vec<_>>(), ["s0->s1", "s0->s2"]);
+        assert!(counts.values().all(|&c| (400..=600).contains(&c)), "{counts:?}");
+        // Back from h1: also spread at s3.
+        let back: std::collections::BTreeSet<String> =
+            (0..100).map(|f| n.port_name(r.path(&n, h1, h0, f)[1])).collect();
+        assert_eq!(back.len(), 2);
+        let single = Routes::compute(&n, false);
+        assert!((0..100).all(|f| via(&single, f) == "s0->s1"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! queue and the transmitter for its direction. All tables are flat vectors indexed by
 //! `u32` ids.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::frame::FrameId;
 use super::queue::{Capacity, EgressQueue, SharedPool};
@@ -95,6 +95,12 @@ pub struct Network {
     pub ports: Vec<Port>,
     /// Per-switch shared buffers.
     pub pools: Vec<SharedPool>,
+    /// Name of every port, made by [`Network::finalize`].
+    port_names: Vec<String>,
+    /// Port of every name, made by [`Network::finalize`].
+    port_index: HashMap<String, PortId>,
+    /// Node of every name, made by [`Network::finalize`].
+    node_index: HashMap<String, NodeId>,
 }
 
 impl Network {
@@ -155,6 +161,21 @@ impl Network {
     /// Fills in each port's delay to the next node's forwarding decision. Call once after
     /// all nodes and links exist.
     pub fn finalize(&mut self) {
+        // Names in one pass per node: the k-th link of a node to the same neighbour is "#k".
+        let mut names = vec![String::new(); self.ports.len()];
+        for node in &self.nodes {
+            let mut links_to: HashMap<NodeId, u32> = HashMap::new();
+            for &p in &node.ports {
+                let next = self.next_node(p);
+                let k = links_to.entry(next).or_insert(0);
+                *k += 1;
+                let base = format!("{}->{}", node.name, self.nodes[next as usize].name);
+                names[p as usize] = if *k == 1 { base } else { format!("{base}#{k}") };
+            }
+        }
+        self.port_names = names;
+        self.port_index = self.port_names.iter().enumerate().map(|(p, n)| (n.clone(), p as PortId)).collect();
+        self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as NodeId)).collect();
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
             self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
@@ -163,7 +184,10 @@ impl Network {
 
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId)
+        match self.node_index.get(name) {
+            Some(&n) => Some(n),
+            None => self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId),
+        }
     }
 
     /// The node at the far end of port `p`.
@@ -175,6 +199,25 @@ impl Network {
     /// Human name of port `p`: "owner->next" (e.g. "r1->r2"), with "#k" appended for the
     /// k-th parallel link between the same pair.
     pub fn port_name(&self, p: PortId) -> String {
+        match self.port_names.get(p as usize) {
+            Some(name) => name.clone(),
+            None => self.compute_port_name(p),
+        }
+    }
+
+    /// The port named `name` ("r1->r2"), after [`Network::finalize`].
+    pub fn port_by_name(&self, name: &str) -> Option<PortId> {
+        self.port_index.get(name).copied()
+    }
+
+    /// Every port's name, in port order, after [`Network::finalize`].
+    pub fn port_names(&self) -> &[String] {
+        &self.port_names
+    }
+
+    /// Name of port `p`, counting the parallel links before it (linear in the owner's
+    /// ports; used only before [`Network::finalize`] names every port at once).
+    fn compute_port_name(&self, p: PortId) -> String {
         let port = &self.ports[p as usize];
         let owner = &self.nodes[port.node as usize];
         let next = self.next_node(p);

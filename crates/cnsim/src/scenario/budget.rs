@@ -71,8 +71,8 @@ pub const NODE_BYTES: u64 = std::mem::size_of::<Node>() as u64 + 300;
 /// Estimated bytes of one link without its queues' preallocated slots: two ports and
 /// the generator's record.
 pub const LINK_BYTES: u64 = 2 * std::mem::size_of::<Port>() as u64 + 600;
-/// Bytes per forwarding-table entry (node × host): egress port and hop count.
-pub const ROUTE_ENTRY_BYTES: u64 = 8;
+/// Bytes per forwarding-table entry (switch × host): the egress port.
+pub const ROUTE_ENTRY_BYTES: u64 = 4;
 /// Estimated bytes of one flow without its limiter's preallocated slots.
 pub const FLOW_BYTES: u64 = std::mem::size_of::<Flow>() as u64 + 160;
 /// Bytes per frame held at run time: the arena slot, its free-list entry and a queue or

@@ -16,6 +16,8 @@ use crate::engine::time::format_time;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
 use crate::l2::qcn::{Cp, MulticastScheme, Qcn, Rp};
 use crate::metrics::TimeSeries;
+use crate::net::queue::PREALLOC_FRAMES;
+use crate::net::routing::reachable_hosts;
 use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes};
 use crate::sim::{Recorder, Sim};
 use crate::traffic::{Destination, Flow, Limiter, Pattern};
@@ -65,8 +67,8 @@ pub const UNIFORM: &str = "uniform";
 
 /// Most nodes a topology may have.
 pub const MAX_NODES: u64 = 1_000_000;
-/// Most unicast forwarding-table entries (nodes × hosts, 8 bytes each) a topology may
-/// need: 2 GiB of tables.
+/// Most unicast forwarding-table entries (switches × hosts, 4 bytes each) a topology may
+/// need: 1 GiB of tables.
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 28;
 /// Most samples a time series may take (duration / `metrics.interval`).
 pub const MAX_SAMPLES: u64 = 1_000_000;
@@ -133,7 +135,10 @@ fn check_topology_size(
         .max_by_key(|p| p.0)
         .map(|p| (p.2.as_str(), p.3.as_str()))
         .unwrap_or(("topology", "the topology"));
-    if nodes <= MAX_NODES && nodes.saturating_mul(hosts) <= MAX_ROUTE_ENTRIES {
+    // Forwarding tables have a row per switch (hosts with one link need none).
+    let switches = nodes.saturating_sub(hosts);
+    let entries = switches.saturating_mul(hosts);
+    if nodes <= MAX_NODES && entries <= MAX_ROUTE_ENTRIES {
         // Generators make about one link per node.
         let links = nodes.saturating_add(t.links.len() as u64);
         let bytes = nodes
@@ -143,12 +148,12 @@ fn check_topology_size(
             bytes,
             path,
             &format!("{what}: the topology of {nodes} nodes and about {links} links"),
-            "to fit, use fewer nodes or smaller queue capacities (each queue reserves room for up to 4096 frames)",
+            "to fit, use fewer nodes",
         )?;
         budget.charge(
-            nodes.saturating_mul(hosts).saturating_mul(ROUTE_ENTRY_BYTES),
+            entries.saturating_mul(ROUTE_ENTRY_BYTES),
             path,
-            &format!("{what}: the forwarding tables ({nodes} nodes × {hosts} hosts)"),
+            &format!("{what}: the forwarding tables ({switches} switches × {hosts} hosts)"),
             "to fit, use fewer hosts or switches",
         )?;
         return Ok(());
@@ -159,7 +164,7 @@ fn check_topology_size(
         format!(
             "{what} gives a topology of {nodes} nodes, {hosts} of them hosts; expected at most \
              {MAX_NODES} nodes and at most {MAX_ROUTE_ENTRIES} forwarding-table entries \
-             (nodes × hosts)"
+             (switches × hosts)"
         ),
     ))
 }
@@ -167,8 +172,8 @@ fn check_topology_size(
 /// Frames an egress queue of `capacity` reserves room for when created.
 fn queue_prealloc_frames(capacity: Size) -> u64 {
     match capacity {
-        Size::Frames(n) => n.min(4096) + 1,
-        Size::Bytes(b) => (b / 1500).min(4096) + 1,
+        Size::Frames(n) => n.min(PREALLOC_FRAMES) + 1,
+        Size::Bytes(b) => (b / 1500).min(PREALLOC_FRAMES) + 1,
     }
 }
 
@@ -397,7 +402,8 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         }
     }
     net.finalize();
-    let port_names: Vec<String> = (0..net.ports.len() as PortId).map(|p| net.port_name(p)).collect();
+    // A copy of the names, so that ports can be configured while names are looked up.
+    let port_names: Vec<String> = net.port_names().to_vec();
     let port_by_name: HashMap<&str, PortId> =
         port_names.iter().enumerate().map(|(i, n)| (n.as_str(), i as PortId)).collect();
     let find_port = |name: &str, path: &str| -> Result<PortId, ScenarioError> {
@@ -415,7 +421,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         let p = find_port(&q.port, &format!("queues.ports[{i}].port"))?;
         net.ports[p as usize].queue = crate::net::EgressQueue::new(capacity(q.capacity));
     }
-    let routes = Routes::compute(&net);
+    let routes = Routes::compute(&net, s.switches.ecmp);
 
     // Multicast groups.
     let mut groups: BTreeMap<String, (Vec<NodeId>, String)> = BTreeMap::new();
@@ -473,6 +479,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
+    let mut uniform_lists: HashMap<Vec<NodeId>, std::sync::Arc<[NodeId]>> = HashMap::new();
     for (ti, t) in s.traffic.iter().enumerate() {
         let tp = format!("traffic[{ti}]");
         if t.name.is_empty() || t.name.contains(char::is_control) {
@@ -626,7 +633,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             Size::Frames(n) => n,
             Size::Bytes(b) => b / u64::from(size),
         }
-        .min(4096);
+        .min(PREALLOC_FRAMES);
         budget.charge(
             n_srcs.saturating_mul(FLOW_BYTES + 4 * limiter_slots),
             &format!("{tp}.from"),
@@ -634,10 +641,16 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             "to fit, use fewer source hosts or a smaller source_queue",
         )?;
         if t.to == UNIFORM {
+            // One shared list of the hosts (per set of mutually reachable hosts), a
+            // reference per source, and the search that finds each source's list.
+            let nodes = net.nodes.len() as u64;
             budget.charge(
-                n_srcs.saturating_mul(hosts.len() as u64).saturating_mul(4),
+                (hosts.len() as u64)
+                    .saturating_mul(4)
+                    .saturating_add(n_srcs.saturating_mul(24))
+                    .saturating_add(nodes * 8),
                 &format!("{tp}.to"),
-                &format!("\"{UNIFORM}\" destinations ({n_srcs} sources × {} hosts)", hosts.len()),
+                &format!("\"{UNIFORM}\" destinations ({n_srcs} sources, {} hosts)", hosts.len()),
                 "to fit, use fewer sources or hosts",
             )?;
         } else if group_index.contains_key(t.to.as_str()) {
@@ -667,15 +680,18 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 ));
             }
             let dst = if t.to == UNIFORM {
-                let among: Vec<NodeId> =
-                    hosts.iter().copied().filter(|&h| h != src && routes.hops(src, h) != u32::MAX).collect();
-                if among.is_empty() {
+                let reachable = reachable_hosts(&net, src);
+                if reachable.len() < 2 {
                     return Err(err(
                         &format!("{tp}.to"),
                         format!("\"uniform\" from \"{src_name}\": no other host is reachable (disconnected); expected at least one reachable host"),
                     ));
                 }
-                Destination::Uniform(among)
+                let own = reachable.binary_search(&src).expect("a host reaches itself") as u32;
+                // Sources that reach the same hosts share one list.
+                let among =
+                    uniform_lists.entry(reachable).or_insert_with_key(|r| r.as_slice().into()).clone();
+                Destination::Uniform { among, own }
             } else if let Some(&gi) = group_index.get(t.to.as_str()) {
                 let members = &groups[&t.to].0;
                 if members.iter().all(|&m| m == src) {
@@ -721,7 +737,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                         format!("\"{}\" sends to itself; expected a destination other than the source", t.to),
                     ));
                 }
-                if routes.hops(src, d) == u32::MAX {
+                if !routes.reachable(&net, src, d) {
                     return Err(err(&format!("{tp}.to"), format!("\"{}\" is not reachable from \"{src_name}\" (disconnected destination); expected a host connected to the source", t.to)));
                 }
                 Destination::Host(d)
@@ -897,7 +913,8 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
 
     // Recording.
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", &find_port)?;
-    let flow_ids: Vec<u32> = if s.metrics.flows { (0..flows.len() as u32).collect() } else { Vec::new() };
+    let flow_ids: Vec<u32> =
+        if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
     let rate_columns = if s.metrics.rates { 2 * qcn.rps.len() } else { 0 };
     let columns = (queue_ports.len() + flow_ids.len() + rate_columns) as u64;
     let samples = s.duration.0 / s.metrics.interval.0 + 2;
@@ -1067,9 +1084,12 @@ trunk = { rate = "1Gbps", delay = "1us" }
         let e = build_error(chain);
         assert_eq!(e.path, "topology.chain.hosts_per_switch", "{e}");
         assert!(e.message.contains("hosts_per_switch = 65537 gives a topology of 4295098368 nodes"), "{e}");
-        let e = build_error(&DUMBBELL.replace("senders = 2", "senders = 2\nreceivers = 20000"));
-        assert_eq!(e.path, "topology.dumbbell.receivers", "{e}");
+        // 20 000 switches with 20 hosts each: 8·10⁹ table entries.
+        let e = build_error(&chain.replace("65536", "20000").replace("65537", "20"));
+        assert_eq!(e.path, "topology.chain.switches", "{e}");
         assert!(e.message.contains("forwarding-table entries"), "{e}");
+        // A dumbbell of 20 000 receivers needs only two table rows.
+        try_build(&DUMBBELL.replace("senders = 2", "senders = 2\nreceivers = 20000")).unwrap();
     }
 
     /// Regression: a delay plus a processing latency near `u64::MAX` picoseconds
@@ -1227,6 +1247,51 @@ link = { rate = "1Gbps", delay = "1us" }
         // 100 Mbit/s on half the time for 1 ms: 50 kbit, i.e. 4 or 5 frames of 1500 B.
         let offered = sim.flows[0].stats.offered_frames;
         assert!((4..=5).contains(&offered), "{offered}");
+    }
+
+    /// Uniform destinations: sources that reach the same hosts share one list, and each
+    /// draws uniformly among the others, never itself.
+    #[test]
+    fn uniform_destinations_share_one_list_and_skip_the_source() {
+        let text = format!("{STAR}[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"uniform\"\nrate = \"1Mbps\"\n");
+        let mut sim = try_build(&text).unwrap();
+        let lists: Vec<_> = sim
+            .flows
+            .iter()
+            .map(|f| match &f.dst {
+                Destination::Uniform { among, .. } => among.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(lists.windows(2).all(|w| std::sync::Arc::ptr_eq(&w[0], &w[1])));
+        let flow = &mut sim.flows[1];
+        let mut counts = [0u32; 3];
+        for _ in 0..3000 {
+            counts[flow.pick_host().unwrap() as usize - 1] += 1;
+        }
+        // Hosts a, b, c are nodes 1, 2, 3; flow 1 is b's.
+        assert_eq!(counts[1], 0, "{counts:?}");
+        assert!((1350..=1650).contains(&counts[0]) && (1350..=1650).contains(&counts[2]), "{counts:?}");
+    }
+
+    /// Per-flow series are recorded by default only up to 256 flows; true and false
+    /// decide either way.
+    #[test]
+    fn per_flow_series_are_opt_in_above_256_flows() {
+        let hosts: Vec<String> = (0..300).map(|i| format!("\"h{i}\"")).collect();
+        let base = format!(
+            "name = \"t\"\nduration = \"1ms\"\n[topology.star]\nhosts = [{}]\nlink = {{ rate = \"1Gbps\", delay = \"1us\" }}\n[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"h0\"\nrate = \"1Mbps\"\n",
+            hosts.join(", ")
+        );
+        let columns = |text: &str| try_build(text).map(|sim| sim.recorder.throughput.columns.len()).unwrap();
+        let few = base.replace("from = \"*\"", "from = \"h1?\"");
+        assert_eq!(columns(&few), 10);
+        let others = base.replace("from = \"*\"", "from = \"h*\"").replace("to = \"h0\"", "to = \"uniform\"");
+        assert_eq!(columns(&others), 0, "300 flows: off by default");
+        assert_eq!(columns(&format!("{others}[metrics]\nflows = true\n")), 300);
+        assert_eq!(columns(&format!("{few}[metrics]\nflows = false\n")), 0);
+        let e = build_error(&format!("{few}[metrics]\nflows = \"sometimes\"\n"));
+        assert_eq!(e.path, "metrics.flows", "{e}");
     }
 
     #[test]

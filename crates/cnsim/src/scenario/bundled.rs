@@ -5,6 +5,7 @@
 pub const BUNDLED: &[(&str, &str)] = &[
     ("dumbbell-cbr-64", include_str!("../../../../scenarios/dumbbell-cbr-64.toml")),
     ("dumbbell-qcn-64", include_str!("../../../../scenarios/dumbbell-qcn-64.toml")),
+    ("dumbbell-cbr-4096", include_str!("../../../../scenarios/dumbbell-cbr-4096.toml")),
     ("chain-10x3", include_str!("../../../../scenarios/chain-10x3.toml")),
     ("star-multicast", include_str!("../../../../scenarios/star-multicast.toml")),
     ("uniform-onoff", include_str!("../../../../scenarios/uniform-onoff.toml")),

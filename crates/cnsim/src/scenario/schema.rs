@@ -285,9 +285,13 @@ pub struct PortQueue {
 }
 
 /// Switch behaviour.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
+    /// Spread flows over equal-cost next hops (ECMP), each flow by a fixed hash of its id;
+    /// false = every flow takes the first shortest path found.
+    #[serde(default = "default_true")]
+    pub ecmp: bool,
     /// Time from a frame's arrival to its placement in an egress queue.
     #[serde(default)]
     pub processing_latency: Duration,
@@ -295,6 +299,12 @@ pub struct Switches {
     /// limit; absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<Size>,
+}
+
+impl Default for Switches {
+    fn default() -> Self {
+        Self { ecmp: true, processing_latency: Duration::default(), shared_buffer: None }
+    }
 }
 
 /// Traffic source kinds.
@@ -541,6 +551,65 @@ impl<'de> Deserialize<'de> for PortSel {
     }
 }
 
+/// Whether per-flow series are recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlowSeries {
+    /// Recorded when the scenario has at most [`FlowSeries::AUTO_MAX_FLOWS`] flows (a
+    /// column per flow is readable and cheap for tens of flows, not for thousands).
+    #[default]
+    Auto,
+    /// Always recorded.
+    On,
+    /// Never recorded.
+    Off,
+}
+
+impl FlowSeries {
+    /// Most flows for which "auto" records per-flow series.
+    pub const AUTO_MAX_FLOWS: usize = 256;
+
+    /// Whether a scenario with `flows` flows records per-flow series.
+    pub fn records(self, flows: usize) -> bool {
+        match self {
+            FlowSeries::Auto => flows <= Self::AUTO_MAX_FLOWS,
+            FlowSeries::On => true,
+            FlowSeries::Off => false,
+        }
+    }
+}
+
+impl Serialize for FlowSeries {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSeries::Auto => s.serialize_str("auto"),
+            FlowSeries::On => s.serialize_bool(true),
+            FlowSeries::Off => s.serialize_bool(false),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FlowSeries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = FlowSeries;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "true, false or \"auto\"")
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<FlowSeries, E> {
+                Ok(if b { FlowSeries::On } else { FlowSeries::Off })
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<FlowSeries, E> {
+                match s {
+                    "auto" => Ok(FlowSeries::Auto),
+                    _ => Err(E::custom(format!("\"{s}\" is not a choice; expected true, false or \"auto\""))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 fn default_switches() -> PortSel {
     PortSel::Switches
 }
@@ -589,9 +658,10 @@ pub struct Metrics {
     /// Queues whose length is sampled.
     #[serde(default = "default_switches")]
     pub queues: PortSel,
-    /// Sample per-flow throughput.
-    #[serde(default = "default_true")]
-    pub flows: bool,
+    /// Sample per-flow throughput: true, false, or "auto" (only when the scenario has at
+    /// most [`FlowSeries::AUTO_MAX_FLOWS`] flows).
+    #[serde(default)]
+    pub flows: FlowSeries,
     /// Sample the rate of every QCN reaction point.
     #[serde(default = "default_true")]
     pub rates: bool,
@@ -611,7 +681,7 @@ impl Default for Metrics {
         Self {
             interval: default_interval(),
             queues: PortSel::Switches,
-            flows: true,
+            flows: FlowSeries::Auto,
             rates: true,
             parquet: true,
             csv: false,

@@ -55,8 +55,14 @@ pub enum Destination {
         /// Group index (into the scenario's groups).
         group: u32,
     },
-    /// Each frame to a uniformly random host of this list (the source excluded).
-    Uniform(Vec<NodeId>),
+    /// Each frame to a uniformly random other host among those the source reaches.
+    Uniform {
+        /// The hosts the source reaches, itself included, in node order; shared by every
+        /// source that reaches the same hosts.
+        among: std::sync::Arc<[NodeId]>,
+        /// The source's own position in `among` (never drawn).
+        own: u32,
+    },
 }
 
 /// Per-flow counters.
@@ -107,7 +113,7 @@ impl Limiter {
     pub fn new(rate_bps: u64, capacity: usize) -> Self {
         Self {
             rate_bps,
-            queue: VecDeque::with_capacity(capacity.min(4096)),
+            queue: VecDeque::with_capacity(capacity.min(crate::net::queue::PREALLOC_FRAMES as usize)),
             capacity,
             last_release: None,
             pending: None,
@@ -285,10 +291,10 @@ impl Flow {
         match &self.dst {
             Destination::Host(h) => Some(*h),
             Destination::Tree { .. } => None,
-            Destination::Uniform(among) => {
-                let n = among.len() as u64;
-                // `among` excludes the source by construction.
-                Some(among[self.rng.below(n) as usize])
+            Destination::Uniform { among, own } => {
+                // One of the others: draw among n - 1 and skip the source's own place.
+                let k = self.rng.below(among.len() as u64 - 1) as usize;
+                Some(among[if k >= *own as usize { k + 1 } else { k }])
             }
         }
     }
