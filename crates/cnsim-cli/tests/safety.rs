@@ -189,9 +189,19 @@ fn start_holding(tree: &Tree, phase: &str, out: &str, extra: &[&str]) -> Child {
     child
 }
 
+/// Sends signal `sig` ("-INT", "-TERM", "-HUP", "-KILL") to `child`.
+#[cfg(unix)]
 fn signal(child: &Child, sig: &str) {
-    let ok = Command::new("kill").args([sig, &child.id().to_string()]).status().is_ok_and(|s| s.success());
-    assert!(ok, "kill {sig} failed");
+    let number = match sig {
+        "-INT" => libc::SIGINT,
+        "-TERM" => libc::SIGTERM,
+        "-HUP" => libc::SIGHUP,
+        "-KILL" => libc::SIGKILL,
+        other => panic!("unknown signal {other}"),
+    };
+    // SAFETY: kill(2) with a valid signal number and the pid of our own child process.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, number) };
+    assert_eq!(rc, 0, "kill {sig} failed");
 }
 
 /// Regression: Ctrl-C was polled only in the event loop (a run interrupted while writing
