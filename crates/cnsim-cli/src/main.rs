@@ -57,7 +57,7 @@ enum Command {
         #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
         max_memory: Option<u64>,
     },
-    /// List the bundled scenarios.
+    /// List the bundled scenarios and the reproductions.
     List,
     /// Measure simulator speed on the fixed benchmark scenarios.
     Bench {
@@ -76,7 +76,7 @@ enum Command {
     },
     /// Reproduce a published experiment and write a report.
     Reproduce {
-        /// Experiment name (mliki2016).
+        /// Experiment name (see `cnsim list`).
         name: String,
         /// Report directory [default: reports/<name>].
         #[arg(long)]
@@ -166,12 +166,17 @@ fn main() -> ExitCode {
             cmd_validate(&scenario, &set, &memory_limits(max_memory))
         }
         Command::List => {
+            println!("bundled scenarios (cnsim run NAME):");
             for (name, text) in bundled::BUNDLED {
                 let desc = scenario::parse(text, name, &[])
                     .map(|s| s.description.split_whitespace().collect::<Vec<_>>().join(" "))
                     .unwrap_or_default();
                 let short: String = desc.chars().take(100).collect();
-                println!("{name:<18} {short}{}", if desc.len() > 100 { "…" } else { "" });
+                println!("  {name:<20} {short}{}", if desc.len() > 100 { "…" } else { "" });
+            }
+            println!("reproductions (cnsim reproduce NAME):");
+            for r in cnsim::repro::REGISTRY {
+                println!("  {:<20} {}", r.name, r.title);
             }
             ExitCode::SUCCESS
         }
@@ -383,55 +388,46 @@ fn cmd_reproduce(
     quiet: bool,
     signals: &Signals,
 ) -> ExitCode {
-    use cnsim::repro::mliki2016;
-    if name != "mliki2016" {
+    let Some(repro) = cnsim::repro::find(name) else {
+        let names: Vec<&str> = cnsim::repro::names().collect();
         eprintln!(
-            "error: no reproduction named \"{name}\"; expected one of {}",
-            cnsim::repro::NAMES.join(", ")
+            "error: no reproduction named \"{}\"; expected one of {}",
+            scenario::error::shown(name),
+            names.join(", ")
         );
         return ExitCode::from(EXIT_INPUT);
-    }
-    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(name));
+    };
+    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(repro.name));
     let staged = match StagedDir::create(&dir, force) {
         Ok(st) => st,
         Err(e) => return fail(&e),
     };
     let interrupted = || signals.stopped();
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    let duration = if quick {
-        cnsim::scenario::units::Duration(cnsim::engine::PS_PER_S)
-    } else {
-        mliki2016::Variant {
-            topology: mliki2016::Topology::Star,
-            qeq: 25,
-            scheme: mliki2016::Scheme::Standard,
-            source: mliki2016::SourceModel::Cbr,
-            sampling: cnsim::l2::qcn::Sampling::PerFrame,
-        }
-        .scenario(None)
-        .duration
-    };
-    let variants = mliki2016::grid();
-    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new(variants.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
-                .expect("valid template"),
-        );
-        b
-    });
-    let t0 = Instant::now();
-    let progress = |done: usize, _total: usize| {
-        if let Some(b) = &bar {
+    let show = !quiet && std::io::stderr().is_terminal();
+    let bar = std::sync::OnceLock::<ProgressBar>::new();
+    let progress = |done: usize, total: usize| {
+        if show {
+            let b = bar.get_or_init(|| {
+                let b = ProgressBar::new(total as u64);
+                b.set_style(
+                    ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
+                        .expect("valid template"),
+                );
+                b
+            });
             b.set_position(done as u64);
         }
     };
-    let records = match mliki2016::run_all(&variants, jobs, Some(duration), &progress, &signals.stop) {
-        Ok(r) => r,
+    let t0 = Instant::now();
+    let options = cnsim::repro::Options { jobs, quick };
+    let outcome = (repro.reproduce)(staged.path(), &options, &progress, &signals.stop);
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    let outcome = match outcome {
+        Ok(o) => o,
         Err(e) => {
-            if let Some(b) = &bar {
-                b.abandon();
-            }
             if signals.stopped() {
                 eprintln!("error: interrupted; no report was written");
                 return signals.exit_code();
@@ -440,22 +436,17 @@ fn cmd_reproduce(
             return ExitCode::FAILURE;
         }
     };
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    if let Err(e) = mliki2016::write_report(staged.path(), &records, duration, quick) {
-        return fail_after(&RunError::Output(e), signals);
-    }
     hold("write", signals);
     if let Err(e) = staged.commit(&interrupted) {
         return fail_after(&e, signals);
     }
     if !quiet {
         eprintln!(
-            "{} runs in {:.1} s on {jobs} threads -> {}",
-            records.len(),
+            "{}: {} runs in {:.1} s on {jobs} threads -> {}",
+            repro.title,
+            outcome.runs,
             t0.elapsed().as_secs_f64(),
-            dir.join("report.md").display()
+            dir.join(outcome.report).display()
         );
     }
     ExitCode::SUCCESS

@@ -302,8 +302,6 @@ impl Sim {
             Destination::Tree { tree, .. } => (tree, true),
             _ => (flow.pick_host().expect("unicast flow has a host"), false),
         };
-        let seq = flow.next_seq;
-        flow.next_seq = flow.next_seq.wrapping_add(1);
         flow.stats.offered_frames += 1;
         flow.stats.offered_bytes += flow.frame_size as u64;
         let qcn = if multicast { self.qcn.representative_tag(flow.rp) } else { Default::default() };
@@ -315,7 +313,6 @@ impl Sim {
             src: flow.src,
             dst,
             flow: f,
-            seq,
             born: now,
             qcn,
         }
@@ -593,7 +590,6 @@ impl Sim {
             src: switch,
             dst: frame.src,
             flow: frame.flow,
-            seq: 0,
             born: now,
             qcn: cnm,
         };

@@ -58,8 +58,6 @@ pub struct Frame {
     pub dst: u32,
     /// Flow the frame belongs to (for a CNM: the flow of the sampled frame).
     pub flow: u32,
-    /// Sequence number of the frame within its flow.
-    pub seq: u32,
     /// Creation time, for latency.
     pub born: Time,
     /// QCN fields.

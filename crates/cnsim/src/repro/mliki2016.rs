@@ -625,6 +625,40 @@ fn fmt_val(v: f64, rep: Option<f64>) -> String {
     }
 }
 
+/// The registry entry of this reproduction.
+pub const REPRODUCTION: super::Reproduction = super::Reproduction {
+    name: "mliki2016",
+    title: "Mliki et al. 2016: QCN with multicast and the enhanced, representative-CP QCN",
+    reproduce,
+};
+
+/// Runs the whole grid (1 s per run with `quick`, else the scenarios' own duration) and
+/// writes the report into `dir`.
+pub fn reproduce(
+    dir: &Path,
+    options: &super::Options,
+    progress: super::ProgressFn,
+    stop: &AtomicBool,
+) -> Result<super::Outcome, String> {
+    let duration = if options.quick {
+        Duration(crate::engine::PS_PER_S)
+    } else {
+        Variant {
+            topology: Topology::Star,
+            qeq: 25,
+            scheme: Scheme::Standard,
+            source: SourceModel::Cbr,
+            sampling: Sampling::PerFrame,
+        }
+        .scenario(None)
+        .duration
+    };
+    let variants = grid();
+    let records = run_all(&variants, options.jobs, Some(duration), progress, stop)?;
+    write_report(dir, &records, duration, options.quick)?;
+    Ok(super::Outcome { runs: records.len(), report: "report.md" })
+}
+
 /// Writes the figures and `report.md` into `dir` (which exists and is empty).
 pub fn write_report(
     dir: &Path,

@@ -164,8 +164,6 @@ pub struct Flow {
     pub line_bps: u64,
     /// Counters.
     pub stats: FlowStats,
-    /// Sequence number of the next frame.
-    pub next_seq: u32,
     /// Start of the CBR run (for on/off: of the current on-period), and frames emitted
     /// since the flow started.
     run_start: Time,
@@ -206,7 +204,6 @@ impl Flow {
             dst_name: String::new(),
             line_bps: 0,
             stats: FlowStats::default(),
-            next_seq: 0,
             run_start: start,
             run_count: 0,
             on_until: 0,
