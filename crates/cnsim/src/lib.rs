@@ -11,14 +11,22 @@
 //! - [`metrics`]: counters, time series and writers;
 //! - [`report`]: plots; [`run`]: run directories; [`bench`]: speed measurements;
 //! - [`repro`]: reproductions of published experiments.
+//!
+//! The feature `outputs` (on by default) brings the result files, plots, run
+//! directories, reproductions and benchmarks, and their dependencies (Parquet, CSV,
+//! plotting); without it the crate is the simulation core alone.
 
+#[cfg(feature = "outputs")]
 pub mod bench;
 pub mod engine;
 pub mod l2;
 pub mod metrics;
 pub mod net;
+#[cfg(feature = "outputs")]
 pub mod report;
+#[cfg(feature = "outputs")]
 pub mod repro;
+#[cfg(feature = "outputs")]
 pub mod run;
 pub mod scenario;
 pub mod sim;
