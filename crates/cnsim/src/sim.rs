@@ -1,7 +1,7 @@
 //! The simulator: the run loop and the data path.
 //!
 //! Read top to bottom, a frame's life is:
-//! [`Sim::emit`] (a source makes it) → [`Sim::limiter_release`] (if the flow is rate
+//! [`Sim::emit`] (a source makes it) → `Sim::limiter_release` (if the flow is rate
 //! limited) → [`Sim::host_send`] → [`Sim::enqueue`] (egress queue of a port, drop-tail)
 //! → [`Sim::transmit`] (serialization on the link; the arrival is scheduled at once)
 //! → [`Sim::arrive`] at the next node → [`Sim::forward`] (a switch: lookup, replicate
@@ -12,7 +12,7 @@
 //! a `PortFree` event for when the wire frees up. Each frame therefore costs one
 //! `Arrive` event per hop plus one `PortFree` per hop where it had to wait.
 
-use crate::engine::{Event, EventQueue, Time};
+use crate::engine::{Event, EventQueue, Fired, Time, TimerId, Timers};
 use crate::l2::qcn::{self, Qcn};
 use crate::metrics::TimeSeries;
 use crate::net::{
@@ -117,16 +117,19 @@ impl Recorder {
     }
 }
 
-/// One reaction point's timer: the deadline the RP asked for, and the one heap entry
-/// that stands for it.
-#[derive(Clone, Copy, Debug, Default)]
-struct TimerSlot {
-    /// When the timer expires and the RP epoch it was armed in.
-    deadline: Option<(Time, u32)>,
-    /// Time of the live `RpTimer` heap entry, if any.
-    live_at: Option<Time>,
-    /// Generation of the live entry; older entries are stale.
-    generation: u32,
+/// What a timer belongs to: the match that dispatches an expiry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOwner {
+    /// The rate limiter of a flow: its next release.
+    Limiter {
+        /// The flow.
+        flow: u32,
+    },
+    /// The QCN reaction point of a flow: its timer T.
+    ReactionPoint {
+        /// The flow.
+        flow: u32,
+    },
 }
 
 /// A built scenario, ready to run.
@@ -143,8 +146,12 @@ pub struct Sim {
     pub flows: Vec<Flow>,
     /// QCN congestion and reaction points.
     pub qcn: Qcn,
-    /// The timer of each reaction point (indexed like `qcn.rps`).
-    rp_timers: Vec<TimerSlot>,
+    /// Every timer, and what each belongs to.
+    timers: Timers,
+    timer_owners: Vec<TimerOwner>,
+    /// The release timer of each flow's limiter and the timer of its reaction point
+    /// ([`NONE`] where the flow has none).
+    flow_timers: Vec<(TimerId, TimerId)>,
     /// Event lane for reaction-point timers.
     rp_timer_lane: u32,
     /// Pending events and the clock.
@@ -171,13 +178,30 @@ impl Sim {
         end: Time,
         recorder: Recorder,
     ) -> Self {
+        let mut timers = Timers::new();
+        let mut timer_owners = Vec::new();
+        let mut add = |owner: TimerOwner| {
+            timer_owners.push(owner);
+            timers.add()
+        };
+        let flow_timers = (0..flows.len() as u32)
+            .map(|f| {
+                let flow = &flows[f as usize];
+                let release =
+                    if flow.limiter.is_some() { add(TimerOwner::Limiter { flow: f }) } else { NONE };
+                let rp = if flow.rp != NONE { add(TimerOwner::ReactionPoint { flow: f }) } else { NONE };
+                (release, rp)
+            })
+            .collect();
         Self {
             net,
             routes,
             trees,
             frames: FrameArena::with_capacity(4096),
+            timers,
+            timer_owners,
+            flow_timers,
             flows,
-            rp_timers: vec![TimerSlot::default(); qcn.rps.len()],
             rp_timer_lane: 0,
             qcn,
             events: EventQueue::new(),
@@ -287,8 +311,14 @@ impl Sim {
             Event::Arrive { port } => self.arrive(port, now),
             Event::PortFree { port } => self.port_free(port, now),
             Event::SourceEmit { flow } => self.emit(flow, now),
-            Event::LimiterRelease { flow, epoch } => self.limiter_release(flow, epoch, now),
-            Event::RpTimer { flow, epoch } => self.rp_timer(flow, epoch, now),
+            Event::Timer { timer, generation } => match self.timers.fire(timer, generation, now) {
+                Fired::Stale => None,
+                Fired::Moved(at, event) => Some((at, event)),
+                Fired::Expired(tag) => match self.timer_owners[timer as usize] {
+                    TimerOwner::Limiter { flow } => self.limiter_release(flow, now),
+                    TimerOwner::ReactionPoint { flow } => self.rp_timer(flow, tag, now),
+                },
+            },
             Event::Sample => self.sample(now),
         }
     }
@@ -329,7 +359,8 @@ impl Sim {
         match &mut flow.limiter {
             None => self.host_send(id, now),
             Some(lim) => {
-                if lim.queue.is_empty() && lim.pending.is_none() && lim.next_allowed(now) <= now {
+                let pending = self.timers.deadline(self.flow_timers[f as usize].0).is_some();
+                if lim.queue.is_empty() && !pending && lim.next_allowed(now) <= now {
                     // The limiter is idle and the rate allows a frame now: it goes at once.
                     let size = frame.size;
                     lim.last_release = Some((now, size));
@@ -344,7 +375,7 @@ impl Sim {
                     self.counters.dropped_at_sources += 1;
                 } else {
                     lim.queue.push_back(id);
-                    if lim.pending.is_none() {
+                    if !pending {
                         let at = lim.next_allowed(now);
                         self.schedule_release(f, at);
                     }
@@ -354,29 +385,24 @@ impl Sim {
         next
     }
 
-    /// Schedules the release of flow `f`'s next frame at `at`, superseding any pending one.
+    /// Schedules the release of flow `f`'s next frame at `at` (its limiter's timer).
     pub(crate) fn schedule_release(&mut self, f: u32, at: Time) {
-        let lim = self.flows[f as usize].limiter.as_mut().expect("flow has a limiter");
-        lim.epoch = lim.epoch.wrapping_add(1);
-        lim.pending = Some(at);
-        self.events.schedule(at, Event::LimiterRelease { flow: f, epoch: lim.epoch });
+        if let Some((at, event)) = self.timers.arm(self.flow_timers[f as usize].0, at, 0) {
+            self.events.schedule(at, event);
+        }
     }
 
     /// The limiter of flow `f` lets one frame go, then waits 8·L/rate. Returns its next
     /// release while frames wait. A release that a rate cut has made early waits again.
-    fn limiter_release(&mut self, f: u32, epoch: u32, now: Time) -> Option<(Time, Event)> {
+    fn limiter_release(&mut self, f: u32, now: Time) -> Option<(Time, Event)> {
+        let timer = self.flow_timers[f as usize].0;
         let flow = &mut self.flows[f as usize];
         let saturated = flow.pattern == Pattern::Saturated;
         let lim = flow.limiter.as_mut().expect("flow has a limiter");
-        if lim.epoch != epoch {
-            return None; // superseded by an earlier release
-        }
         let allowed = lim.next_allowed(now);
         if allowed > now {
-            lim.pending = Some(allowed);
-            return Some((allowed, Event::LimiterRelease { flow: f, epoch }));
+            return Some(self.timers.continue_at(timer, allowed, 0));
         }
-        lim.pending = None;
         let id = if saturated {
             if now >= flow.stop {
                 return None;
@@ -393,13 +419,7 @@ impl Sim {
         lim.last_release = Some((now, size));
         let more = saturated || !lim.queue.is_empty();
         let rp = flow.rp;
-        let next = if more {
-            let at = lim.next_allowed(now);
-            lim.pending = Some(at);
-            Some((at, Event::LimiterRelease { flow: f, epoch }))
-        } else {
-            None
-        };
+        let next = more.then(|| self.timers.continue_at(timer, lim.next_allowed(now), 0));
         if rp != NONE {
             self.rp_transmitted(f, size, now);
         }
@@ -619,22 +639,9 @@ impl Sim {
         self.apply_rate_change(f, change, now);
     }
 
-    /// The RP timer entry `generation` of flow `f` fired. The RP's timer restarts on every
-    /// CNM; rather than one heap entry per restart, the flow keeps one live entry and a
-    /// deadline: an entry that fires before the deadline moves itself to it.
-    fn rp_timer(&mut self, f: u32, generation: u32, now: Time) -> Option<(Time, Event)> {
+    /// The RP timer of flow `f` expired; `epoch` is the RP epoch it was armed in.
+    fn rp_timer(&mut self, f: u32, epoch: u32, now: Time) -> Option<(Time, Event)> {
         let rp = self.flows[f as usize].rp;
-        let slot = &mut self.rp_timers[rp as usize];
-        if slot.generation != generation {
-            return None;
-        }
-        let (deadline, epoch) = slot.deadline?;
-        if deadline > now {
-            slot.live_at = Some(deadline);
-            return Some((deadline, Event::RpTimer { flow: f, epoch: generation }));
-        }
-        slot.live_at = None;
-        slot.deadline = None;
         let line = self.line_rate(f);
         let change = self.qcn.rp_timer(rp, epoch, line);
         self.apply_rate_change(f, change, now);
@@ -649,13 +656,14 @@ impl Sim {
 
     /// Applies what a reaction point decided: new limiter rate, timer (re)arming.
     fn apply_rate_change(&mut self, f: u32, change: qcn::RpAction, now: Time) {
+        let (release, rp_timer) = self.flow_timers[f as usize];
         if let Some(rate) = change.rate_bps {
             let flow = &mut self.flows[f as usize];
             let lim = flow.limiter.as_mut().expect("RP flows have a limiter");
             lim.rate_bps = rate.max(1);
             // A pending release that the new rate makes early simply waits again when it
             // fires; one that it makes late is brought forward.
-            if let Some(pending) = lim.pending {
+            if let Some(pending) = self.timers.deadline(release) {
                 let at = lim.next_allowed(now);
                 if at < pending {
                     self.schedule_release(f, at);
@@ -663,18 +671,11 @@ impl Sim {
             }
         }
         if let Some((delay, epoch)) = change.arm_timer {
-            let rp = self.flows[f as usize].rp;
-            let slot = &mut self.rp_timers[rp as usize];
-            let deadline = now + delay;
-            slot.deadline = Some((deadline, epoch));
-            if slot.live_at.is_none_or(|t| t > deadline) {
-                slot.generation = slot.generation.wrapping_add(1);
-                slot.live_at = Some(deadline);
-                let generation = slot.generation;
-                // Timers restarted by CNMs all run for the same period T, so their expiries
-                // come in time order: one lane holds them all.
+            // Timers restarted by CNMs all run for the same period T, so their expiries
+            // come in time order: one lane holds them all.
+            if let Some((at, event)) = self.timers.arm(rp_timer, now + delay, epoch) {
                 let lane = self.rp_timer_lane;
-                self.events.schedule_in_lane(lane, deadline, Event::RpTimer { flow: f, epoch: generation });
+                self.events.schedule_in_lane(lane, at, event);
             }
         }
     }

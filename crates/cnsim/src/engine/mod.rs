@@ -6,7 +6,9 @@
 pub mod queue;
 pub mod rng;
 pub mod time;
+pub mod timer;
 
 pub use queue::{Event, EventQueue};
 pub use rng::{RngStream, StreamKey};
 pub use time::{Time, PS_PER_MS, PS_PER_NS, PS_PER_S, PS_PER_US};
+pub use timer::{Fired, TimerId, Timers};

@@ -33,12 +33,9 @@ pub enum Event {
     /// The first frame in flight on the link of port `port` reaches the next node (after
     /// that node's processing latency).
     Arrive { port: u32 },
-    /// The rate limiter of `flow` may release its next frame. `epoch` invalidates a
-    /// release that a rate change has superseded.
-    LimiterRelease { flow: u32, epoch: u32 },
-    /// The QCN reaction-point timer of `flow` expires. `epoch` invalidates timers that
-    /// a congestion notification has restarted.
-    RpTimer { flow: u32, epoch: u32 },
+    /// A generic timer (see [`super::timer`]) fires; `generation` tells a live event
+    /// from one its timer has superseded.
+    Timer { timer: u32, generation: u32 },
     /// Take a sample of every recorded time series.
     Sample,
 }

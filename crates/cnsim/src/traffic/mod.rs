@@ -102,10 +102,6 @@ pub struct Limiter {
     /// When the last frame was released and its size (the next may leave at
     /// `last_release + 8·size/rate`).
     pub last_release: Option<(Time, u32)>,
-    /// Time of the pending release event, if one is scheduled.
-    pub pending: Option<Time>,
-    /// Bumped whenever a pending release is superseded.
-    pub epoch: u32,
 }
 
 impl Limiter {
@@ -116,8 +112,6 @@ impl Limiter {
             queue: VecDeque::with_capacity(capacity.min(crate::net::queue::PREALLOC_FRAMES as usize)),
             capacity,
             last_release: None,
-            pending: None,
-            epoch: 0,
         }
     }
 

@@ -1,0 +1,172 @@
+//! Generic timers: any component (a rate limiter, a reaction point, later TCP's RTO)
+//! owns timers by [`TimerId`], and one event kind, [`Event::Timer`], stands for them all.
+//!
+//! A timer that is re-armed often (QCN's RP timer restarts on every CNM) would leave a
+//! stale heap entry per restart if each arming scheduled an event. Instead a timer keeps
+//! at most one *live* entry and a *deadline*: arming it later than its live entry only
+//! moves the deadline, and the entry, when it fires early, moves itself to the deadline
+//! (one replace-top); arming it earlier schedules a new entry under a new *generation*,
+//! and the old one, when it fires, is recognised as stale and dropped. Events stay 12
+//! bytes: the timer's id and the generation.
+
+use super::queue::Event;
+use super::time::Time;
+
+/// Index of a timer in [`Timers`].
+pub type TimerId = u32;
+
+/// One timer.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    /// When the timer expires and the tag its owner gave when arming it, if armed.
+    deadline: Option<(Time, u32)>,
+    /// Time of the live event, if one is pending.
+    live_at: Option<Time>,
+    /// Generation of the live event; events of older generations are stale.
+    generation: u32,
+}
+
+/// What an event of a timer means when it fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fired {
+    /// Superseded, or the timer was cancelled: nothing to do.
+    Stale,
+    /// Fired before the deadline (the timer was re-armed later): the same event moves
+    /// to this time.
+    Moved(Time, Event),
+    /// The timer expired, with the tag it was armed with.
+    Expired(u32),
+}
+
+/// Every timer of a simulation.
+#[derive(Clone, Debug, Default)]
+pub struct Timers {
+    slots: Vec<Slot>,
+}
+
+impl Timers {
+    /// No timers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A new, unarmed timer.
+    pub fn add(&mut self) -> TimerId {
+        self.slots.push(Slot::default());
+        (self.slots.len() - 1) as TimerId
+    }
+
+    /// The deadline of timer `id`, if armed.
+    #[inline]
+    pub fn deadline(&self, id: TimerId) -> Option<Time> {
+        self.slots[id as usize].deadline.map(|(t, _)| t)
+    }
+
+    /// Arms timer `id` to expire at `deadline` with `tag` (replacing any earlier arming).
+    /// Returns the event to schedule at `deadline` when a new one is needed (no live
+    /// event, or the live one is later than `deadline`).
+    #[inline]
+    pub fn arm(&mut self, id: TimerId, deadline: Time, tag: u32) -> Option<(Time, Event)> {
+        let slot = &mut self.slots[id as usize];
+        slot.deadline = Some((deadline, tag));
+        if slot.live_at.is_some_and(|t| t <= deadline) {
+            return None;
+        }
+        slot.generation = slot.generation.wrapping_add(1);
+        slot.live_at = Some(deadline);
+        Some((deadline, Event::Timer { timer: id, generation: slot.generation }))
+    }
+
+    /// Disarms timer `id`; its live event, if any, will be stale.
+    pub fn cancel(&mut self, id: TimerId) {
+        self.slots[id as usize].deadline = None;
+    }
+
+    /// The event `generation` of timer `id` fires at `now`.
+    #[inline]
+    pub fn fire(&mut self, id: TimerId, generation: u32, now: Time) -> Fired {
+        let slot = &mut self.slots[id as usize];
+        if slot.generation != generation || slot.live_at.is_none() {
+            return Fired::Stale;
+        }
+        match slot.deadline {
+            None => {
+                slot.live_at = None;
+                Fired::Stale
+            }
+            Some((deadline, _)) if deadline > now => {
+                slot.live_at = Some(deadline);
+                Fired::Moved(deadline, Event::Timer { timer: id, generation })
+            }
+            Some((_, tag)) => {
+                slot.live_at = None;
+                slot.deadline = None;
+                Fired::Expired(tag)
+            }
+        }
+    }
+
+    /// From the handler of timer `id`'s expiry: arm it again at `at` with the event that
+    /// just fired, which the caller reschedules in place (one replace-top).
+    #[inline]
+    pub fn continue_at(&mut self, id: TimerId, at: Time, tag: u32) -> (Time, Event) {
+        let slot = &mut self.slots[id as usize];
+        slot.deadline = Some((at, tag));
+        slot.live_at = Some(at);
+        (at, Event::Timer { timer: id, generation: slot.generation })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generation(e: Event) -> u32 {
+        match e {
+            Event::Timer { generation, .. } => generation,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn arming_later_moves_the_deadline_not_the_event() {
+        let mut t = Timers::new();
+        let id = t.add();
+        let (at, e) = t.arm(id, 100, 1).unwrap();
+        assert_eq!(at, 100);
+        // Restarted later twice: no new event.
+        assert_eq!(t.arm(id, 150, 2), None);
+        assert_eq!(t.arm(id, 180, 3), None);
+        // The event fires at 100, moves to 180, then expires with the last tag.
+        assert_eq!(t.fire(id, generation(e), 100), Fired::Moved(180, e));
+        assert_eq!(t.fire(id, generation(e), 180), Fired::Expired(3));
+        assert_eq!(t.deadline(id), None);
+        assert_eq!(t.fire(id, generation(e), 180), Fired::Stale);
+    }
+
+    #[test]
+    fn arming_earlier_supersedes_the_live_event() {
+        let mut t = Timers::new();
+        let id = t.add();
+        let (_, old) = t.arm(id, 100, 0).unwrap();
+        let (at, new) = t.arm(id, 40, 0).unwrap();
+        assert_eq!(at, 40);
+        assert_ne!(generation(old), generation(new));
+        assert_eq!(t.fire(id, generation(new), 40), Fired::Expired(0));
+        assert_eq!(t.fire(id, generation(old), 100), Fired::Stale);
+    }
+
+    #[test]
+    fn cancelled_timers_do_not_expire_and_handlers_can_continue() {
+        let mut t = Timers::new();
+        let id = t.add();
+        let (_, e) = t.arm(id, 10, 0).unwrap();
+        t.cancel(id);
+        assert_eq!(t.fire(id, generation(e), 10), Fired::Stale);
+        let (_, e) = t.arm(id, 20, 0).unwrap();
+        assert_eq!(t.fire(id, generation(e), 20), Fired::Expired(0));
+        // The handler keeps the same event going, 5 later.
+        assert_eq!(t.continue_at(id, 25, 7), (25, e));
+        assert_eq!(t.fire(id, generation(e), 25), Fired::Expired(7));
+    }
+}
