@@ -146,12 +146,8 @@ pub struct Sim {
     pub flows: Vec<Flow>,
     /// QCN congestion and reaction points.
     pub qcn: Qcn,
-    /// Every timer, and what each belongs to.
-    timers: Timers,
-    timer_owners: Vec<TimerOwner>,
-    /// The release timer of each flow's limiter and the timer of its reaction point
-    /// ([`NONE`] where the flow has none).
-    flow_timers: Vec<(TimerId, TimerId)>,
+    /// Every timer, with what each belongs to.
+    timers: Timers<TimerOwner>,
     /// Event lane for reaction-point timers.
     rp_timer_lane: u32,
     /// Pending events and the clock.
@@ -179,28 +175,21 @@ impl Sim {
         recorder: Recorder,
     ) -> Self {
         let mut timers = Timers::new();
-        let mut timer_owners = Vec::new();
-        let mut add = |owner: TimerOwner| {
-            timer_owners.push(owner);
-            timers.add()
-        };
-        let flow_timers = (0..flows.len() as u32)
-            .map(|f| {
-                let flow = &flows[f as usize];
-                let release =
-                    if flow.limiter.is_some() { add(TimerOwner::Limiter { flow: f }) } else { NONE };
-                let rp = if flow.rp != NONE { add(TimerOwner::ReactionPoint { flow: f }) } else { NONE };
-                (release, rp)
-            })
-            .collect();
+        let mut flows = flows;
+        for (f, flow) in (0u32..).zip(flows.iter_mut()) {
+            if let Some(lim) = &mut flow.limiter {
+                lim.timer = timers.add(TimerOwner::Limiter { flow: f });
+            }
+            if flow.rp != NONE {
+                flow.rp_timer = timers.add(TimerOwner::ReactionPoint { flow: f });
+            }
+        }
         Self {
             net,
             routes,
             trees,
             frames: FrameArena::with_capacity(4096),
             timers,
-            timer_owners,
-            flow_timers,
             flows,
             rp_timer_lane: 0,
             qcn,
@@ -314,10 +303,8 @@ impl Sim {
             Event::Timer { timer, generation } => match self.timers.fire(timer, generation, now) {
                 Fired::Stale => None,
                 Fired::Moved(at, event) => Some((at, event)),
-                Fired::Expired(tag) => match self.timer_owners[timer as usize] {
-                    TimerOwner::Limiter { flow } => self.limiter_release(flow, now),
-                    TimerOwner::ReactionPoint { flow } => self.rp_timer(flow, tag, now),
-                },
+                Fired::Expired(TimerOwner::Limiter { flow }, _) => self.limiter_release(flow, timer, now),
+                Fired::Expired(TimerOwner::ReactionPoint { flow }, epoch) => self.rp_timer(flow, epoch, now),
             },
             Event::Sample => self.sample(now),
         }
@@ -359,7 +346,7 @@ impl Sim {
         match &mut flow.limiter {
             None => self.host_send(id, now),
             Some(lim) => {
-                let pending = self.timers.deadline(self.flow_timers[f as usize].0).is_some();
+                let pending = self.timers.deadline(lim.timer).is_some();
                 if lim.queue.is_empty() && !pending && lim.next_allowed(now) <= now {
                     // The limiter is idle and the rate allows a frame now: it goes at once.
                     let size = frame.size;
@@ -387,15 +374,15 @@ impl Sim {
 
     /// Schedules the release of flow `f`'s next frame at `at` (its limiter's timer).
     pub(crate) fn schedule_release(&mut self, f: u32, at: Time) {
-        if let Some((at, event)) = self.timers.arm(self.flow_timers[f as usize].0, at, 0) {
+        let timer = self.flows[f as usize].limiter.as_ref().expect("flow has a limiter").timer;
+        if let Some((at, event)) = self.timers.arm(timer, at, 0) {
             self.events.schedule(at, event);
         }
     }
 
     /// The limiter of flow `f` lets one frame go, then waits 8·L/rate. Returns its next
     /// release while frames wait. A release that a rate cut has made early waits again.
-    fn limiter_release(&mut self, f: u32, now: Time) -> Option<(Time, Event)> {
-        let timer = self.flow_timers[f as usize].0;
+    fn limiter_release(&mut self, f: u32, timer: TimerId, now: Time) -> Option<(Time, Event)> {
         let flow = &mut self.flows[f as usize];
         let saturated = flow.pattern == Pattern::Saturated;
         let lim = flow.limiter.as_mut().expect("flow has a limiter");
@@ -656,14 +643,14 @@ impl Sim {
 
     /// Applies what a reaction point decided: new limiter rate, timer (re)arming.
     fn apply_rate_change(&mut self, f: u32, change: qcn::RpAction, now: Time) {
-        let (release, rp_timer) = self.flow_timers[f as usize];
+        let rp_timer = self.flows[f as usize].rp_timer;
         if let Some(rate) = change.rate_bps {
             let flow = &mut self.flows[f as usize];
             let lim = flow.limiter.as_mut().expect("RP flows have a limiter");
             lim.rate_bps = rate.max(1);
             // A pending release that the new rate makes early simply waits again when it
             // fires; one that it makes late is brought forward.
-            if let Some(pending) = self.timers.deadline(release) {
+            if let Some(pending) = self.timers.deadline(lim.timer) {
                 let at = lim.next_allowed(now);
                 if at < pending {
                     self.schedule_release(f, at);

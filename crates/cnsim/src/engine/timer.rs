@@ -16,8 +16,10 @@ use super::time::Time;
 pub type TimerId = u32;
 
 /// One timer.
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
+#[derive(Clone, Copy, Debug)]
+struct Slot<O> {
+    /// What the timer belongs to (kept beside its state: one memory access per event).
+    owner: O,
     /// When the timer expires and the tag its owner gave when arming it, if armed.
     deadline: Option<(Time, u32)>,
     /// Time of the live event, if one is pending.
@@ -28,31 +30,38 @@ struct Slot {
 
 /// What an event of a timer means when it fires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fired {
+pub enum Fired<O> {
     /// Superseded, or the timer was cancelled: nothing to do.
     Stale,
     /// Fired before the deadline (the timer was re-armed later): the same event moves
     /// to this time.
     Moved(Time, Event),
-    /// The timer expired, with the tag it was armed with.
-    Expired(u32),
+    /// The timer expired: its owner, and the tag it was armed with.
+    Expired(O, u32),
 }
 
-/// Every timer of a simulation.
-#[derive(Clone, Debug, Default)]
-pub struct Timers {
-    slots: Vec<Slot>,
+/// Every timer of a simulation, each with its owner `O` (what its expiry is dispatched
+/// to).
+#[derive(Clone, Debug)]
+pub struct Timers<O> {
+    slots: Vec<Slot<O>>,
 }
 
-impl Timers {
+impl<O: Copy> Default for Timers<O> {
+    fn default() -> Self {
+        Self { slots: Vec::new() }
+    }
+}
+
+impl<O: Copy> Timers<O> {
     /// No timers.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// A new, unarmed timer.
-    pub fn add(&mut self) -> TimerId {
-        self.slots.push(Slot::default());
+    /// A new, unarmed timer belonging to `owner`.
+    pub fn add(&mut self, owner: O) -> TimerId {
+        self.slots.push(Slot { owner, deadline: None, live_at: None, generation: 0 });
         (self.slots.len() - 1) as TimerId
     }
 
@@ -84,7 +93,7 @@ impl Timers {
 
     /// The event `generation` of timer `id` fires at `now`.
     #[inline]
-    pub fn fire(&mut self, id: TimerId, generation: u32, now: Time) -> Fired {
+    pub fn fire(&mut self, id: TimerId, generation: u32, now: Time) -> Fired<O> {
         let slot = &mut self.slots[id as usize];
         if slot.generation != generation || slot.live_at.is_none() {
             return Fired::Stale;
@@ -101,7 +110,7 @@ impl Timers {
             Some((_, tag)) => {
                 slot.live_at = None;
                 slot.deadline = None;
-                Fired::Expired(tag)
+                Fired::Expired(slot.owner, tag)
             }
         }
     }
@@ -131,7 +140,7 @@ mod tests {
     #[test]
     fn arming_later_moves_the_deadline_not_the_event() {
         let mut t = Timers::new();
-        let id = t.add();
+        let id = t.add('x');
         let (at, e) = t.arm(id, 100, 1).unwrap();
         assert_eq!(at, 100);
         // Restarted later twice: no new event.
@@ -139,7 +148,7 @@ mod tests {
         assert_eq!(t.arm(id, 180, 3), None);
         // The event fires at 100, moves to 180, then expires with the last tag.
         assert_eq!(t.fire(id, generation(e), 100), Fired::Moved(180, e));
-        assert_eq!(t.fire(id, generation(e), 180), Fired::Expired(3));
+        assert_eq!(t.fire(id, generation(e), 180), Fired::Expired('x', 3));
         assert_eq!(t.deadline(id), None);
         assert_eq!(t.fire(id, generation(e), 180), Fired::Stale);
     }
@@ -147,26 +156,26 @@ mod tests {
     #[test]
     fn arming_earlier_supersedes_the_live_event() {
         let mut t = Timers::new();
-        let id = t.add();
+        let id = t.add('x');
         let (_, old) = t.arm(id, 100, 0).unwrap();
         let (at, new) = t.arm(id, 40, 0).unwrap();
         assert_eq!(at, 40);
         assert_ne!(generation(old), generation(new));
-        assert_eq!(t.fire(id, generation(new), 40), Fired::Expired(0));
+        assert_eq!(t.fire(id, generation(new), 40), Fired::Expired('x', 0));
         assert_eq!(t.fire(id, generation(old), 100), Fired::Stale);
     }
 
     #[test]
     fn cancelled_timers_do_not_expire_and_handlers_can_continue() {
         let mut t = Timers::new();
-        let id = t.add();
+        let id = t.add('x');
         let (_, e) = t.arm(id, 10, 0).unwrap();
         t.cancel(id);
         assert_eq!(t.fire(id, generation(e), 10), Fired::Stale);
         let (_, e) = t.arm(id, 20, 0).unwrap();
-        assert_eq!(t.fire(id, generation(e), 20), Fired::Expired(0));
+        assert_eq!(t.fire(id, generation(e), 20), Fired::Expired('x', 0));
         // The handler keeps the same event going, 5 later.
         assert_eq!(t.continue_at(id, 25, 7), (25, e));
-        assert_eq!(t.fire(id, generation(e), 25), Fired::Expired(7));
+        assert_eq!(t.fire(id, generation(e), 25), Fired::Expired('x', 7));
     }
 }

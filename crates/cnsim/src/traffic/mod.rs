@@ -102,6 +102,8 @@ pub struct Limiter {
     /// When the last frame was released and its size (the next may leave at
     /// `last_release + 8·size/rate`).
     pub last_release: Option<(Time, u32)>,
+    /// The timer of the next release (set by the simulator).
+    pub timer: crate::engine::TimerId,
 }
 
 impl Limiter {
@@ -112,6 +114,7 @@ impl Limiter {
             queue: VecDeque::with_capacity(capacity.min(crate::net::queue::PREALLOC_FRAMES as usize)),
             capacity,
             last_release: None,
+            timer: crate::net::NONE,
         }
     }
 
@@ -150,6 +153,8 @@ pub struct Flow {
     pub limiter: Option<Limiter>,
     /// QCN reaction point driving the limiter, or `NONE`.
     pub rp: u32,
+    /// The reaction point's timer (set by the simulator), or `NONE`.
+    pub rp_timer: crate::engine::TimerId,
     /// Frames the limiter queue holds (the source-side buffer).
     pub source_queue: usize,
     /// The destination as the scenario names it (host, group or "uniform").
@@ -194,6 +199,7 @@ impl Flow {
             rng,
             limiter: None,
             rp: crate::net::NONE,
+            rp_timer: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
             line_bps: 0,
