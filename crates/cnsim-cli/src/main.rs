@@ -143,7 +143,8 @@ impl Signals {
 }
 
 /// A testing aid: with `CNSIM_HOLD_AT=<phase>` in the environment, cnsim says so on
-/// stderr at that phase ("build", "write" or "commit") and waits there (up to 30 s, or
+/// stderr at that phase ("build": before the simulation; "write": results written, not
+/// yet committed) and waits there (up to 30 s, or
 /// until a signal), so that tests can interrupt each phase deterministically.
 fn hold(phase: &str, signals: &Signals) {
     if std::env::var("CNSIM_HOLD_AT").is_ok_and(|p| p == phase) {

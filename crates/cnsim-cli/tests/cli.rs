@@ -2,11 +2,11 @@
 //! left behind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Exit code for invalid input.
-const EXIT_INPUT: i32 = 2;
+mod common;
+
+use common::{cnsim, stderr, EXIT_INPUT};
 
 /// A fresh directory under the system temporary directory, removed when dropped.
 struct TempDir(PathBuf);
@@ -51,15 +51,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Runs `cnsim args...` in `dir`.
-fn cnsim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cnsim")).args(args).current_dir(dir).output().expect("run cnsim")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A dumbbell with a misspelt rate unit on its second explicit link.

@@ -3,12 +3,13 @@
 //! cnsim did not write, and proves they survive.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Exit code for invalid input.
-const EXIT_INPUT: i32 = 2;
+mod common;
+
+use common::{cnsim, stderr, EXIT_INPUT};
 
 /// A small, fast scenario with every output kind.
 const SMALL: &str = r#"
@@ -69,14 +70,6 @@ impl Drop for Tree {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn cnsim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cnsim")).args(args).current_dir(dir).output().expect("run cnsim")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Regression: `--out . --force` deleted the working directory's contents, `--out ..

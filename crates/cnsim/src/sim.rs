@@ -44,6 +44,30 @@ pub struct Counters {
     pub on_wire: u64,
 }
 
+/// Where a frame was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropSite {
+    /// A full egress queue (or shared buffer).
+    Queue,
+    /// A full limiter queue at the source.
+    Source,
+    /// No route, or no multicast branch, where the frame was.
+    Unroutable,
+}
+
+impl Counters {
+    /// Counts one drop, in the total and at its site: the one place drops are counted.
+    #[inline]
+    pub fn count_drop(&mut self, site: DropSite) {
+        self.dropped += 1;
+        match site {
+            DropSite::Queue => self.dropped_at_queues += 1,
+            DropSite::Source => self.dropped_at_sources += 1,
+            DropSite::Unroutable => self.dropped_unroutable += 1,
+        }
+    }
+}
+
 /// Where the simulation is, for progress reporting.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -358,8 +382,7 @@ impl Sim {
                 } else if lim.queue.len() >= lim.capacity {
                     flow.stats.source_dropped_frames += 1;
                     self.frames.free(id);
-                    self.counters.dropped += 1;
-                    self.counters.dropped_at_sources += 1;
+                    self.counters.count_drop(DropSite::Source);
                 } else {
                     lim.queue.push_back(id);
                     if !pending {
@@ -449,8 +472,7 @@ impl Sim {
                 }
             } else {
                 port.queue.record_drop(frame.size);
-                self.counters.dropped_at_queues += 1;
-                self.drop_frame(id, &frame);
+                self.drop_frame(id, &frame, DropSite::Queue);
             }
         }
         // The congestion point samples every arriving data frame, queued or dropped
@@ -526,8 +548,7 @@ impl Sim {
         if frame.multicast {
             let range = self.trees.out_range(frame.dst, node);
             if range.is_empty() {
-                self.counters.dropped_unroutable += 1;
-                self.drop_frame(id, &frame);
+                self.drop_frame(id, &frame, DropSite::Unroutable);
                 return;
             }
             let last = range.end - 1;
@@ -544,8 +565,7 @@ impl Sim {
         } else {
             let p = self.routes.next_port(node, frame.dst, frame.flow);
             if p == NONE {
-                self.counters.dropped_unroutable += 1;
-                self.drop_frame(id, &frame);
+                self.drop_frame(id, &frame, DropSite::Unroutable);
             } else {
                 self.enqueue(p, id, now);
             }
@@ -568,10 +588,10 @@ impl Sim {
         }
     }
 
-    /// Frees a frame that will not be delivered and counts it (the caller counts where).
-    fn drop_frame(&mut self, id: FrameId, frame: &Frame) {
+    /// Frees a frame that will not be delivered and counts it where it was dropped.
+    fn drop_frame(&mut self, id: FrameId, frame: &Frame, site: DropSite) {
         self.frames.free(id);
-        self.counters.dropped += 1;
+        self.counters.count_drop(site);
         if frame.kind == FrameKind::Data {
             self.flows[frame.flow as usize].stats.dropped_frames += 1;
         } else {

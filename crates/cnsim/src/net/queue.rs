@@ -26,6 +26,15 @@ pub enum Capacity {
 }
 
 impl Capacity {
+    /// Frames a queue of this capacity reserves room for when created: at most
+    /// [`PREALLOC_FRAMES`] (a byte capacity counted in 1500-byte frames), plus one.
+    pub fn prealloc_frames(self) -> u64 {
+        match self {
+            Capacity::Frames(n) => n.min(PREALLOC_FRAMES) + 1,
+            Capacity::Bytes(b) => (b / 1500).min(PREALLOC_FRAMES) + 1,
+        }
+    }
+
     /// Whether a frame of `size` bytes fits on top of `frames`/`bytes` already held.
     #[inline]
     pub fn admits(self, frames: u64, bytes: u64, size: u32) -> bool {
@@ -101,12 +110,8 @@ pub struct EgressQueue {
 impl EgressQueue {
     /// An empty queue with the given limit.
     pub fn new(capacity: Capacity) -> Self {
-        let prealloc = match capacity {
-            Capacity::Frames(n) => n.min(PREALLOC_FRAMES) as usize,
-            Capacity::Bytes(b) => (b / 1500).min(PREALLOC_FRAMES) as usize,
-        };
         Self {
-            frames: VecDeque::with_capacity(prealloc + 1),
+            frames: VecDeque::with_capacity(capacity.prealloc_frames() as usize),
             bytes: 0,
             capacity,
             stats: QueueStats::default(),

@@ -23,6 +23,28 @@ pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// Error text for `path`.
+fn at(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
+    move |e| format!("{}: {e}", path.display())
+}
+
+/// Draws a 900 × 500 chart with `draw` on a white background, rendered in memory and
+/// written to `path` in one go (so a full disk is reported as such).
+fn write_svg(
+    path: &Path,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), String>,
+) -> Result<(), String> {
+    let err = at(path);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        draw(&root)?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    std::fs::write(path, svg).map_err(|e| err(&e))
+}
+
 /// One line of a line chart.
 pub struct Line<'a> {
     /// Legend label.
@@ -72,7 +94,7 @@ pub fn line_chart(
     y_label: &str,
     lines: &[Line],
 ) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let err = at(path);
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, f64::MIN);
     for l in lines {
         for (&x, &y) in l.xs.iter().zip(l.ys) {
@@ -94,12 +116,8 @@ pub fn line_chart(
         y1 = y0 + 1.0;
     }
     let y1 = y1 + (y1 - y0) * 0.05;
-    // Rendered in memory, then written in one go: a full disk is reported as such.
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
+    write_svg(path, |root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(45)
@@ -138,9 +156,8 @@ pub fn line_chart(
                 .draw()
                 .map_err(|e| err(&e))?;
         }
-        root.present().map_err(|e| err(&e))?;
-    }
-    std::fs::write(path, svg).map_err(|e| err(&e))
+        Ok(())
+    })
 }
 
 /// Plots every column of a time series against time.
@@ -169,19 +186,15 @@ pub fn bar_chart(
     y_label: &str,
     series: &[(String, Vec<f64>)],
 ) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let err = at(path);
     let ymax =
         series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
     let ymin =
         series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
     let ymax = if ymax <= ymin { ymin + 1.0 } else { ymax + (ymax - ymin) * 0.35 }; // room for the legend
     let n = categories.len().max(1);
-    // Rendered in memory, then written in one go: a full disk is reported as such.
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
+    write_svg(path, |root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(45)
@@ -225,9 +238,8 @@ pub fn bar_chart(
             .position(SeriesLabelPosition::UpperRight)
             .draw()
             .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    std::fs::write(path, svg).map_err(|e| err(&e))
+        Ok(())
+    })
 }
 
 #[cfg(test)]

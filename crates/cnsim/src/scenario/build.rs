@@ -169,14 +169,6 @@ fn check_topology_size(
     ))
 }
 
-/// Frames an egress queue of `capacity` reserves room for when created.
-fn queue_prealloc_frames(capacity: Size) -> u64 {
-    match capacity {
-        Size::Frames(n) => n.min(PREALLOC_FRAMES) + 1,
-        Size::Bytes(b) => (b / 1500).min(PREALLOC_FRAMES) + 1,
-    }
-}
-
 /// Expands the topology section into nodes, links and generator-defined groups.
 fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Generated, ScenarioError> {
     let t = &s.topology;
@@ -220,8 +212,8 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
             ));
         }
     }
-    let host_queue = queue_prealloc_frames(s.queues.host_capacity.unwrap_or(s.queues.capacity));
-    let port_bytes = 4 * host_queue.max(queue_prealloc_frames(s.queues.capacity));
+    let host_queue = capacity(s.queues.host_capacity.unwrap_or(s.queues.capacity)).prealloc_frames();
+    let port_bytes = 4 * host_queue.max(capacity(s.queues.capacity).prealloc_frames());
     check_topology_size(t, file, port_bytes, budget)?;
     let mut out = if let Some(g) = &t.star {
         generators::star(g)
@@ -629,11 +621,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
         // Memory, before anything is allocated for these sources.
         let n_srcs = srcs.len() as u64;
-        let limiter_slots = match t.source_queue {
-            Size::Frames(n) => n,
-            Size::Bytes(b) => b / u64::from(size),
-        }
-        .min(PREALLOC_FRAMES);
+        let source_queue = match t.source_queue {
+            Size::Frames(n) => n as usize,
+            Size::Bytes(b) => (b / u64::from(size)) as usize,
+        };
+        let limiter_slots = (source_queue as u64).min(PREALLOC_FRAMES);
         budget.charge(
             n_srcs.saturating_mul(FLOW_BYTES + 4 * limiter_slots),
             &format!("{tp}.from"),
@@ -754,10 +746,6 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 }
             };
             let mut flow = Flow::new(name, src, dst, size, t.priority, pattern.clone(), start, stop, rng);
-            let source_queue = match t.source_queue {
-                Size::Frames(n) => n as usize,
-                Size::Bytes(b) => (b / size as u64) as usize,
-            };
             let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
             check_source_rate(t, &tp, &src_name, line, file)?;
             if let Pattern::OnOff { on, off, exponential: true, .. } = pattern {
