@@ -297,7 +297,7 @@ fn cmd_run(
     }
     if !quiet {
         let t = done.timing();
-        let c = &done.sim.counters;
+        let c = &done.sim.counters();
         eprintln!(
             "{}: {:.3} s simulated in {:.2} s wall ({:.1} M events/s); {} frames delivered, {} dropped -> {}",
             s.name,
@@ -321,9 +321,9 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
                 "{}: ok — \"{}\": {} nodes, {} links, {} flows, {} s simulated",
                 scenario::error::shown_limited(path, 200),
                 s.name,
-                sim.net.nodes.len(),
-                sim.net.ports.len() / 2,
-                sim.flows.len(),
+                sim.net().nodes.len(),
+                sim.net().ports.len() / 2,
+                sim.flows().len(),
                 s.duration.0 as f64 / 1e12
             );
             ExitCode::SUCCESS

@@ -395,23 +395,29 @@ fn apply(text: &str, m: &Mutation) -> String {
 
 /// A rough count of the frames a 2 ms run of `sim` creates, and of sampled values.
 fn estimated_work(sim: &Sim) -> f64 {
-    let secs = sim.end as f64 / 1e12;
+    let secs = sim.end() as f64 / 1e12;
     let mut frames = 0.0;
-    for f in &sim.flows {
-        let live = f.stop.min(sim.end).saturating_sub(f.start) as f64 / 1e12;
+    for f in sim.flows() {
+        let live = f.stop.min(sim.end()).saturating_sub(f.start) as f64 / 1e12;
         let bits = f.frame_size as f64 * 8.0;
         let rate = match &f.pattern {
             Pattern::Cbr { rate_bps } | Pattern::Poisson { rate_bps } => *rate_bps as f64,
             Pattern::OnOff { rate_bps, on, off, .. } => {
                 *rate_bps as f64 * *on as f64 / (on + off).max(1) as f64
             }
-            Pattern::Saturated => f.limiter.as_ref().map_or(0.0, |l| l.rate_bps as f64),
+            Pattern::Saturated => f.shaper.as_ref().map_or(0.0, |l| l.rate_bps as f64),
         };
         frames += live * rate / bits;
     }
     // Multicast copies and hops multiply the frames; a sample costs about a frame.
-    let samples = if sim.recorder.interval > 0 { secs * 1e12 / sim.recorder.interval as f64 } else { 0.0 };
-    let timers: f64 = sim.qcn.rps.iter().map(|rp| secs * 1e12 / rp.params().timer.0.max(1) as f64).sum();
+    let samples =
+        if sim.recorder().interval > 0 { secs * 1e12 / sim.recorder().interval as f64 } else { 0.0 };
+    let timers: f64 = sim
+        .reaction_points()
+        .iter()
+        .filter_map(|rp| rp.as_qcn())
+        .map(|rp| secs * 1e12 / rp.params().timer.0.max(1) as f64)
+        .sum();
     frames * 4.0 + samples + timers
 }
 

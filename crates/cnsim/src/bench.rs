@@ -73,10 +73,11 @@ pub fn run_case(
             continue;
         }
         let sim = &done.sim;
-        let p = (0..sim.net.ports.len() as u32)
-            .find(|&p| sim.net.port_name(p) == case.bottleneck)
+        let p = sim
+            .net()
+            .port_by_name(case.bottleneck)
             .ok_or_else(|| format!("{}: no port {}", case.scenario, case.bottleneck))?;
-        let frames = sim.net.ports[p as usize].queue.stats.sent_frames as f64;
+        let frames = sim.queue_stats(p).map(|s| s.sent_frames).sum::<u64>() as f64;
         let t = done.timing();
         walls.push(t.wall_s);
         eps.push(t.events_per_s);

@@ -5,7 +5,10 @@
 //! - [`engine`]: picosecond time, the event queue, seeded random streams;
 //! - [`net`]: frames, egress queues, ports and links, nodes, forwarding;
 //! - [`traffic`]: sources and the per-flow rate limiter;
-//! - [`l2`]: layer-2 congestion management (QCN);
+//! - [`protocol`]: the seams protocols plug into (queue discipline, congestion point,
+//!   reaction point, link control, host endpoint);
+//! - [`aqm`]: queue disciplines (drop-tail, ECN threshold marking);
+//! - [`l2`]: layer-2 protocols (QCN; PAUSE and PFC);
 //! - [`sim`]: the run loop and the data path that ties them together;
 //! - [`scenario`]: the TOML format, validation and building;
 //! - [`metrics`]: counters, time series and writers;
@@ -16,12 +19,14 @@
 //! directories, reproductions and benchmarks, and their dependencies (Parquet, CSV,
 //! plotting); without it the crate is the simulation core alone.
 
+pub mod aqm;
 #[cfg(feature = "outputs")]
 pub mod bench;
 pub mod engine;
 pub mod l2;
 pub mod metrics;
 pub mod net;
+pub mod protocol;
 #[cfg(feature = "outputs")]
 pub mod report;
 #[cfg(feature = "outputs")]

@@ -17,7 +17,7 @@ fn run(text: &str) -> Sim {
 }
 
 fn port(s: &Sim, name: &str) -> usize {
-    (0..s.net.ports.len()).find(|&p| s.net.port_name(p as u32) == name).expect(name)
+    (0..s.net().ports.len()).find(|&p| s.net().port_name(p as u32) == name).expect(name)
 }
 
 /// h1 -(10G, 2us)- s1 -(1G, 10us)- s2 -(10G, 3us)- h2, 1us switch latency.
@@ -49,7 +49,7 @@ stop = "2us"
 #[test]
 fn three_hop_timing_is_exact_to_the_picosecond() {
     let s = run(THREE_HOP);
-    let f = &s.flows[0];
+    let f = &s.flows()[0];
     // Two frames, emitted at 0 and 1.2 us (10 Gbit/s CBR, stop at 2 us).
     assert_eq!(f.stats.delivered_frames, 2);
     // Frame 1: 1.2 us + 2 us + 1 us (s1) | 12 us + 10 us + 1 us (s2) | 1.2 us + 3 us.
@@ -62,9 +62,9 @@ fn three_hop_timing_is_exact_to_the_picosecond() {
     assert_eq!(first, 31_400_000);
     assert_eq!(f.stats.delay_sum, (first + second) as u128);
     // The second frame waited at s1 (one PortFree), never at the other ports.
-    assert_eq!(s.net.ports[port(&s, "s1->s2")].queue.stats.max_frames, 1);
-    assert_eq!(s.net.ports[port(&s, "s2->h2")].queue.stats.max_frames, 0);
-    assert_eq!(s.counters.frame_hops, 6);
+    assert_eq!(s.net().ports[port(&s, "s1->s2")].classes.queue(0).stats.max_frames, 1);
+    assert_eq!(s.net().ports[port(&s, "s2->h2")].classes.queue(0).stats.max_frames, 0);
+    assert_eq!(s.counters().frame_hops, 6);
 }
 
 #[test]
@@ -93,15 +93,15 @@ rate = "10Gbps"
 stop = "1200us"
 "#;
     let s = run(text);
-    let f = &s.flows[0].stats;
+    let f = &s.flows()[0].stats;
     assert_eq!(f.offered_frames, 1000);
     let accepted = 1 + 50 + 89;
     assert_eq!(f.delivered_frames, accepted);
     assert_eq!(f.dropped_frames, 1000 - accepted);
-    let q = &s.net.ports[port(&s, "sw->b")].queue.stats;
+    let q = &s.net().ports[port(&s, "sw->b")].classes.queue(0).stats;
     assert_eq!(q.dropped_frames, 1000 - accepted);
     assert_eq!(q.max_frames, 50);
-    assert_eq!(s.counters.dropped, 1000 - accepted);
+    assert_eq!(s.counters().dropped, 1000 - accepted);
 }
 
 #[test]
@@ -136,10 +136,10 @@ stop = "1200us"
 "#;
     let s = run(text);
     let n = 100; // 1200 us at one frame per 12 us
-    let f = &s.flows[0].stats;
+    let f = &s.flows()[0].stats;
     assert_eq!(f.offered_frames, n);
     assert_eq!(f.delivered_frames, 3 * n);
-    let sent = |name| s.net.ports[port(&s, name)].queue.stats.sent_frames;
+    let sent = |name| s.net().ports[port(&s, name)].classes.queue(0).stats.sent_frames;
     assert_eq!(sent("src->swA"), n);
     assert_eq!(sent("swA->swB"), n, "one copy crosses the trunk");
     assert_eq!(sent("swA->R1"), n);
@@ -147,7 +147,7 @@ stop = "1200us"
     assert_eq!(sent("swB->R3"), n);
     assert_eq!(sent("swB->X"), 0);
     // One frame per source emission, one extra copy at swA and one at swB.
-    assert_eq!(s.counters.created, 3 * n);
+    assert_eq!(s.counters().created, 3 * n);
 }
 
 #[test]
@@ -189,8 +189,8 @@ stop = "1ms"
 start = "600ns"
 "#;
     let s = run(text);
-    let qc = &s.net.ports[port(&s, "sw->c")].queue.stats;
-    let qd = &s.net.ports[port(&s, "sw->d")].queue.stats;
+    let qc = &s.net().ports[port(&s, "sw->c")].classes.queue(0).stats;
+    let qd = &s.net().ports[port(&s, "sw->d")].classes.queue(0).stats;
     assert!(qc.max_frames + qd.max_frames <= 61, "{} + {}", qc.max_frames, qd.max_frames);
     assert!(qc.max_frames >= 25 && qd.max_frames >= 25, "the pool is shared, not monopolised");
     assert!(qc.dropped_frames > 0 && qd.dropped_frames > 0);
@@ -205,11 +205,11 @@ fn overload_share_is_dropped_on_the_dumbbell() {
     let mut s = build(&sc, "dumbbell").unwrap();
     s.run_to_end();
     s.check_conservation().unwrap();
-    let offered: u64 = s.flows.iter().map(|f| f.stats.offered_frames).sum();
-    let dropped: u64 = s.flows.iter().map(|f| f.stats.dropped_frames).sum();
+    let offered: u64 = s.flows().iter().map(|f| f.stats.offered_frames).sum();
+    let dropped: u64 = s.flows().iter().map(|f| f.stats.dropped_frames).sum();
     let share = dropped as f64 / offered as f64;
     assert!((share - 1.0 / 11.0).abs() < 0.005, "drop share {share}");
-    let sent = s.net.ports[port(&s, "r1->r2")].queue.stats.sent_frames as f64;
+    let sent = s.net().ports[port(&s, "r1->r2")].classes.queue(0).stats.sent_frames as f64;
     let line = 0.2 / 1.2e-6; // frames per 200 ms at 10 Gbit/s
     assert!(sent > 0.99 * line && sent <= line + 1.0, "bottleneck sent {sent} of {line}");
 }
@@ -245,10 +245,10 @@ start = { uniform = ["0us", "50us"] }
     let (header, entry) = base.split_at(base.find("[[traffic]]").unwrap());
     let one = run(base);
     let two = run(&format!("{header}{extra}{entry}"));
-    assert_eq!(two.flows.len(), 2);
-    assert_eq!(two.flows[1].name, "p/a");
-    assert_eq!(one.flows[0].start, two.flows[1].start);
-    assert_eq!(one.flows[0].stats.offered_frames, two.flows[1].stats.offered_frames);
+    assert_eq!(two.flows().len(), 2);
+    assert_eq!(two.flows()[1].name, "p/a");
+    assert_eq!(one.flows()[0].start, two.flows()[1].start);
+    assert_eq!(one.flows()[0].stats.offered_frames, two.flows()[1].stats.offered_frames);
 }
 
 #[test]
@@ -273,7 +273,7 @@ on = "1ms"
 off = "1ms"
 "#;
     let s = run(text);
-    assert_eq!(s.flows[0].stats.offered_frames, 417);
+    assert_eq!(s.flows()[0].stats.offered_frames, 417);
     let _ = (PS_PER_MS, PS_PER_US);
 }
 
@@ -294,7 +294,7 @@ rate_limit = "2Gbps"
 "#;
     let s = run(text);
     // One frame per 6 us over 10 ms.
-    let sent = s.flows[0].stats.sent_frames;
+    let sent = s.flows()[0].stats.sent_frames;
     assert!((1666..=1667).contains(&sent), "{sent}");
 }
 
@@ -315,6 +315,7 @@ to = "c"
 rate = "800Mbps"
 [protocols.qcn]
 congestion_points = ["sw->c", "sw->a"]
+flows = "*"
 "#;
     let s = run(text);
     let summary = cnsim::metrics::summary::Summary::of(&s, "cp-names", 1);

@@ -42,31 +42,36 @@ to = "d"
 start = { uniform = ["0us", "10us"] }
 [protocols.qcn]
 congestion_points = ["sw->d"]
+flows = "*"
 "#;
     let s = parse(text, "qcn-unicast", &[]).unwrap();
     let mut sim = build(&s, "qcn-unicast").unwrap();
     let half = 2 * PS_PER_S;
     sim.run_until(half, &mut |_| true).unwrap();
-    let bottleneck = (0..sim.net.ports.len()).find(|&p| sim.net.port_name(p as u32) == "sw->d").unwrap();
-    let drops_first_half = sim.net.ports[bottleneck].queue.stats.dropped_frames;
-    let bytes_first_half: Vec<u64> = sim.flows.iter().map(|f| f.stats.delivered_bytes).collect();
+    let bottleneck = (0..sim.net().ports.len()).find(|&p| sim.net().port_name(p as u32) == "sw->d").unwrap();
+    let drops_first_half = sim.net().ports[bottleneck].classes.queue(0).stats.dropped_frames;
+    let bytes_first_half: Vec<u64> = sim.flows().iter().map(|f| f.stats.delivered_bytes).collect();
     sim.run_to_end();
     sim.check_conservation().unwrap();
 
     // Fair share over the second half.
-    let second: Vec<f64> =
-        sim.flows.iter().zip(&bytes_first_half).map(|(f, b)| (f.stats.delivered_bytes - b) as f64).collect();
+    let second: Vec<f64> = sim
+        .flows()
+        .iter()
+        .zip(&bytes_first_half)
+        .map(|(f, b)| (f.stats.delivered_bytes - b) as f64)
+        .collect();
     let jain = jain_index(&second);
     assert!(jain >= 0.95, "Jain {jain:.3} over the last half: {second:?}");
     // The port stays busy: at least 95 % of 10 Gbit/s over the second half.
     let total_bits: f64 = second.iter().sum::<f64>() * 8.0;
     assert!(total_bits / 2.0 > 9.5e9, "throughput {:.2} Gbit/s", total_bits / 2.0 / 1e9);
     // Loss only during the start-up transient.
-    let q = &sim.net.ports[bottleneck].queue.stats;
+    let q = &sim.net().ports[bottleneck].classes.queue(0).stats;
     assert!(drops_first_half > 0, "the start-up surge at line rate overflows the queue");
     assert_eq!(q.dropped_frames, drops_first_half, "no loss after the first half");
     // The queue oscillates around Qeq (26 000 B ≈ 17.3 frames) in the second half.
-    let series = sim.recorder.queues.column("sw->d").unwrap();
+    let series = sim.recorder().queues.column("sw->d").unwrap();
     let tail: Vec<f64> = series.values[series.values.len() / 2..].to_vec();
     let qeq = 26_000.0 / 1500.0;
     let mean = tail.iter().sum::<f64>() / tail.len() as f64;

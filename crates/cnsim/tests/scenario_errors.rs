@@ -63,7 +63,7 @@ rate = "1Gbps"
 
 /// A QCN-enabled dumbbell; the `[protocols.qcn.*]` tables are appended by the tests.
 fn with_qcn(extra: &str) -> String {
-    format!("{DUMBBELL}\n[protocols.qcn]\ncongestion_points = [\"r1->r2\"]\n{extra}")
+    format!("{DUMBBELL}\n[protocols.qcn]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n{extra}")
 }
 
 /// `base` with `from` replaced by `to` (which must occur exactly once).

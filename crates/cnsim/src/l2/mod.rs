@@ -1,8 +1,9 @@
-//! Layer-2 congestion management protocols.
-//!
-//! Each protocol is a module with its own vocabulary. The simulator calls a protocol at
-//! three seams only: a data frame arriving at an egress queue (the congestion point), a
-//! control frame reaching a host (the reaction point) and the bytes a rate limiter lets
-//! through; protocols answer with frames to send and rates to set.
+//! Layer-2 protocols, each a module with its own vocabulary, plugged into the data path
+//! through the seams of [`crate::protocol`]:
+//! - [`qcn`]: IEEE 802.1Qau QCN (a congestion point and a reaction point), with the
+//!   multicast schemes of Mliki et al. 2016;
+//! - [`pause`]: IEEE 802.3x PAUSE and 802.1Qbb PFC (link control), and hosts that drain
+//!   their input at a service rate.
 
+pub mod pause;
 pub mod qcn;

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "outputs")]
 pub mod output;
+pub mod recorder;
 pub mod summary;
 
 /// One named column of a time series table.

@@ -3,11 +3,15 @@
 use serde::Serialize;
 
 use crate::engine::time::as_secs;
+use std::collections::BTreeMap;
+
+use crate::l2::pause::{HostInputStats, PortPauseStats};
 use crate::l2::qcn::cp::CpStats;
 use crate::l2::qcn::rp::RpStats;
-use crate::l2::qcn::QcnStats;
-use crate::net::{Capacity, NodeKind};
-use crate::sim::Sim;
+use crate::l2::qcn::{Cp, QcnStats, Rp};
+use crate::net::{Capacity, HeaderKind, NodeKind};
+use crate::protocol::AnyCongestionPoint;
+use crate::sim::{KindCounters, Sim};
 use crate::traffic::FlowStats;
 
 /// Totals over all frames.
@@ -25,8 +29,12 @@ pub struct FrameTotals {
     pub dropped_at_sources: u64,
     /// Frames with no route (or no multicast branch) where they were.
     pub dropped_unroutable: u64,
+    /// Frames lost at full host input buffers.
+    pub dropped_at_hosts: u64,
     /// Frames still queued or on a wire at the end.
     pub in_flight: u64,
+    /// The same counts per kind of frame (data, cnm, pause).
+    pub by_kind: BTreeMap<HeaderKind, KindCounters>,
 }
 
 /// One flow's counters and derived figures.
@@ -52,6 +60,9 @@ pub struct FlowSummary {
 pub struct QueueSummary {
     /// Port name "node->next".
     pub port: String,
+    /// Traffic class, on ports with several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<u8>,
     /// Limit, e.g. "300 frames".
     pub capacity: String,
     /// Frames offered.
@@ -62,6 +73,9 @@ pub struct QueueSummary {
     pub dropped_frames: u64,
     /// Bytes dropped.
     pub dropped_bytes: u64,
+    /// Frames marked CE by the queue discipline (omitted when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub marked_frames: u64,
     /// Frames sent.
     pub sent_frames: u64,
     /// Bytes sent.
@@ -139,6 +153,42 @@ pub struct Summary {
     /// QCN, when enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qcn: Option<QcnSummary>,
+    /// PAUSE / PFC, when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause: Option<PauseSummary>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One port's PAUSE counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct PausePortSummary {
+    /// Port name.
+    pub port: String,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: PortPauseStats,
+}
+
+/// One host input's counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostInputSummary {
+    /// Host name.
+    pub host: String,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: HostInputStats,
+}
+
+/// PAUSE part of the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct PauseSummary {
+    /// Ports that sent or received PAUSE frames.
+    pub ports: Vec<PausePortSummary>,
+    /// Hosts with an input service rate.
+    pub hosts: Vec<HostInputSummary>,
 }
 
 fn capacity_text(c: Capacity) -> String {
@@ -151,11 +201,11 @@ fn capacity_text(c: Capacity) -> String {
 impl Summary {
     /// Summarises a finished run.
     pub fn of(sim: &Sim, scenario: &str, seed: u64) -> Self {
-        let end = sim.end;
+        let (net, end) = (sim.net(), sim.end());
         let secs = as_secs(end);
-        let node_name = |n: u32| sim.net.nodes[n as usize].name.clone();
+        let node_name = |n: u32| net.nodes[n as usize].name.clone();
         let flows = sim
-            .flows
+            .flows()
             .iter()
             .map(|f| {
                 let dst = f.dst_name.clone();
@@ -170,23 +220,25 @@ impl Summary {
                 }
             })
             .collect();
-        let queues = (0..sim.net.ports.len())
-            .filter(|&p| {
-                let port = &sim.net.ports[p];
-                port.queue.stats.arrived_frames > 0
-                    || sim.net.nodes[port.node as usize].kind == NodeKind::Switch
-            })
-            .map(|p| {
-                let q = &sim.net.ports[p].queue;
+        let mut queues = Vec::new();
+        for (p, port) in net.ports.iter().enumerate() {
+            let used = port.classes.queues().any(|q| q.stats.arrived_frames > 0);
+            if !used && net.nodes[port.node as usize].kind != NodeKind::Switch {
+                continue;
+            }
+            let several = port.classes.count() > 1;
+            for (class, q) in (0u8..).zip(port.classes.queues()) {
                 let s = &q.stats;
                 let (mean, std) = s.mean_std_frames(end);
-                QueueSummary {
-                    port: sim.net.port_name(p as u32),
+                queues.push(QueueSummary {
+                    port: net.port_name(p as u32),
+                    class: several.then_some(class),
                     capacity: capacity_text(q.capacity),
                     arrived_frames: s.arrived_frames,
                     arrived_bytes: s.arrived_bytes,
                     dropped_frames: s.dropped_frames,
                     dropped_bytes: s.dropped_bytes,
+                    marked_frames: s.marked_frames,
                     sent_frames: s.sent_frames,
                     sent_bytes: s.sent_bytes,
                     mean_frames: mean,
@@ -194,40 +246,64 @@ impl Summary {
                     max_frames: s.max_frames,
                     mean_bytes: s.mean_bytes(end),
                     max_bytes: s.max_bytes,
-                }
+                });
+            }
+        }
+        let c = sim.counters();
+        let cps: Vec<&Cp> = sim
+            .congestion_points()
+            .iter()
+            .map(|cp| match cp {
+                AnyCongestionPoint::Qcn(q) => &q.cp,
             })
             .collect();
-        let qcn = (!sim.qcn.cps.is_empty() || !sim.qcn.rps.is_empty()).then(|| {
+        let rps: Vec<(&str, &Rp)> = sim
+            .flows()
+            .iter()
+            .filter(|f| f.rp != crate::net::NONE)
+            .filter_map(|f| sim.reaction_points()[f.rp as usize].as_qcn().map(|rp| (f.name.as_str(), rp)))
+            .collect();
+        let qcn = (!cps.is_empty() || !rps.is_empty()).then(|| {
             QcnSummary {
-                stats: sim.qcn.stats.clone(),
-                congestion_points: sim
-                    .qcn
-                    .cps
+                stats: QcnStats::of(sim),
+                // A CP's id is its port id + 1 (CPs are created in configuration order,
+                // not port order).
+                congestion_points: cps
                     .iter()
-                    // A CP's id is its port id + 1 (CPs are created in configuration order,
-                    // not port order).
                     .map(|cp| CpSummary {
-                        port: sim.net.port_name(cp.cpid - 1),
+                        port: net.port_name(cp.cpid - 1),
                         cpid: cp.cpid,
                         stats: cp.stats.clone(),
                     })
                     .collect(),
-                reaction_points: sim
-                    .flows
+                reaction_points: rps
                     .iter()
-                    .filter(|f| f.rp != crate::net::NONE)
-                    .map(|f| {
-                        let rp = &sim.qcn.rps[f.rp as usize];
-                        RpSummary {
-                            flow: f.name.clone(),
-                            final_rate_bps: rp.current_rate(),
-                            stats: rp.stats.clone(),
-                        }
+                    .map(|(name, rp)| RpSummary {
+                        flow: name.to_string(),
+                        final_rate_bps: rp.current_rate(),
+                        stats: rp.stats.clone(),
                     })
                     .collect(),
             }
         });
-        let c = &sim.counters;
+        let pause = sim.link_control().and_then(|l| l.as_pause()).map(|p| {
+            let s = p.summary();
+            PauseSummary {
+                ports: s
+                    .ports
+                    .into_iter()
+                    .filter(|(_, st)| {
+                        st.pause_sent + st.resume_sent + st.pause_received + st.resume_received > 0
+                    })
+                    .map(|(port, stats)| PausePortSummary { port: net.port_name(port), stats })
+                    .collect(),
+                hosts: s
+                    .hosts
+                    .into_iter()
+                    .map(|(h, stats)| HostInputSummary { host: node_name(h), stats })
+                    .collect(),
+            }
+        });
         Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),
@@ -242,11 +318,18 @@ impl Summary {
                 dropped_at_queues: c.dropped_at_queues,
                 dropped_at_sources: c.dropped_at_sources,
                 dropped_unroutable: c.dropped_unroutable,
-                in_flight: sim.frames.live(),
+                dropped_at_hosts: c.dropped_at_hosts,
+                in_flight: sim.frames_live(),
+                by_kind: HeaderKind::ALL
+                    .iter()
+                    .map(|&k| (k, *c.kind(k)))
+                    .filter(|(_, k)| k.created > 0)
+                    .collect(),
             },
             flows,
             queues,
             qcn,
+            pause,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Frames and the arena that recycles them.
 //!
-//! A [`Frame`] is a small `Copy` value with room for every protocol's header fields. Frames
+//! A [`Frame`] is a small `Copy` value: the fields every frame has and one protocol
+//! [`Header`]. Frames
 //! live in a [`FrameArena`] and are referred to by a `u32` id; a freed slot is reused by
 //! the next frame, so the data path never allocates once the arena has grown to the
 //! largest number of frames simultaneously in the network.
@@ -10,58 +11,121 @@ use crate::engine::Time;
 /// Index of a frame in the arena.
 pub type FrameId = u32;
 
-/// What a frame is, which decides what a node does when it receives it.
+/// The ECN codepoint of a frame's IP header (RFC 3168 §5), or `NotEct` for frames that
+/// carry none (layer-2 frames, non-ECN transports).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
-pub enum FrameKind {
-    /// Application data of a flow.
+pub enum Ecn {
+    /// Not ECN-capable transport (00).
     #[default]
+    NotEct = 0b00,
+    /// ECN-capable transport, ECT(1) (01).
+    Ect1 = 0b01,
+    /// ECN-capable transport, ECT(0) (10).
+    Ect0 = 0b10,
+    /// Congestion experienced (11), set by a marking queue.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// Whether a queue may mark this frame instead of dropping it.
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// The protocol header a frame carries beyond the common fields: what a node does with
+/// the frame when it receives it. One variant per protocol that has frames of its own;
+/// each protocol's header type lives in the protocol's module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// Application data of a flow. Under the enhanced multicast schemes of Mliki et al.
+    /// 2016 §3 a multicast data frame carries its source's representative (|Fb|, CPID).
+    Data(crate::l2::qcn::Representative),
+    /// An IEEE 802.1Qau congestion notification message, from a congestion point back to
+    /// the source of a sampled frame.
+    Cnm(crate::l2::qcn::Cnm),
+    /// An IEEE 802.3x PAUSE or 802.1Qbb PFC frame: link-local, consumed by the receiving
+    /// port.
+    Pause(crate::l2::pause::PauseFrame),
+}
+
+impl Default for Header {
+    fn default() -> Self {
+        Header::Data(Default::default())
+    }
+}
+
+/// The kinds of [`Header`], for counters kept per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeaderKind {
+    /// [`Header::Data`].
     Data,
-    /// A QCN congestion notification message (IEEE 802.1Qau CNM), from a congestion point
-    /// back to the source of a sampled frame.
+    /// [`Header::Cnm`].
     Cnm,
+    /// [`Header::Pause`].
+    Pause,
 }
 
-/// QCN fields carried by a frame.
-///
-/// On a [`FrameKind::Cnm`] they are the CNM PDU: the quantized feedback `fb` (|Fb|, 0..=63),
-/// the congestion point identifier `cpid`, and the queue offset and delta in the CP's
-/// queue unit. On a multicast data frame under the enhanced scheme of Mliki et al. 2016 §3 they
-/// carry the representative: `fb` is the |Fb| held by the source and `cpid` the CP that
-/// produced it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct QcnTag {
-    /// Quantized |Fb| (0..=63).
-    pub fb: u8,
-    /// Congestion point identifier (the CP's port id + 1; 0 = none).
-    pub cpid: u32,
-    /// Qoff = Q − Qeq at the sample, in the CP's queue unit (frames or bytes).
-    pub qoff: i32,
-    /// Qdelta = Q − Qold at the sample, in the CP's queue unit.
-    pub qdelta: i32,
+impl HeaderKind {
+    /// Every kind, in counter order.
+    pub const ALL: [HeaderKind; 3] = [HeaderKind::Data, HeaderKind::Cnm, HeaderKind::Pause];
 }
 
-/// A frame in flight. 48 bytes; copied by value into and out of the arena.
+impl Header {
+    /// The kind of this header.
+    #[inline]
+    pub fn kind(&self) -> HeaderKind {
+        match self {
+            Header::Data(_) => HeaderKind::Data,
+            Header::Cnm(_) => HeaderKind::Cnm,
+            Header::Pause(_) => HeaderKind::Pause,
+        }
+    }
+
+    /// Whether the frame is link-local: consumed by the port that receives it, never
+    /// forwarded and never queued behind data (IEEE 802.3 Annex 31B MAC control frames).
+    #[inline]
+    pub fn link_local(&self) -> bool {
+        matches!(self, Header::Pause(_))
+    }
+}
+
+/// A frame in flight: the fields every frame has, and its protocol [`Header`]. 48 bytes;
+/// copied by value into and out of the arena.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Frame {
-    /// What kind of frame this is.
-    pub kind: FrameKind,
-    /// Priority (0 = lowest); selects the egress queue class.
-    pub priority: u8,
-    /// True when `dst` is a multicast tree id rather than a host.
-    pub multicast: bool,
     /// Size on the wire in bytes (what serialization time and queue bytes count).
     pub size: u32,
+    /// Priority (0 = lowest, 7 = highest; IEEE 802.1Q PCP); selects the egress class.
+    pub priority: u8,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// True when `dst` is a multicast tree id rather than a host.
+    pub multicast: bool,
     /// Node that created the frame (a host for data, a switch for a CNM).
     pub src: u32,
     /// Destination host node id, or multicast tree id when `multicast` is set.
     pub dst: u32,
     /// Flow the frame belongs to (for a CNM: the flow of the sampled frame).
     pub flow: u32,
+    /// Port through which the frame entered the node that holds it (`NONE` at the node
+    /// that created it).
+    pub ingress: u32,
     /// Creation time, for latency.
     pub born: Time,
-    /// QCN fields.
-    pub qcn: QcnTag,
+    /// Protocol header.
+    pub header: Header,
+}
+
+impl Frame {
+    /// The kind of the frame's header.
+    #[inline]
+    pub fn kind(&self) -> HeaderKind {
+        self.header.kind()
+    }
 }
 
 /// A pool of frames indexed by [`FrameId`], with a free list.
@@ -143,6 +207,6 @@ mod tests {
 
     #[test]
     fn frame_stays_compact() {
-        assert!(std::mem::size_of::<Frame>() <= 56, "{}", std::mem::size_of::<Frame>());
+        assert!(std::mem::size_of::<Frame>() <= 48, "{}", std::mem::size_of::<Frame>());
     }
 }

@@ -5,12 +5,14 @@
 //! serializes frames one at a time onto a full-duplex point-to-point link whose far
 //! end is the ingress port of the next node.
 
+pub mod classes;
 pub mod frame;
 pub mod queue;
 pub mod routing;
 pub mod topology;
 
-pub use frame::{Frame, FrameArena, FrameId, FrameKind, QcnTag};
+pub use classes::{Classes, Scheduler, MAX_CLASSES};
+pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind};
 pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};
 pub use routing::{MulticastTrees, Routes, TreeId};
 pub use topology::{Network, Node, NodeId, NodeKind, Port, PortId, NONE};

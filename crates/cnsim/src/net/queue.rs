@@ -1,4 +1,4 @@
-//! Drop-tail FIFO egress queues and the optional per-switch shared buffer.
+//! FIFO egress queues and the optional per-switch shared buffer.
 //!
 //! Queue length counts the frames *waiting*: the frame being serialized has left the
 //! queue (as in ns-2, htsim and OMNeT++/INET). A queue of capacity 300 frames therefore
@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 pub const PREALLOC_FRAMES: u64 = 32;
 
 use super::frame::FrameId;
+use crate::aqm::{AnyDiscipline, QueueView};
 use crate::engine::Time;
 
 /// A buffer limit, in frames or in bytes.
@@ -46,33 +47,38 @@ impl Capacity {
 }
 
 /// Counters of one egress queue. Time integrals are exact (`u128` of frame·ps), so
-/// means and deviations are reproducible to the last bit.
+/// means and deviations are reproducible to the last bit. The per-frame counters come
+/// first (`repr(C)`), in one cache line.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct QueueStats {
     /// Frames offered to the queue (accepted or dropped).
     pub arrived_frames: u64,
     /// Bytes offered to the queue.
     pub arrived_bytes: u64,
-    /// Frames dropped because the queue (or the shared pool) was full.
-    pub dropped_frames: u64,
-    /// Bytes dropped.
-    pub dropped_bytes: u64,
     /// Frames that started transmission on the link.
     pub sent_frames: u64,
     /// Bytes that started transmission.
     pub sent_bytes: u64,
+    /// Time of the last length change.
+    pub last_change: Time,
     /// Largest number of waiting frames seen.
     pub max_frames: u64,
     /// Largest number of waiting bytes seen.
     pub max_bytes: u64,
+    /// Frames dropped because the queue (or the shared pool) was full, or by the
+    /// queue discipline.
+    pub dropped_frames: u64,
     /// ∫ frames dt, in frame·ps.
     pub area_frames: u128,
     /// ∫ frames² dt, in frame²·ps.
     pub area_frames_sq: u128,
     /// ∫ bytes dt, in byte·ps.
     pub area_bytes: u128,
-    /// Time of the last length change.
-    pub last_change: Time,
+    /// Bytes dropped.
+    pub dropped_bytes: u64,
+    /// Frames queued with their ECN codepoint set to CE by the queue discipline.
+    pub marked_frames: u64,
 }
 
 impl QueueStats {
@@ -96,13 +102,17 @@ impl QueueStats {
     }
 }
 
-/// A drop-tail FIFO of frame ids with a capacity.
+/// A FIFO of frame ids with a capacity and a queue discipline that decides, frame by
+/// frame, what is admitted.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct EgressQueue {
     frames: VecDeque<FrameId>,
     bytes: u64,
     /// The queue's own limit.
     pub capacity: Capacity,
+    /// What the queue does with arriving frames (drop-tail unless a protocol says).
+    pub discipline: AnyDiscipline,
     /// Counters.
     pub stats: QueueStats,
 }
@@ -114,8 +124,15 @@ impl EgressQueue {
             frames: VecDeque::with_capacity(capacity.prealloc_frames() as usize),
             bytes: 0,
             capacity,
+            discipline: AnyDiscipline::DropTail,
             stats: QueueStats::default(),
         }
+    }
+
+    /// The queue as its discipline sees it.
+    #[inline]
+    pub fn view(&self, straight_through: bool) -> QueueView {
+        QueueView { straight_through, frames: self.len(), bytes: self.bytes, capacity: self.capacity }
     }
 
     /// Waiting frames.

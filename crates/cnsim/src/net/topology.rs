@@ -7,8 +7,9 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::classes::Classes;
 use super::frame::FrameId;
-use super::queue::{Capacity, EgressQueue, SharedPool};
+use super::queue::{Capacity, SharedPool};
 use crate::engine::time::serialization_time;
 use crate::engine::Time;
 
@@ -44,35 +45,44 @@ pub struct Node {
     pub pool: u32,
 }
 
-/// One direction of a link: an egress queue and a transmitter.
+/// One direction of a link: egress queues (one per class) and a transmitter. Fields are
+/// laid out hottest first (`repr(C)`): what every frame touches shares the first cache
+/// lines.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Port {
+    /// When the transmitter finishes the frame it is sending (≤ now when idle).
+    pub busy_until: Time,
+    /// Propagation delay plus the far node's processing latency: the time from the last
+    /// bit leaving this port to the frame being ready for forwarding at the next node.
+    pub to_next_node: Time,
+    /// Serialization time of the last frame size seen (most frames share a size, and
+    /// the exact computation needs a 128-bit division).
+    ser_cache: (u32, Time),
     /// Node that owns the port.
     pub node: NodeId,
     /// The port at the far end of the link (the next node's ingress).
     pub peer: PortId,
+    /// Shared pool of the owning switch, or [`NONE`].
+    pub pool: u32,
+    /// Congestion point attached to this port's queues (index into the simulator's
+    /// congestion points), or [`NONE`].
+    pub cp: u32,
+    /// This port's link-control state (index into the link control's ports: PAUSE
+    /// received, ingress accounting), or [`NONE`] when no link control concerns it.
+    pub link: u32,
+    /// Whether a `PortFree` event is pending for this port.
+    pub wake_pending: bool,
+    /// Frames on the wire, in sending order, with their arrival times at the next node.
+    pub in_flight: VecDeque<(Time, FrameId)>,
+    /// Frames waiting to be sent, one queue per traffic class.
+    pub classes: Classes,
+    /// Link-local frames (PAUSE) waiting to be sent ahead of every class.
+    pub control: VecDeque<FrameId>,
     /// Link rate in bit/s.
     pub rate_bps: u64,
     /// Propagation delay of the link.
     pub delay: Time,
-    /// Propagation delay plus the far node's processing latency: the time from the last
-    /// bit leaving this port to the frame being ready for forwarding at the next node.
-    pub to_next_node: Time,
-    /// Frames waiting to be sent.
-    pub queue: EgressQueue,
-    /// When the transmitter finishes the frame it is sending (≤ now when idle).
-    pub busy_until: Time,
-    /// Whether a `PortFree` event is pending for this port.
-    pub wake_pending: bool,
-    /// Shared pool of the owning switch, or [`NONE`].
-    pub pool: u32,
-    /// QCN congestion point attached to this queue, or [`NONE`].
-    pub cp: u32,
-    /// Frames on the wire, in sending order, with their arrival times at the next node.
-    pub in_flight: VecDeque<(Time, FrameId)>,
-    /// Serialization time of the last frame size seen (most frames share a size, and
-    /// the exact computation needs a 128-bit division).
-    ser_cache: (u32, Time),
 }
 
 impl Port {
@@ -144,11 +154,13 @@ impl Network {
                 rate_bps,
                 delay,
                 to_next_node: 0,
-                queue: EgressQueue::new(cap),
+                classes: Classes::new(1, cap),
+                control: VecDeque::new(),
                 busy_until: 0,
                 wake_pending: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,
+                link: NONE,
                 in_flight: VecDeque::new(),
                 ser_cache: (0, 0),
             });

@@ -305,7 +305,7 @@ pub fn measure(sim: &Sim) -> Measures {
         source_frames: 0,
         offered_frames: 0,
         source_dropped: 0,
-        cnms: sim.qcn.stats.cnms_sent,
+        cnms: crate::l2::qcn::QcnStats::of(sim).cnms_sent,
         feedback_pct: 0.0,
         cnms_per_frame_pct: 0.0,
         queue_arrivals: 0,
@@ -320,31 +320,31 @@ pub fn measure(sim: &Sim) -> Measures {
         feedback_bound_per_frame_pct: 0.0,
         cnm_windows: Vec::new(),
     };
-    for f in &sim.flows {
+    for f in sim.flows() {
         m.source_frames += f.stats.sent_frames;
         m.offered_frames += f.stats.offered_frames;
         m.source_dropped += f.stats.source_dropped_frames;
     }
     let mut sampled_bound = 0.0;
-    for (p, port) in sim.net.ports.iter().enumerate() {
-        let node = &sim.net.nodes[port.node as usize];
+    for (p, port) in sim.net().ports.iter().enumerate() {
+        let node = &sim.net().nodes[port.node as usize];
         if node.kind != NodeKind::Switch {
             continue;
         }
-        let s = &port.queue.stats;
+        let s = &port.classes.queue(0).stats;
         // Only data frames count: CNMs travel on the ports towards the sources, which carry
         // no data in these topologies.
-        let next = sim.net.next_node(p as u32);
-        if sim.net.nodes[next as usize].name.starts_with('S') {
+        let next = sim.net().next_node(p as u32);
+        if sim.net().nodes[next as usize].name.starts_with('S') {
             continue;
         }
         m.queue_arrivals += s.arrived_frames;
         m.switch_drops += s.dropped_frames;
         sampled_bound += s.arrived_bytes as f64 / MIN_SAMPLE_INTERVAL_BYTES;
         if s.arrived_frames > 0 {
-            let (mean, std) = s.mean_std_frames(sim.end);
+            let (mean, std) = s.mean_std_frames(sim.end());
             m.queues.push(QueueMeasure {
-                port: sim.net.port_name(p as u32),
+                port: sim.net().port_name(p as u32),
                 switch: node.name.clone(),
                 mean,
                 std,
@@ -361,14 +361,14 @@ pub fn measure(sim: &Sim) -> Measures {
     m.feedback_bound_per_frame_pct = pct(m.queue_arrivals as f64, sf + m.queue_arrivals as f64);
 
     // CR statistics from the sampled series.
-    let rates = &sim.recorder.rates;
+    let rates = &sim.recorder().rates;
     if !rates.columns.is_empty() {
         let per_rp: Vec<(f64, f64)> = rates.columns.iter().map(|c| mean_std(&c.values)).collect();
         m.mean_cr_mbps = per_rp.iter().map(|x| x.0).sum::<f64>() / per_rp.len() as f64 / 1e6;
         m.cr_std_mbps = per_rp.iter().map(|x| x.1).sum::<f64>() / per_rp.len() as f64 / 1e6;
     }
     // CNM counts per 100 ms window after 500 ms.
-    let cnms = &sim.recorder.cnms;
+    let cnms = &sim.recorder().cnms;
     for c in &cnms.columns {
         let mut windows = Vec::new();
         let mut acc = 0u64;
@@ -389,7 +389,7 @@ pub fn measure(sim: &Sim) -> Measures {
     }
     // Fairness per traffic group (the traffic entry name is the group in both topologies).
     let mut groups: Vec<String> = Vec::new();
-    for f in &sim.flows {
+    for f in sim.flows() {
         let g = f.name.split('/').next().unwrap_or("").to_string();
         if !groups.contains(&g) {
             groups.push(g);
@@ -397,7 +397,7 @@ pub fn measure(sim: &Sim) -> Measures {
     }
     for g in groups {
         let xs: Vec<f64> = sim
-            .flows
+            .flows()
             .iter()
             .filter(|f| f.name.starts_with(&format!("{g}/")))
             .map(|f| f.stats.delivered_bytes as f64)
@@ -435,8 +435,8 @@ pub fn run_variant(
     Ok(RunRecord {
         variant: *v,
         measures,
-        rates: done.sim.recorder.rates.clone(),
-        cnms: done.sim.recorder.cnms.clone(),
+        rates: done.sim.recorder().rates.clone(),
+        cnms: done.sim.recorder().cnms.clone(),
         scenario_toml: crate::run::resolved_scenario_text(&s)?,
     })
 }

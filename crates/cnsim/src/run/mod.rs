@@ -84,8 +84,8 @@ impl Finished {
         let s = self.wall.as_secs_f64().max(1e-9);
         Timing {
             wall_s: self.wall.as_secs_f64(),
-            events_per_s: self.sim.counters.events as f64 / s,
-            frame_hops_per_s: self.sim.counters.frame_hops as f64 / s,
+            events_per_s: self.sim.counters().events as f64 / s,
+            frame_hops_per_s: self.sim.counters().frame_hops as f64 / s,
         }
     }
 }
@@ -166,7 +166,7 @@ pub fn write_run_files(
     let summary = Summary::of(&done.sim, &s.name, s.seed);
     write_json(&summary, &dir.join("summary.json")).map_err(out)?;
     write_json(&done.timing(), &dir.join("timing.json")).map_err(out)?;
-    let r = &done.sim.recorder;
+    let r = done.sim.recorder();
     for (table, scale, unit) in [
         (&r.queues, 1.0, "frames"),
         (&r.throughput, 1e6, "Mbit/s"),

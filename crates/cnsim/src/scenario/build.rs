@@ -8,19 +8,19 @@ use super::budget::{
 };
 use super::error::{did_you_mean, ScenarioError};
 use super::generators::{self, GenLink, GenNode, Generated};
+use super::install::InstallCx;
 use super::schema::{
-    NodeKindSpec, PeriodDistribution, PortSel, Scenario, Start, Topology, Traffic, TrafficKind,
+    NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Start, Topology, Traffic, TrafficKind,
 };
 use super::units::{Duration, Rate, Size, MAX_TIME};
 use crate::engine::time::format_time;
+use crate::engine::Timers;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
-use crate::l2::qcn::{Cp, MulticastScheme, Qcn, Rp};
-use crate::metrics::TimeSeries;
 use crate::net::queue::PREALLOC_FRAMES;
 use crate::net::routing::reachable_hosts;
-use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes};
-use crate::sim::{Recorder, Sim};
-use crate::traffic::{Destination, Flow, Limiter, Pattern};
+use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, Scheduler};
+use crate::sim::{Protocols, Recorder, Sim};
+use crate::traffic::{Destination, Flow, Pattern, Shaper};
 
 fn capacity(s: Size) -> Capacity {
     match s {
@@ -72,8 +72,6 @@ pub const MAX_NODES: u64 = 1_000_000;
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 28;
 /// Most samples a time series may take (duration / `metrics.interval`).
 pub const MAX_SAMPLES: u64 = 1_000_000;
-/// Largest factor a QCN jitter range may reach.
-pub const MAX_JITTER: f64 = 10.0;
 
 /// Checks the size of what the topology section describes before anything is generated,
 /// so that a huge count is a located error rather than exhausted memory.
@@ -254,7 +252,7 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
 }
 
 /// Up to six of `names`, quoted, for "expected one of" hints.
-fn some_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn some_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     let names: Vec<&str> = names.into_iter().collect();
     let mut out = names.iter().take(6).map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
     if names.len() > 6 {
@@ -264,7 +262,7 @@ fn some_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// Time to send a frame of `bytes` at `rate_bps`, in picoseconds, without overflow.
-fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
+pub(crate) fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
     (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
 }
 
@@ -409,9 +407,42 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             ScenarioError::new(file, path, format!("no port named \"{name}\"{hint}"))
         })
     };
+    if s.queues.classes == 0 || s.queues.classes as usize > crate::net::MAX_CLASSES {
+        return Err(err(
+            "queues.classes",
+            format!("{} classes; expected 1 to {}", s.queues.classes, crate::net::MAX_CLASSES),
+        ));
+    }
+    let scheduler = match s.queues.scheduler {
+        SchedulerKind::Strict => Scheduler::StrictPriority,
+        SchedulerKind::Dwrr => {
+            let mut weights = s.queues.weights.clone();
+            if weights.is_empty() {
+                weights = vec![1; s.queues.classes as usize];
+            }
+            if weights.len() != s.queues.classes as usize || weights.contains(&0) {
+                return Err(err(
+                    "queues.weights",
+                    format!("{weights:?}; expected {} positive weights, one per class", s.queues.classes),
+                ));
+            }
+            Scheduler::dwrr(&weights)
+        }
+    };
+    let configure = |port: &mut crate::net::Port, cap: Capacity| {
+        port.classes = crate::net::Classes::new(s.queues.classes, cap);
+        port.classes.scheduler = scheduler.clone();
+    };
+    if s.queues.classes > 1 {
+        for p in 0..net.ports.len() {
+            let node = net.ports[p].node;
+            let cap = cap_of(node, &net);
+            configure(&mut net.ports[p], cap);
+        }
+    }
     for (i, q) in s.queues.ports.iter().enumerate() {
         let p = find_port(&q.port, &format!("queues.ports[{i}].port"))?;
-        net.ports[p as usize].queue = crate::net::EgressQueue::new(capacity(q.capacity));
+        configure(&mut net.ports[p as usize], capacity(q.capacity));
     }
     let routes = Routes::compute(&net, s.switches.ecmp);
 
@@ -465,9 +496,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         groups.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
 
     // Traffic.
-    let qcn_on = s.protocols.qcn.as_ref().filter(|q| q.enabled);
     let mut trees = MulticastTrees::new(&net);
     let mut flows: Vec<Flow> = Vec::new();
+    let mut flow_entry: Vec<usize> = Vec::new();
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
@@ -494,6 +525,12 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 ));
             }
         };
+        if t.priority > 7 {
+            return Err(err(
+                &format!("{tp}.priority"),
+                format!("{} is not a priority; expected 0 to 7 (the IEEE 802.1Q PCP)", t.priority),
+            ));
+        }
         // Sources.
         let mut srcs: Vec<NodeId> = Vec::new();
         for (k, pat) in t.from.0.iter().enumerate() {
@@ -594,12 +631,6 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         }
         if let Some(r) = t.rate_limit {
             rates.push((r.0, format!("{tp}.rate_limit")));
-        }
-        if let Some(q) = qcn_on {
-            rates.push((q.rp.min_rate.0, "protocols.qcn.rp.min_rate".into()));
-            if let Some(r) = q.rp.initial_rate {
-                rates.push((r.0, "protocols.qcn.rp.initial_rate".into()));
-            }
         }
         rates.extend(slowest_link.clone());
         if let Some((rate, at)) = rates.iter().min_by_key(|r| r.0) {
@@ -769,141 +800,42 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             flow.source_queue = source_queue;
             flow.dst_name = t.to.clone();
             flow.line_bps = line;
+            flow.ecn = if t.ecn { crate::net::Ecn::Ect0 } else { crate::net::Ecn::NotEct };
             if let Some(r) = t.rate_limit {
-                flow.limiter = Some(Limiter::new(r.0, source_queue));
+                flow.shaper = Some(Shaper::new(r.0, source_queue));
             } else if pattern == Pattern::Saturated {
-                flow.limiter = Some(Limiter::new(line, source_queue));
+                flow.shaper = Some(Shaper::new(line, source_queue));
             }
             flows.push(flow);
+            flow_entry.push(ti);
         }
     }
 
-    // QCN.
-    let mut qcn = Qcn::disabled();
-    if let Some(q) = qcn_on {
-        let qp = "protocols.qcn";
-        if q.cp.w < 0.0 || !q.cp.w.is_finite() {
-            return Err(err(
-                &format!("{qp}.cp.w"),
-                format!("{:?} is not a weight; expected a non-negative finite number, e.g. 2.0", q.cp.w),
-            ));
-        }
-        if q.cp.qeq.value() == 0 {
-            return Err(err(
-                &format!("{qp}.cp.qeq"),
-                format!(
-                    "\"{}\" is zero; expected a positive set point, e.g. \"26000B\" or \"60 frames\"",
-                    q.cp.qeq
-                ),
-            ));
-        }
-        if q.cp.sample_table.is_empty() || q.cp.sample_table.len() > 8 {
-            return Err(err(
-                &format!("{qp}.cp.sample_table"),
-                format!("{} entries; expected 1 to 8 byte intervals", q.cp.sample_table.len()),
-            ));
-        }
-        for (i, e) in q.cp.sample_table.iter().enumerate() {
-            if !matches!(e, Size::Bytes(b) if *b > 0) {
-                return Err(err(
-                    &format!("{qp}.cp.sample_table[{i}]"),
-                    format!(
-                        "\"{e}\" is not a sample interval; expected a positive size in bytes, e.g. \"150KB\""
-                    ),
-                ));
-            }
-        }
-        for (path, [lo, hi]) in [("cp.jitter", q.cp.jitter), ("rp.jitter", q.rp.jitter)] {
-            if !(lo > 0.0 && lo <= hi && hi <= MAX_JITTER) {
-                let why = if lo > hi { "is reversed" } else { "is out of range" };
-                return Err(err(
-                    &format!("{qp}.{path}"),
-                    format!(
-                        "[{lo:?}, {hi:?}] {why}; expected [low, high] with 0 < low ≤ high ≤ {MAX_JITTER}, e.g. [0.85, 1.15]"
-                    ),
-                ));
-            }
-        }
-        if !(q.rp.gd > 0.0 && q.rp.gd * 63.0 <= 1.0) {
-            return Err(err(
-                &format!("{qp}.rp.gd"),
-                format!(
-                    "{:?} is out of range; expected 0 < Gd ≤ 1/63 so that a cut never exceeds the rate, e.g. 0.0078125 (1/128)",
-                    q.rp.gd
-                ),
-            ));
-        }
-        if !(0.0..=1.0).contains(&q.rp.min_dec_factor) {
-            return Err(err(
-                &format!("{qp}.rp.min_dec_factor"),
-                format!("{:?} is out of range; expected a factor in [0, 1], e.g. 0.5", q.rp.min_dec_factor),
-            ));
-        }
-        if q.rp.timer.0 == 0 {
-            return Err(err(
-                &format!("{qp}.rp.timer"),
-                "\"0s\" is not a timer period; expected a positive time, e.g. \"15ms\"".into(),
-            ));
-        }
-        if q.rp.byte_counter.bytes(1500) == 0 {
-            return Err(err(
-                &format!("{qp}.rp.byte_counter"),
-                format!("\"{}\" is zero; expected a positive byte count, e.g. \"150KB\"", q.rp.byte_counter),
-            ));
-        }
-        qcn.scheme = q.multicast;
-        qcn.cnm_size = match q.cnm_size {
-            Size::Bytes(b) if b > 0 && b <= u32::MAX as u64 => b as u32,
-            other => {
-                return Err(err(
-                    &format!("{qp}.cnm_size"),
-                    format!("\"{other}\" is not a CNM size; expected a positive size in bytes, e.g. \"64B\""),
-                ))
-            }
-        };
-        if let Some((rate, at)) = &slowest_link {
-            let ps = frame_time(q.cnm_size.value(), *rate);
-            if ps > u128::from(MAX_TIME) {
-                return Err(err(
-                    &format!("{qp}.cnm_size"),
-                    format!(
-                        "\"{}\" CNMs take {}s each at {} ({at}); expected CNMs that take at most {} to send",
-                        q.cnm_size,
-                        ps / u128::from(PS_PER_S),
-                        Rate(*rate),
-                        format_time(MAX_TIME)
-                    ),
-                ));
-            }
-        }
-        qcn.cnm_priority = q.cnm_priority;
-        let cp_ports: Vec<PortId> =
-            select_ports(&q.congestion_points, &net, &format!("{qp}.congestion_points"), &find_port)?;
-        for p in cp_ports {
-            let cpid = p + 1;
-            let name = &port_names[p as usize];
-            let rng = RngStream::new(s.seed, StreamKey { kind: "cp", name });
-            net.ports[p as usize].cp = qcn.cps.len() as u32;
-            qcn.cps.push(Cp::new(&q.cp, cpid, rng));
-        }
-        for (fi, flow) in flows.iter_mut().enumerate() {
-            let line = flow.line_bps;
-            let multicast = matches!(flow.dst, Destination::Tree { .. });
-            let scheme = if multicast { q.multicast } else { MulticastScheme::Standard };
-            let rng = RngStream::new(s.seed, StreamKey { kind: "rp", name: &flow.name });
-            let rp = Rp::new(&q.rp, scheme, line, rng);
-            let start_rate = rp.current_rate();
-            flow.limiter = Some(Limiter::new(start_rate, flow.source_queue));
-            flow.rp = fi as u32;
-            qcn.rps.push(rp);
-        }
+    // Protocols, each from its own table.
+    let mut protocols = Protocols::default();
+    let mut timers = Timers::new();
+    let port_index: HashMap<String, PortId> =
+        port_names.iter().enumerate().map(|(i, n)| (n.clone(), i as PortId)).collect();
+    let mut cx = InstallCx {
+        scenario: s,
+        file,
+        net: &mut net,
+        flows: &mut flows,
+        flow_entry: &flow_entry,
+        protocols: &mut protocols,
+        timers: &mut timers,
+        port_by_name: &port_index,
+        slowest_link: slowest_link.clone(),
+    };
+    for (path, table) in s.protocols.all() {
+        table.install(path, &mut cx)?;
     }
 
     // Recording.
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", &find_port)?;
     let flow_ids: Vec<u32> =
         if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
-    let rate_columns = if s.metrics.rates { 2 * qcn.rps.len() } else { 0 };
+    let rate_columns = if s.metrics.rates { 2 * protocols.reaction_points.len() } else { 0 };
     let columns = (queue_ports.len() + flow_ids.len() + rate_columns) as u64;
     let samples = s.duration.0 / s.metrics.interval.0 + 2;
     budget.charge(
@@ -913,12 +845,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         "to fit, use a longer metrics.interval, fewer metrics.queues, metrics.flows = false or metrics.rates = false",
     )?;
     let mut recorder = Recorder::new(s.metrics.interval.0, &net, queue_ports, &flows, flow_ids);
-    if s.metrics.rates && !qcn.rps.is_empty() {
-        recorder.rates = TimeSeries::new("rp_rate", "bit/s", flows.iter().map(|f| f.name.clone()));
-        recorder.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", flows.iter().map(|f| f.name.clone()));
+    if s.metrics.rates && !protocols.reaction_points.is_empty() {
+        recorder.record_reaction_points(&flows);
     }
-    let mut sim = Sim::new(net, routes, trees, flows, qcn, s.duration.0, recorder);
-    sim.max_live_frames = budget.remaining() / LIVE_FRAME_BYTES;
+    let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
+    sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
     sim.start();
     Ok(sim)
 }
@@ -1104,7 +1035,7 @@ trunk = { rate = "1Gbps", delay = "1us" }
     #[test]
     fn byte_counter_in_frames_saturates() {
         let text = format!(
-            "{DUMBBELL}\n[protocols.qcn]\n[protocols.qcn.rp]\nbyte_counter = \"99999999999999999 frames\"\n"
+            "{DUMBBELL}\n[protocols.qcn]\ncongestion_points = \"switches\"\nflows = \"*\"\n[protocols.qcn.rp]\nbyte_counter = \"99999999999999999 frames\"\n"
         );
         let mut sim = try_build(&text).unwrap_or_else(|e| panic!("{e}"));
         sim.run_to_end();
@@ -1128,7 +1059,7 @@ trunk = { rate = "1Gbps", delay = "1us" }
 
     #[test]
     fn jitter_is_bounded() {
-        let text = format!("{DUMBBELL}\n[protocols.qcn]\n[protocols.qcn.rp]\njitter = [1.0, 1e300]\n");
+        let text = format!("{DUMBBELL}\n[protocols.qcn]\ncongestion_points = \"switches\"\nflows = \"*\"\n[protocols.qcn.rp]\njitter = [1.0, 1e300]\n");
         let e = build_error(&text);
         assert_eq!(e.path, "protocols.qcn.rp.jitter", "{e}");
         let text = text.replace("1e300", "10.0");
@@ -1158,8 +1089,8 @@ link = { rate = "1Gbps", delay = "1us" }
         let mut sim = try_build(&text.replace("self = [\"a\"]", "self = [\"a\", \"b\"]")).unwrap();
         sim.run_to_end();
         sim.check_conservation().unwrap();
-        assert!(sim.counters.delivered > 0);
-        assert_eq!(sim.counters.dropped_unroutable, 0);
+        assert!(sim.counters().delivered > 0);
+        assert_eq!(sim.counters().dropped_unroutable, 0);
     }
 
     /// The conservation check catches a drop that is not counted where it happened.
@@ -1171,8 +1102,8 @@ link = { rate = "1Gbps", delay = "1us" }
         let mut sim = try_build(&text).unwrap();
         sim.run_to_end();
         sim.check_conservation().unwrap();
-        sim.counters.dropped_unroutable += 1;
-        sim.counters.delivered -= 1;
+        sim.counters_mut().dropped_unroutable += 1;
+        sim.counters_mut().delivered -= 1;
         let e = sim.check_conservation().unwrap_err();
         assert!(e.contains("drop accounting violated"), "{e}");
     }
@@ -1206,7 +1137,7 @@ link = { rate = "1Gbps", delay = "1us" }
         sim.check_conservation().unwrap();
         // Twice the line rate for 30 ms: 2500 frames more than the link carries, of which
         // the host's own queue (1000 frames) holds some and drops the rest.
-        let dropped = sim.counters.dropped_at_queues;
+        let dropped = sim.counters().dropped_at_queues;
         assert!((1400..=1600).contains(&dropped), "{dropped}");
         let e = build_error(&entry("1001Gbps", allowed));
         assert!(e.message.contains("more than 1000 times the line rate"), "{e}");
@@ -1233,7 +1164,7 @@ link = { rate = "1Gbps", delay = "1us" }
         let mut sim = try_build(&entry("deterministic").replace("\"10s\"", "\"1ms\"")).unwrap();
         sim.run_to_end();
         // 100 Mbit/s on half the time for 1 ms: 50 kbit, i.e. 4 or 5 frames of 1500 B.
-        let offered = sim.flows[0].stats.offered_frames;
+        let offered = sim.flows()[0].stats.offered_frames;
         assert!((4..=5).contains(&offered), "{offered}");
     }
 
@@ -1244,7 +1175,7 @@ link = { rate = "1Gbps", delay = "1us" }
         let text = format!("{STAR}[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"uniform\"\nrate = \"1Mbps\"\n");
         let mut sim = try_build(&text).unwrap();
         let lists: Vec<_> = sim
-            .flows
+            .flows()
             .iter()
             .map(|f| match &f.dst {
                 Destination::Uniform { among, .. } => among.clone(),
@@ -1252,7 +1183,7 @@ link = { rate = "1Gbps", delay = "1us" }
             })
             .collect();
         assert!(lists.windows(2).all(|w| std::sync::Arc::ptr_eq(&w[0], &w[1])));
-        let flow = &mut sim.flows[1];
+        let flow = &mut sim.flows_mut()[1];
         let mut counts = [0u32; 3];
         for _ in 0..3000 {
             counts[flow.pick_host().unwrap() as usize - 1] += 1;
@@ -1271,7 +1202,8 @@ link = { rate = "1Gbps", delay = "1us" }
             "name = \"t\"\nduration = \"1ms\"\n[topology.star]\nhosts = [{}]\nlink = {{ rate = \"1Gbps\", delay = \"1us\" }}\n[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"h0\"\nrate = \"1Mbps\"\n",
             hosts.join(", ")
         );
-        let columns = |text: &str| try_build(text).map(|sim| sim.recorder.throughput.columns.len()).unwrap();
+        let columns =
+            |text: &str| try_build(text).map(|sim| sim.recorder().throughput.columns.len()).unwrap();
         let few = base.replace("from = \"*\"", "from = \"h1?\"");
         assert_eq!(columns(&few), 10);
         let others = base.replace("from = \"*\"", "from = \"h*\"").replace("to = \"h0\"", "to = \"uniform\"");

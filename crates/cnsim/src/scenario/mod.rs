@@ -6,6 +6,7 @@ pub mod build;
 pub mod bundled;
 pub mod error;
 pub mod generators;
+pub mod install;
 pub mod schema;
 pub mod units;
 

@@ -9,7 +9,6 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::units::{Duration, Rate, Size};
-use crate::l2::qcn::{CpParams, MulticastScheme, RpParams};
 
 fn default_seed() -> u64 {
     1
@@ -266,11 +265,44 @@ pub struct Queues {
     /// Per-port overrides.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<PortQueue>,
+    /// Traffic classes per port (1 to 8), each its own queue of the port's capacity; a
+    /// frame's priority selects its class (see [`crate::net::classes`]).
+    #[serde(default = "one_class")]
+    pub classes: u8,
+    /// How a port with several classes picks the next: strict priority, or deficit
+    /// weighted round robin.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// DWRR weight per class, lowest class first (default: all 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<u32>,
+}
+
+fn one_class() -> u8 {
+    1
+}
+
+/// The class scheduler of `[queues] scheduler`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    /// The highest class with a frame that may be sent.
+    #[default]
+    Strict,
+    /// Deficit weighted round robin.
+    Dwrr,
 }
 
 impl Default for Queues {
     fn default() -> Self {
-        Self { capacity: default_capacity(), host_capacity: None, ports: Vec::new() }
+        Self {
+            capacity: default_capacity(),
+            host_capacity: None,
+            ports: Vec::new(),
+            classes: 1,
+            scheduler: SchedulerKind::Strict,
+            weights: Vec::new(),
+        }
     }
 }
 
@@ -472,11 +504,15 @@ pub struct Traffic {
     /// Stop time; absent = the scenario's duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
-    /// Frame priority.
+    /// Frame priority (0..=7, the IEEE 802.1Q PCP): selects the egress class.
     #[serde(default)]
     pub priority: u8,
-    /// A fixed per-flow rate limit at the host's egress (a QCN reaction point, when
-    /// enabled, drives this limiter instead).
+    /// The flow's frames are ECN-capable (ECT(0)), so marking queues mark them instead
+    /// of leaving them unmarked.
+    #[serde(default)]
+    pub ecn: bool,
+    /// A fixed per-flow rate limit at the host's egress (a reaction point, when the flow
+    /// has one, drives this shaper instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<Rate>,
     /// Capacity of the flow's limiter queue; frames beyond it are lost at the source.
@@ -488,16 +524,40 @@ pub struct Traffic {
     pub allow_above_line_rate: bool,
 }
 
-/// Protocol tables.
+/// Protocol tables: one per protocol, each a parameter struct in the protocol's own
+/// module. Registering a protocol is a field here and a line in [`Protocols::all`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Protocols {
     /// IEEE 802.1Qau QCN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qcn: Option<QcnConfig>,
+    pub qcn: Option<crate::l2::qcn::QcnConfig>,
+    /// A single-threshold ECN marker on egress queues (DCTCP-style).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<crate::aqm::ecn_threshold::EcnThresholdParams>,
+    /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<crate::l2::pause::PauseParams>,
 }
 
-/// Which egress queues carry a QCN congestion point.
+impl Protocols {
+    /// Every configured protocol with its table's key, in installation order.
+    pub fn all(&self) -> Vec<(&'static str, &dyn super::install::Install)> {
+        let mut v: Vec<(&'static str, &dyn super::install::Install)> = Vec::new();
+        if let Some(p) = &self.ecn_threshold {
+            v.push(("protocols.ecn_threshold", p));
+        }
+        if let Some(p) = &self.qcn {
+            v.push(("protocols.qcn", p));
+        }
+        if let Some(p) = &self.pause {
+            v.push(("protocols.pause", p));
+        }
+        v
+    }
+}
+
+/// Which egress queues a protocol applies to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PortSel {
     /// Every switch egress port.
@@ -613,37 +673,13 @@ impl<'de> Deserialize<'de> for FlowSeries {
 fn default_switches() -> PortSel {
     PortSel::Switches
 }
-fn default_cnm_size() -> Size {
-    Size::Bytes(64)
-}
 
-/// QCN settings (`[protocols.qcn]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QcnConfig {
-    /// Switch QCN on or off without deleting the table.
-    #[serde(default = "default_true")]
-    pub enabled: bool,
-    /// Queues with a congestion point.
-    #[serde(default = "default_switches")]
-    pub congestion_points: PortSel,
-    /// Multicast scheme.
-    #[serde(default)]
-    pub multicast: MulticastScheme,
-    /// CNM size on the wire (a minimum-size Ethernet frame).
-    #[serde(default = "default_cnm_size")]
-    pub cnm_size: Size,
-    /// CNM priority.
-    #[serde(default)]
-    pub cnm_priority: u8,
-    /// Congestion point parameters.
-    #[serde(default)]
-    pub cp: CpParams,
-    /// Reaction point parameters.
-    #[serde(default)]
-    pub rp: RpParams,
+impl PortSel {
+    /// Every switch port (a serde default).
+    pub fn switches() -> Self {
+        PortSel::Switches
+    }
 }
-
 fn default_interval() -> Duration {
     Duration(crate::engine::PS_PER_MS)
 }

@@ -1,16 +1,17 @@
-//! Traffic sources at hosts and the per-flow rate-limiter slot.
+//! Traffic sources at hosts and the per-flow shaper.
 //!
 //! A flow is one source at one host with one destination rule (a host, a multicast
 //! group, or a uniformly random other host per frame). Its [`Pattern`] decides when
 //! frames are produced. Frames go from the source, through the flow's optional
-//! [`Limiter`] (where a QCN reaction point later sets the rate), to the host's egress
+//! [`Shaper`] (whose rate a reaction point sets), to the host's egress
 //! port.
 
-use std::collections::VecDeque;
-
-use crate::engine::time::{periodic_instant, serialization_time};
+use crate::engine::time::periodic_instant;
 use crate::engine::{RngStream, Time, PS_PER_S};
-use crate::net::{FrameId, NodeId, TreeId};
+use crate::net::{NodeId, TreeId};
+
+pub mod shaper;
+pub use shaper::{Shaper, ShaperState};
 
 /// When a source produces frames.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +40,7 @@ pub enum Pattern {
         /// Mean rate, bit/s.
         rate_bps: u64,
     },
-    /// Always has a frame ready: sends as fast as its limiter (or link) allows.
+    /// Always has a frame ready: sends as fast as its shaper (or link) allows.
     Saturated,
 }
 
@@ -72,7 +73,7 @@ pub struct FlowStats {
     pub offered_frames: u64,
     /// Bytes produced by the source.
     pub offered_bytes: u64,
-    /// Frames lost at the source because the limiter queue was full.
+    /// Frames lost at the source because the shaper queue was full.
     pub source_dropped_frames: u64,
     /// Frames handed to the host's egress port.
     pub sent_frames: u64,
@@ -89,45 +90,6 @@ pub struct FlowStats {
     pub delay_sum: u128,
 }
 
-/// A per-flow rate limiter at the source host's egress: a bounded FIFO released at
-/// `rate_bps` (one frame of L bytes per 8L/rate). A QCN reaction point sets `rate_bps`.
-#[derive(Clone, Debug)]
-pub struct Limiter {
-    /// Current release rate, bit/s.
-    pub rate_bps: u64,
-    /// Frames waiting for release.
-    pub queue: VecDeque<FrameId>,
-    /// Most frames the queue holds; beyond that the source loses frames.
-    pub capacity: usize,
-    /// When the last frame was released and its size (the next may leave at
-    /// `last_release + 8·size/rate`).
-    pub last_release: Option<(Time, u32)>,
-    /// The timer of the next release (set by the simulator).
-    pub timer: crate::engine::TimerId,
-}
-
-impl Limiter {
-    /// An idle limiter at `rate_bps` holding up to `capacity` frames.
-    pub fn new(rate_bps: u64, capacity: usize) -> Self {
-        Self {
-            rate_bps,
-            queue: VecDeque::with_capacity(capacity.min(crate::net::queue::PREALLOC_FRAMES as usize)),
-            capacity,
-            last_release: None,
-            timer: crate::net::NONE,
-        }
-    }
-
-    /// Earliest time the next frame may leave under the current rate.
-    #[inline]
-    pub fn next_allowed(&self, now: Time) -> Time {
-        match self.last_release {
-            Some((t, size)) => (t + serialization_time(size, self.rate_bps)).max(now),
-            None => now,
-        }
-    }
-}
-
 /// A traffic source and its counters.
 #[derive(Clone, Debug)]
 pub struct Flow {
@@ -141,6 +103,8 @@ pub struct Flow {
     pub frame_size: u32,
     /// Frame priority.
     pub priority: u8,
+    /// ECN codepoint of the flow's data frames (ECT(0) for an ECN-capable transport).
+    pub ecn: crate::net::Ecn,
     /// Emission pattern.
     pub pattern: Pattern,
     /// First emission time.
@@ -149,13 +113,14 @@ pub struct Flow {
     pub stop: Time,
     /// The flow's own random stream.
     pub rng: RngStream,
-    /// Optional rate limiter at the host's egress.
-    pub limiter: Option<Limiter>,
-    /// QCN reaction point driving the limiter, or `NONE`.
+    /// Optional shaper (rate limiter) at the host's egress.
+    pub shaper: Option<Shaper>,
+    /// Reaction point driving the shaper (index into the simulator's reaction points),
+    /// or `NONE`.
     pub rp: u32,
     /// The reaction point's timer (set by the simulator), or `NONE`.
     pub rp_timer: crate::engine::TimerId,
-    /// Frames the limiter queue holds (the source-side buffer).
+    /// Frames the shaper queue holds (the source-side buffer).
     pub source_queue: usize,
     /// The destination as the scenario names it (host, group or "uniform").
     pub dst_name: String,
@@ -193,11 +158,12 @@ impl Flow {
             dst,
             frame_size,
             priority,
+            ecn: crate::net::Ecn::NotEct,
             pattern,
             start,
             stop,
             rng,
-            limiter: None,
+            shaper: None,
             rp: crate::net::NONE,
             rp_timer: crate::net::NONE,
             source_queue: 100,
@@ -221,7 +187,7 @@ impl Flow {
     }
 
     /// Time of the first emission, or `None` if the flow never emits (saturated flows are
-    /// driven by their limiter instead). Draws the first on-period of an on/off source.
+    /// driven by their shaper instead). Draws the first on-period of an on/off source.
     pub fn first_emission(&mut self) -> Option<Time> {
         match self.pattern.clone() {
             Pattern::Saturated => None,

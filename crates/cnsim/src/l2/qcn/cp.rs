@@ -19,8 +19,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::MulticastScheme;
+use super::{Cnm, Representative};
 use crate::engine::RngStream;
-use crate::net::QcnTag;
 use crate::scenario::units::Size;
 
 /// Largest quantized |Fb| (6 bits).
@@ -111,7 +111,7 @@ pub enum Decision {
     /// No sample, or a sample with Fb ≥ 0 (quantized |Fb| = 0).
     None,
     /// Send this CNM to the frame's source.
-    Send(QcnTag),
+    Send(Cnm),
     /// Fb < 0, but the multicast representative rule keeps this CP silent.
     Suppressed,
 }
@@ -152,7 +152,7 @@ pub fn quantize(fb: f64, qeq: f64, w: f64) -> u8 {
 /// Mliki et al. 2016 Algorithm 2 and its prose reading: may a CP whose quantized feedback is
 /// `qfb` (> 0) send, given the representative tag the data frame carries?
 #[inline]
-pub fn may_send(scheme: MulticastScheme, qfb: u8, cpid: u32, tag: QcnTag) -> bool {
+pub fn may_send(scheme: MulticastScheme, qfb: u8, cpid: u32, tag: Representative) -> bool {
     match scheme {
         MulticastScheme::Standard => true,
         // |Fb| ≥ F̂b makes the CP representative; on a tie only the CP whose CPID the
@@ -191,7 +191,9 @@ impl Cp {
         let mut table = [0.0; 8];
         for (i, slot) in table.iter_mut().enumerate() {
             let s = params.sample_table.get(i).or(params.sample_table.last());
-            *slot = s.map(|s| s.bytes(1500) as f64).unwrap_or(150_000.0);
+            // Validation admits only byte intervals: sampling counts arriving bytes
+            // (reference §1.2), whatever the frames' sizes.
+            *slot = s.map(|s| s.value() as f64).unwrap_or(150_000.0);
         }
         Self {
             cpid,
@@ -220,7 +222,7 @@ impl Cp {
         &mut self,
         queue: QueueView,
         size: u32,
-        tag: QcnTag,
+        tag: Representative,
         scheme: MulticastScheme,
     ) -> Decision {
         self.stats.arrivals += 1;
@@ -257,13 +259,9 @@ impl Cp {
             self.q_old = q;
         }
         self.stats.cnms += 1;
-        Decision::Send(QcnTag {
-            fb: qfb,
-            cpid: self.cpid,
-            // Qdelta is captured before Qold moves (reference §1.8, item 1).
-            qoff: (q - self.qeq).round() as i32,
-            qdelta: (q - q_old).round() as i32,
-        })
+        // The CNM PDU also carries Qoff and Qdelta (reference §1.8); no reaction point
+        // reads them, so the simulated CNM holds only what the RP uses.
+        Decision::Send(Cnm { fb: qfb, cpid: self.cpid })
     }
 }
 
@@ -276,8 +274,8 @@ mod tests {
         RngStream::new(1, StreamKey { kind: "cp", name: "test" })
     }
 
-    fn tag(fb: u8, cpid: u32) -> QcnTag {
-        QcnTag { fb, cpid, ..QcnTag::default() }
+    fn tag(fb: u8, cpid: u32) -> Representative {
+        Representative { fb, cpid }
     }
 
     #[test]
@@ -317,13 +315,13 @@ mod tests {
         // the 101st frame triggers the sample.
         for _ in 0..100 {
             assert_eq!(
-                cp.on_arrival(busy, 1500, QcnTag::default(), MulticastScheme::Standard),
+                cp.on_arrival(busy, 1500, Representative::default(), MulticastScheme::Standard),
                 Decision::None
             );
         }
-        let d = cp.on_arrival(busy, 1500, QcnTag::default(), MulticastScheme::Standard);
+        let d = cp.on_arrival(busy, 1500, Representative::default(), MulticastScheme::Standard);
         // Q = 90000, Qold = 0 → Fb = −(64000 + 180000) → clamped: 63.
-        assert_eq!(d, Decision::Send(QcnTag { fb: 63, cpid: 7, qoff: 64_000, qdelta: 90_000 }));
+        assert_eq!(d, Decision::Send(Cnm { fb: 63, cpid: 7 }));
         assert_eq!(cp.q_old, 90_000.0);
         // |Fb| = 63 → next interval from table[7] = 18.5 KB.
         assert_eq!(cp.time_to_mark, 18_500.0);
@@ -342,7 +340,7 @@ mod tests {
             let d = cp.on_arrival(
                 QueueView { frames: q, bytes: 0 },
                 1,
-                QcnTag::default(),
+                Representative::default(),
                 MulticastScheme::Standard,
             );
             let fb = match d {
@@ -360,7 +358,12 @@ mod tests {
         let mut cp = Cp::new(&params, 1, rng());
         for _ in 0..1000 {
             cp.time_to_mark = 0.0;
-            cp.on_arrival(QueueView { frames: 0, bytes: 0 }, 1, QcnTag::default(), MulticastScheme::Standard);
+            cp.on_arrival(
+                QueueView { frames: 0, bytes: 0 },
+                1,
+                Representative::default(),
+                MulticastScheme::Standard,
+            );
             assert!((127_500.0..=172_500.0).contains(&cp.time_to_mark));
         }
     }
@@ -374,7 +377,7 @@ mod tests {
             cp.on_arrival(
                 QueueView { frames: 10, bytes: 0 },
                 1500,
-                QcnTag::default(),
+                Representative::default(),
                 MulticastScheme::Standard
             ),
             Decision::None
@@ -383,10 +386,10 @@ mod tests {
         let d = cp.on_arrival(
             QueueView { frames: 30, bytes: 0 },
             1500,
-            QcnTag::default(),
+            Representative::default(),
             MulticastScheme::Standard,
         );
-        assert_eq!(d, Decision::Send(QcnTag { fb: 22, cpid: 7, qoff: 5, qdelta: 20 }));
+        assert_eq!(d, Decision::Send(Cnm { fb: 22, cpid: 7 }));
         assert_eq!(cp.stats.samples, 2);
     }
 
@@ -399,9 +402,19 @@ mod tests {
             ..CpParams::default()
         };
         let mut cp = Cp::new(&params, 3, rng());
-        cp.on_arrival(QueueView { frames: 5, bytes: 0 }, 1500, QcnTag::default(), MulticastScheme::Standard);
+        cp.on_arrival(
+            QueueView { frames: 5, bytes: 0 },
+            1500,
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
         assert_eq!(cp.q_old, 0.0); // Fb > 0: no CNM, Qold stays
-        cp.on_arrival(QueueView { frames: 30, bytes: 0 }, 1500, QcnTag::default(), MulticastScheme::Standard);
+        cp.on_arrival(
+            QueueView { frames: 30, bytes: 0 },
+            1500,
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
         assert_eq!(cp.q_old, 30.0);
     }
 

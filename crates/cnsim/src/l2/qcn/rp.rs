@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::cp::FB_MAX;
 use super::MulticastScheme;
+use super::{Cnm, Representative};
 use crate::engine::{RngStream, Time};
-use crate::net::QcnTag;
 use crate::scenario::units::{Duration, Rate, Size};
 
 /// How the Hyper-Active Increase multiplier i is chosen.
@@ -170,7 +170,7 @@ impl Rp {
             active: false,
             cr: c,
             tr: c,
-            bc_left: params.byte_counter.bytes(1500) as f64,
+            bc_left: params.byte_counter.value() as f64,
             si: 0,
             ts: 0,
             timer_epoch: 0,
@@ -194,8 +194,8 @@ impl Rp {
     }
 
     /// The representative tag this source stamps on multicast data frames.
-    pub fn representative(&self) -> QcnTag {
-        QcnTag { fb: self.fb_hat, cpid: self.rep_cpid, ..QcnTag::default() }
+    pub fn representative(&self) -> Representative {
+        Representative { fb: self.fb_hat, cpid: self.rep_cpid }
     }
 
     fn jitter(&mut self) -> f64 {
@@ -207,8 +207,11 @@ impl Rp {
         }
     }
 
+    /// One byte-counter cycle, in the counter's own unit (bytes, or frames when the
+    /// scenario gives the counter in frames: then each released frame counts one,
+    /// whatever its size).
     fn byte_cycle(&self) -> f64 {
-        self.p.byte_counter.bytes(1500) as f64
+        self.p.byte_counter.value() as f64
     }
 
     /// The phase implied by the current stages.
@@ -222,7 +225,7 @@ impl Rp {
     }
 
     /// Mliki et al. 2016 Algorithm 1 (and its prose reading): which |Fb| the RP reacts to.
-    fn select_feedback(&mut self, cnm: QcnTag) -> u8 {
+    fn select_feedback(&mut self, cnm: Cnm) -> u8 {
         match self.scheme {
             MulticastScheme::Standard => cnm.fb,
             MulticastScheme::Enhanced => {
@@ -243,7 +246,7 @@ impl Rp {
     }
 
     /// A CNM arrived (reference §2.3 "on CNM"; Mliki et al. 2016 Algorithm 1 for multicast).
-    pub fn on_cnm(&mut self, cnm: QcnTag, line_bps: u64) -> RpAction {
+    pub fn on_cnm(&mut self, cnm: Cnm, line_bps: u64) -> RpAction {
         if cnm.fb == 0 {
             return RpAction::default();
         }
@@ -281,7 +284,10 @@ impl Rp {
         if !self.active {
             return RpAction::default();
         }
-        self.bc_left -= bytes as f64;
+        self.bc_left -= match self.p.byte_counter {
+            Size::Bytes(_) => bytes as f64,
+            Size::Frames(_) => 1.0,
+        };
         if self.bc_left >= 0.0 {
             return RpAction::default();
         }
@@ -365,8 +371,8 @@ mod tests {
         Rp::new(&params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
     }
 
-    fn cnm(fb: u8) -> QcnTag {
-        QcnTag { fb, cpid: 1, ..QcnTag::default() }
+    fn cnm(fb: u8) -> Cnm {
+        Cnm { fb, cpid: 1 }
     }
 
     /// Sends frames until one completes a byte-counter cycle; returns frames sent.
@@ -564,16 +570,16 @@ mod tests {
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
         );
-        r.on_cnm(QcnTag { fb: 20, cpid: 4, ..QcnTag::default() }, G);
+        r.on_cnm(Cnm { fb: 20, cpid: 4 }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (20, 4));
         // A smaller |Fb| from another CP: F̂b stays, and the RP reacts with F̂b = 20.
         let cr = r.cr;
-        r.on_cnm(QcnTag { fb: 10, cpid: 5, ..QcnTag::default() }, G);
+        r.on_cnm(Cnm { fb: 10, cpid: 5 }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (20, 4));
         assert_eq!(r.cr, cr * (1.0 - 20.0 / 128.0));
         // 63 is taken, reacted to, then reset to 0.
         let cr = r.cr;
-        r.on_cnm(QcnTag { fb: 63, cpid: 6, ..QcnTag::default() }, G);
+        r.on_cnm(Cnm { fb: 63, cpid: 6 }, G);
         assert_eq!(r.cr, cr * (1.0 - 63.0 / 128.0));
         assert_eq!((r.fb_hat, r.rep_cpid), (0, 0));
     }
@@ -587,10 +593,10 @@ mod tests {
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
         );
-        r.on_cnm(QcnTag { fb: 30, cpid: 4, ..QcnTag::default() }, G);
-        r.on_cnm(QcnTag { fb: 8, cpid: 4, ..QcnTag::default() }, G);
+        r.on_cnm(Cnm { fb: 30, cpid: 4 }, G);
+        r.on_cnm(Cnm { fb: 8, cpid: 4 }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (8, 4));
-        r.on_cnm(QcnTag { fb: 9, cpid: 7, ..QcnTag::default() }, G);
+        r.on_cnm(Cnm { fb: 9, cpid: 7 }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (9, 7));
     }
 }

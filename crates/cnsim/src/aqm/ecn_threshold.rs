@@ -1,0 +1,103 @@
+//! A single-threshold ECN marker: the switch configuration DCTCP relies on.
+//!
+//! Alizadeh et al. 2010 (DCTCP) §3.1: "the switch marks an arriving packet with the CE
+//! codepoint if the queue occupancy is greater than K upon its arrival". The queue is
+//! otherwise drop-tail: an arrival that does not fit is dropped, marked or not, and a
+//! frame that is not ECN-capable is queued unmarked whatever the occupancy.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AnyDiscipline, QueueView, Verdict};
+use crate::net::Frame;
+use crate::scenario::install::{Install, InstallCx};
+use crate::scenario::units::Size;
+use crate::scenario::ScenarioError;
+
+/// Parameters of the marker (`[protocols.ecn_threshold]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnThresholdParams {
+    /// Marking threshold K on the instantaneous queue, in frames or bytes.
+    pub k: Size,
+    /// Egress ports whose queues mark ("all", "switches", or port names).
+    #[serde(default = "crate::scenario::schema::PortSel::switches")]
+    pub ports: crate::scenario::schema::PortSel,
+}
+
+impl Install for EcnThresholdParams {
+    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        for p in cx.ports(&self.ports, &format!("{path}.ports"))? {
+            for queue in cx.net.ports[p as usize].classes.queues_mut() {
+                queue.discipline = AnyDiscipline::EcnThreshold(Box::new(EcnThreshold::new(self.k)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The marker's state: its threshold and counters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnThreshold {
+    /// Threshold K.
+    pub k: Size,
+    /// Frames marked CE.
+    pub marked: u64,
+}
+
+impl EcnThreshold {
+    /// A marker with threshold `k`.
+    pub fn new(k: Size) -> Self {
+        Self { k, marked: 0 }
+    }
+
+    /// An arrival: drop if it does not fit, mark if ECN-capable and the queue holds more
+    /// than K, else queue.
+    #[inline]
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame) -> Verdict {
+        if !queue.admits(frame.size) {
+            return Verdict::Drop;
+        }
+        let occupancy = match self.k {
+            Size::Frames(_) => queue.frames,
+            Size::Bytes(_) => queue.bytes,
+        };
+        if occupancy > self.k.value() && frame.ecn.capable() {
+            self.marked += 1;
+            Verdict::Mark
+        } else {
+            Verdict::Enqueue
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Capacity, Ecn};
+
+    fn view(frames: u64) -> QueueView {
+        QueueView { straight_through: false, frames, bytes: frames * 1500, capacity: Capacity::Frames(10) }
+    }
+
+    #[test]
+    fn marks_above_k_only_ecn_capable_frames() {
+        // K = 4 frames: an arrival finding 4 waiting is not marked, one finding 5 is.
+        let mut m = EcnThreshold::new(Size::Frames(4));
+        let ect = Frame { size: 1500, ecn: Ecn::Ect0, ..Frame::default() };
+        let not_ect = Frame { size: 1500, ..Frame::default() };
+        assert_eq!(m.on_enqueue(view(4), &ect), Verdict::Enqueue);
+        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark);
+        assert_eq!(m.on_enqueue(view(5), &not_ect), Verdict::Enqueue);
+        assert_eq!(m.marked, 1);
+    }
+
+    #[test]
+    fn threshold_in_bytes_and_full_queue_drops() {
+        // K = 6000 B: 4 frames of 1500 B (6000 B) do not exceed it, 5 do.
+        let mut m = EcnThreshold::new(Size::Bytes(6000));
+        let ect = Frame { size: 1500, ecn: Ecn::Ce, ..Frame::default() };
+        assert_eq!(m.on_enqueue(view(4), &ect), Verdict::Enqueue);
+        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark);
+        assert_eq!(m.on_enqueue(view(10), &ect), Verdict::Drop);
+    }
+}

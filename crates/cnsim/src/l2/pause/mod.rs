@@ -1,0 +1,879 @@
+//! IEEE 802.3x PAUSE and IEEE 802.1Qbb Priority-based Flow Control (PFC), and hosts
+//! that drain their input at a service rate.
+//!
+//! - A PAUSE frame (IEEE 802.3 Annex 31B) is a 64-byte MAC control frame, link-local: the
+//!   port that receives it consumes it and stops its own transmitter for
+//!   `quanta × 512` bit times at its link rate, counted from the reception; the frame
+//!   already being sent is finished. PAUSE(0) resumes at once; a new PAUSE replaces the
+//!   time left. 802.3x stops the whole port; PFC (802.1Qbb §36.1.3) carries a priority
+//!   enable vector and stops only the classes those priorities map to.
+//! - A switch with ingress thresholds counts, per ingress port (and per priority under
+//!   PFC), the frames that came in through it and are still waiting in its egress
+//!   queues. Crossing XOFF sends PAUSE (max quanta unless configured) back through that
+//!   port; falling to XON sends PAUSE(0). While above XON the PAUSE is re-sent after half
+//!   its pause time, so the upstream port never resumes early.
+//! - A host with an input service rate R drains its input buffer at R (one frame per
+//!   8·size/R), like the "output-generated hotspot" of the IEEE 802.1au tests. Frames
+//!   beyond its input buffer are lost; with `send_pause` the host sends PAUSE when the
+//!   buffer passes XOFF and PAUSE(0) when it falls to XON.
+//!
+//! Frames held in a host's input buffer count as queued for frame conservation.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::time::serialization_time;
+use crate::engine::{Time, TimerId, Timers};
+use crate::net::{Ecn, Frame, FrameId, Header, NodeId, NodeKind, PortId, MAX_CLASSES, NONE};
+use crate::protocol::{Ctx, Send, TimerOwner};
+use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::schema::HostSel;
+use crate::scenario::units::{Rate, Size};
+use crate::scenario::ScenarioError;
+
+/// Size of a PAUSE / PFC frame on the wire (a minimum Ethernet frame), bytes.
+pub const PAUSE_FRAME_BYTES: u32 = 64;
+/// Bit times per pause quantum (IEEE 802.3 §31B.2).
+pub const BITS_PER_QUANTUM: u64 = 512;
+
+/// The PAUSE / PFC frame as the receiving port reads it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PauseFrame {
+    /// Priorities to pause (PFC's priority enable vector, bit p = priority p); 0xFF for
+    /// an 802.3x PAUSE, which stops the whole port.
+    pub priorities: u8,
+    /// Pause time in quanta of 512 bit times (0 = resume).
+    pub quanta: u16,
+}
+
+/// Which flow control the network uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    /// IEEE 802.3x PAUSE: a whole port stops.
+    #[default]
+    #[serde(rename = "802.3x")]
+    Pause,
+    /// IEEE 802.1Qbb PFC: only the paused priorities' classes stop.
+    #[serde(rename = "pfc")]
+    Pfc,
+}
+
+/// A pause threshold pair, in frames or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    /// Send PAUSE when the count reaches this.
+    pub xoff: Size,
+    /// Send PAUSE(0) when it falls to this.
+    pub xon: Size,
+}
+
+impl Thresholds {
+    #[inline]
+    fn measure(unit: Size, frames: u64, bytes: u64) -> u64 {
+        match unit {
+            Size::Frames(_) => frames,
+            Size::Bytes(_) => bytes,
+        }
+    }
+
+    /// Whether `frames`/`bytes` reach XOFF.
+    #[inline]
+    pub fn above_xoff(&self, frames: u64, bytes: u64) -> bool {
+        Self::measure(self.xoff, frames, bytes) >= self.xoff.value()
+    }
+
+    /// Whether `frames`/`bytes` are down to XON.
+    #[inline]
+    pub fn down_to_xon(&self, frames: u64, bytes: u64) -> bool {
+        Self::measure(self.xon, frames, bytes) <= self.xon.value()
+    }
+}
+
+/// Switch ingress thresholds (`[protocols.pause.switches]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchParams {
+    /// Send PAUSE when the frames held for one ingress port (and priority, under PFC)
+    /// reach this.
+    pub xoff: Size,
+    /// Send PAUSE(0) when they fall to this.
+    pub xon: Size,
+}
+
+/// A group of hosts with an input service rate (`[[protocols.pause.hosts]]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostParams {
+    /// Host names (or patterns like "r*").
+    pub hosts: HostSel,
+    /// The rate at which the host drains its input.
+    pub service_rate: Rate,
+    /// The input buffer; frames beyond it are lost.
+    pub input_buffer: Size,
+    /// Send PAUSE at XOFF and PAUSE(0) at XON.
+    #[serde(default = "yes")]
+    pub send_pause: bool,
+    /// XOFF threshold on the input buffer.
+    #[serde(default)]
+    pub xoff: Option<Size>,
+    /// XON threshold on the input buffer.
+    #[serde(default)]
+    pub xon: Option<Size>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_quanta() -> u16 {
+    u16::MAX
+}
+
+/// `[protocols.pause]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseParams {
+    /// "802.3x" (whole port) or "pfc" (per priority).
+    #[serde(default)]
+    pub mode: Mode,
+    /// Pause time carried by an XOFF frame, in quanta of 512 bit times.
+    #[serde(default = "default_quanta")]
+    pub quanta: u16,
+    /// Switch ingress thresholds; without this table switches never send PAUSE.
+    #[serde(default)]
+    pub switches: Option<SwitchParams>,
+    /// Hosts with an input service rate.
+    #[serde(default)]
+    pub hosts: Vec<HostParams>,
+}
+
+/// What a link-control timer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerRole {
+    /// A paused class of a port may send again.
+    Unpause {
+        /// Index of the port's state.
+        slot: u32,
+    },
+    /// Re-send the XOFF of an ingress counter that is still above XON.
+    Refresh {
+        /// Index of the port's state.
+        slot: u32,
+        /// The counter (priority under PFC, 0 under 802.3x).
+        counter: u8,
+    },
+    /// A host finishes serving the frame at the head of its input buffer.
+    Service {
+        /// Index of the host input.
+        host: u32,
+    },
+    /// Re-send a host's XOFF.
+    HostRefresh {
+        /// Index of the host input.
+        host: u32,
+    },
+}
+
+/// Counters of one port.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PortPauseStats {
+    /// PAUSE frames (non-zero quanta) sent through this port.
+    pub pause_sent: u64,
+    /// PAUSE(0) frames sent through this port.
+    pub resume_sent: u64,
+    /// PAUSE frames (non-zero quanta) received, stopping this port's transmitter.
+    pub pause_received: u64,
+    /// PAUSE(0) frames received.
+    pub resume_received: u64,
+}
+
+/// The link-control state of one port: pause received (its egress) and ingress counters.
+#[derive(Clone, Debug)]
+struct PortState {
+    port: PortId,
+    rate_bps: u64,
+    /// Per class of this port's egress: no transmission before this time.
+    paused_until: [Time; MAX_CLASSES],
+    unpause: TimerId,
+    /// Whether frames entering through this port are counted (a switch port with
+    /// thresholds).
+    counted: bool,
+    held_frames: [u64; MAX_CLASSES],
+    held_bytes: [u64; MAX_CLASSES],
+    /// Counters that have sent XOFF and not yet XON, one bit per counter.
+    xoff_sent: u8,
+    refresh: [TimerId; MAX_CLASSES],
+    stats: PortPauseStats,
+}
+
+/// Counters of one host input.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostInputStats {
+    /// Frames that reached the host.
+    pub arrived_frames: u64,
+    /// Frames lost because the input buffer was full.
+    pub dropped_frames: u64,
+    /// Frames served (handed to the host's endpoint).
+    pub served_frames: u64,
+    /// Largest input buffer occupancy, frames.
+    pub max_frames: u64,
+    /// Largest input buffer occupancy, bytes.
+    pub max_bytes: u64,
+}
+
+/// A host that drains its input at a service rate.
+#[derive(Clone, Debug)]
+struct HostInput {
+    host: NodeId,
+    /// The host's port, through which its PAUSE frames go.
+    port: PortId,
+    /// The rate of that port's link (the pause time base).
+    link_bps: u64,
+    rate_bps: u64,
+    capacity: Size,
+    thresholds: Option<Thresholds>,
+    queue: VecDeque<(FrameId, u32)>,
+    bytes: u64,
+    timer: TimerId,
+    refresh: TimerId,
+    xoff_sent: bool,
+    stats: HostInputStats,
+}
+
+/// What happened to a frame that reached a host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostArrival {
+    /// The host has no input model: the frame goes to its endpoint now.
+    Deliver,
+    /// Held in the input buffer until served.
+    Held,
+    /// Lost: the input buffer was full.
+    Dropped,
+}
+
+/// What a link-control timer asks of the data path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerAction {
+    /// Nothing.
+    None,
+    /// A port may send again: start its transmitter if it is idle.
+    Kick(PortId),
+    /// A host finished serving a frame: hand it to the endpoint.
+    Deliver(NodeId, FrameId),
+}
+
+/// All PAUSE / PFC state of a run.
+#[derive(Clone, Debug)]
+pub struct Pause {
+    mode: Mode,
+    quanta: u16,
+    switch: Option<Thresholds>,
+    ports: Vec<PortState>,
+    hosts: Vec<HostInput>,
+    /// Host input index per node, or `NONE`.
+    input_of: Vec<u32>,
+}
+
+/// Per-port and per-host counters for the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct PauseSummary {
+    /// Per port that sent or received PAUSE frames.
+    pub ports: Vec<(PortId, PortPauseStats)>,
+    /// Per host with an input service rate.
+    pub hosts: Vec<(NodeId, HostInputStats)>,
+}
+
+/// One port to watch: its id, link rate, and whether it is a counted switch ingress.
+pub struct PortSpec {
+    /// The port.
+    pub port: PortId,
+    /// Its link rate.
+    pub rate_bps: u64,
+    /// Whether frames entering through it are counted against the switch thresholds.
+    pub counted: bool,
+}
+
+/// One host input to model.
+pub struct HostSpec {
+    /// The host.
+    pub host: NodeId,
+    /// Its (only) port.
+    pub port: PortId,
+    /// That port's link rate.
+    pub link_bps: u64,
+    /// The service rate.
+    pub rate_bps: u64,
+    /// Input buffer.
+    pub capacity: Size,
+    /// XOFF/XON, when the host sends PAUSE.
+    pub thresholds: Option<Thresholds>,
+}
+
+impl Pause {
+    /// PAUSE state for `ports` (their `link` index is their position) and `hosts`, in a
+    /// network of `nodes` nodes. Their timers are added to `timers`.
+    pub fn new(
+        params: &PauseParams,
+        ports: Vec<PortSpec>,
+        hosts: Vec<HostSpec>,
+        nodes: usize,
+        timers: &mut Timers<TimerOwner>,
+    ) -> Self {
+        let switch = params.switches.as_ref().map(|s| Thresholds { xoff: s.xoff, xon: s.xon });
+        let ports = (0u32..)
+            .zip(ports)
+            .map(|(slot, spec)| PortState {
+                port: spec.port,
+                rate_bps: spec.rate_bps,
+                paused_until: [0; MAX_CLASSES],
+                unpause: timers.add(TimerOwner::LinkControl { owner: TimerRole::Unpause { slot } }),
+                counted: spec.counted && switch.is_some(),
+                held_frames: [0; MAX_CLASSES],
+                held_bytes: [0; MAX_CLASSES],
+                xoff_sent: 0,
+                refresh: std::array::from_fn(|c| {
+                    let counter = c as u8;
+                    timers.add(TimerOwner::LinkControl { owner: TimerRole::Refresh { slot, counter } })
+                }),
+                stats: PortPauseStats::default(),
+            })
+            .collect();
+        let mut input_of = vec![NONE; nodes];
+        let hosts = (0u32..)
+            .zip(hosts)
+            .map(|(i, spec)| {
+                input_of[spec.host as usize] = i;
+                HostInput {
+                    host: spec.host,
+                    port: spec.port,
+                    link_bps: spec.link_bps,
+                    rate_bps: spec.rate_bps,
+                    capacity: spec.capacity,
+                    thresholds: spec.thresholds,
+                    queue: VecDeque::new(),
+                    bytes: 0,
+                    timer: timers.add(TimerOwner::LinkControl { owner: TimerRole::Service { host: i } }),
+                    refresh: timers
+                        .add(TimerOwner::LinkControl { owner: TimerRole::HostRefresh { host: i } }),
+                    xoff_sent: false,
+                    stats: HostInputStats::default(),
+                }
+            })
+            .collect();
+        Self { mode: params.mode, quanta: params.quanta, switch, ports, hosts, input_of }
+    }
+
+    /// The pause time of `quanta` at `rate_bps`: quanta × 512 bit times.
+    pub fn pause_time(quanta: u16, rate_bps: u64) -> Time {
+        serialization_time((u64::from(quanta) * BITS_PER_QUANTUM / 8) as u32, rate_bps)
+    }
+
+    /// The counter a frame of `priority` is held under.
+    #[inline]
+    fn counter(&self, priority: u8) -> usize {
+        match self.mode {
+            Mode::Pause => 0,
+            Mode::Pfc => priority.min(7) as usize,
+        }
+    }
+
+    /// The priorities a counter pauses.
+    fn priorities(&self, counter: usize) -> u8 {
+        match self.mode {
+            Mode::Pause => 0xFF,
+            Mode::Pfc => 1 << counter,
+        }
+    }
+
+    /// Whether class `class` of the port with state `slot` may send at `now`.
+    #[inline]
+    pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
+        self.ports[slot as usize].paused_until[class as usize] <= now
+    }
+
+    /// A PAUSE frame for `priorities` with `quanta`, sent by `node`.
+    fn frame(node: NodeId, priorities: u8, quanta: u16, now: Time) -> Frame {
+        Frame {
+            size: PAUSE_FRAME_BYTES,
+            priority: 7,
+            ecn: Ecn::NotEct,
+            multicast: false,
+            src: node,
+            dst: NONE,
+            flow: NONE,
+            ingress: NONE,
+            born: now,
+            header: Header::Pause(PauseFrame { priorities, quanta }),
+        }
+    }
+
+    fn send_pause(&mut self, ctx: &mut Ctx, slot: usize, counter: usize, node: NodeId, quanta: u16) {
+        let priorities = self.priorities(counter);
+        let state = &mut self.ports[slot];
+        if quanta == 0 {
+            state.stats.resume_sent += 1;
+            ctx.cancel(state.refresh[counter]);
+        } else {
+            state.stats.pause_sent += 1;
+            // Re-send after half the pause time, while the counter stays above XON.
+            let half = Self::pause_time(quanta, state.rate_bps) / 2;
+            ctx.arm(state.refresh[counter], ctx.now + half.max(1), 0);
+        }
+        let port = state.port;
+        ctx.send(Send::OnPort { port }, Self::frame(node, priorities, quanta, ctx.now));
+    }
+
+    /// A frame that entered through the port with state `slot` was queued at node `node`.
+    #[inline]
+    pub fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, priority: u8, size: u32) {
+        let (Some(th), state) = (self.switch, &self.ports[slot as usize]) else {
+            return;
+        };
+        if !state.counted {
+            return;
+        }
+        let c = self.counter(priority);
+        let state = &mut self.ports[slot as usize];
+        state.held_frames[c] += 1;
+        state.held_bytes[c] += u64::from(size);
+        if state.xoff_sent & (1 << c) == 0 && th.above_xoff(state.held_frames[c], state.held_bytes[c]) {
+            state.xoff_sent |= 1 << c;
+            let quanta = self.quanta;
+            self.send_pause(ctx, slot as usize, c, node, quanta);
+        }
+    }
+
+    /// A frame that entered through the port with state `slot` left node `node`'s queues.
+    #[inline]
+    pub fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, priority: u8, size: u32) {
+        let (Some(th), state) = (self.switch, &self.ports[slot as usize]) else {
+            return;
+        };
+        if !state.counted {
+            return;
+        }
+        let c = self.counter(priority);
+        let state = &mut self.ports[slot as usize];
+        state.held_frames[c] -= 1;
+        state.held_bytes[c] -= u64::from(size);
+        if state.xoff_sent & (1 << c) != 0 && th.down_to_xon(state.held_frames[c], state.held_bytes[c]) {
+            state.xoff_sent &= !(1 << c);
+            self.send_pause(ctx, slot as usize, c, node, 0);
+        }
+    }
+
+    /// The port with state `slot` received `frame`; `class_of` maps a priority to the
+    /// port's class. Returns whether the port should try to send now (a class resumed).
+    pub fn on_receive(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: u32,
+        frame: &PauseFrame,
+        class_of: impl Fn(u8) -> u8,
+    ) -> bool {
+        let now = ctx.now;
+        let state = &mut self.ports[slot as usize];
+        if frame.quanta == 0 {
+            state.stats.resume_received += 1;
+        } else {
+            state.stats.pause_received += 1;
+        }
+        let until = now + Self::pause_time(frame.quanta, state.rate_bps);
+        let mut resumed = false;
+        for p in 0..MAX_CLASSES as u8 {
+            if frame.priorities & (1 << p) != 0 {
+                let c = class_of(p) as usize;
+                resumed |= state.paused_until[c] > now && until <= now;
+                state.paused_until[c] = until;
+            }
+        }
+        match state.paused_until.iter().copied().filter(|&t| t > now).min() {
+            Some(next) => ctx.arm(state.unpause, next, 0),
+            None => ctx.cancel(state.unpause),
+        }
+        resumed
+    }
+
+    /// A frame reached host `host`. Hosts without an input model deliver at once.
+    #[inline]
+    pub fn on_host_arrival(&mut self, ctx: &mut Ctx, host: NodeId, id: FrameId, size: u32) -> HostArrival {
+        let i = match self.input_of.get(host as usize) {
+            Some(&i) if i != NONE => i as usize,
+            _ => return HostArrival::Deliver,
+        };
+        let input = &mut self.hosts[i];
+        input.stats.arrived_frames += 1;
+        let frames = input.queue.len() as u64;
+        if !input.capacity_admits(frames, size) {
+            input.stats.dropped_frames += 1;
+            return HostArrival::Dropped;
+        }
+        input.queue.push_back((id, size));
+        input.bytes += u64::from(size);
+        let frames = frames + 1;
+        input.stats.max_frames = input.stats.max_frames.max(frames);
+        input.stats.max_bytes = input.stats.max_bytes.max(input.bytes);
+        if frames == 1 {
+            let at = ctx.now + serialization_time(size, input.rate_bps);
+            ctx.arm(input.timer, at, 0);
+        }
+        if let Some(th) = input.thresholds {
+            if !input.xoff_sent && th.above_xoff(frames, input.bytes) {
+                input.xoff_sent = true;
+                self.host_pause(ctx, i, self.quanta);
+            }
+        }
+        HostArrival::Held
+    }
+
+    fn host_pause(&mut self, ctx: &mut Ctx, i: usize, quanta: u16) {
+        let input = &mut self.hosts[i];
+        if quanta == 0 {
+            ctx.cancel(input.refresh);
+        } else {
+            let half = Self::pause_time(quanta, input.link_bps) / 2;
+            ctx.arm(input.refresh, ctx.now + half.max(1), 0);
+        }
+        let (port, host) = (input.port, input.host);
+        if let Some(s) = self.ports.iter_mut().find(|s| s.port == port) {
+            if quanta == 0 {
+                s.stats.resume_sent += 1;
+            } else {
+                s.stats.pause_sent += 1;
+            }
+        }
+        ctx.send(Send::OnPort { port }, Self::frame(host, 0xFF, quanta, ctx.now));
+    }
+
+    /// A link-control timer expired.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, role: TimerRole) -> TimerAction {
+        let now = ctx.now;
+        match role {
+            TimerRole::Unpause { slot } => {
+                let state = &mut self.ports[slot as usize];
+                if let Some(next) = state.paused_until.iter().copied().filter(|&t| t > now).min() {
+                    ctx.arm(state.unpause, next, 0);
+                }
+                TimerAction::Kick(state.port)
+            }
+            TimerRole::Refresh { slot, counter } => {
+                let state = &self.ports[slot as usize];
+                if state.xoff_sent & (1 << counter) != 0 {
+                    let node = NONE; // the sender's identity is not read by the receiver
+                    let quanta = self.quanta;
+                    self.send_pause(ctx, slot as usize, counter as usize, node, quanta);
+                }
+                TimerAction::None
+            }
+            TimerRole::Service { host } => {
+                let i = host as usize;
+                let input = &mut self.hosts[i];
+                let Some((id, size)) = input.queue.pop_front() else {
+                    return TimerAction::None;
+                };
+                input.bytes -= u64::from(size);
+                input.stats.served_frames += 1;
+                if let Some(&(_, next)) = input.queue.front() {
+                    let at = now + serialization_time(next, input.rate_bps);
+                    ctx.arm(input.timer, at, 0);
+                }
+                let frames = input.queue.len() as u64;
+                if let Some(th) = input.thresholds {
+                    if input.xoff_sent && th.down_to_xon(frames, input.bytes) {
+                        input.xoff_sent = false;
+                        self.host_pause(ctx, i, 0);
+                    }
+                }
+                TimerAction::Deliver(self.hosts[i].host, id)
+            }
+            TimerRole::HostRefresh { host } => {
+                if self.hosts[host as usize].xoff_sent {
+                    self.host_pause(ctx, host as usize, self.quanta);
+                }
+                TimerAction::None
+            }
+        }
+    }
+
+    /// Frames held in host input buffers.
+    pub fn frames_held(&self) -> u64 {
+        self.hosts.iter().map(|h| h.queue.len() as u64).sum()
+    }
+
+    /// Frames dropped at host inputs.
+    pub fn frames_dropped(&self) -> u64 {
+        self.hosts.iter().map(|h| h.stats.dropped_frames).sum()
+    }
+
+    /// Counters per port and per host input.
+    pub fn summary(&self) -> PauseSummary {
+        PauseSummary {
+            ports: self.ports.iter().map(|s| (s.port, s.stats.clone())).collect(),
+            hosts: self.hosts.iter().map(|h| (h.host, h.stats.clone())).collect(),
+        }
+    }
+}
+
+impl HostInput {
+    #[inline]
+    fn capacity_admits(&self, frames: u64, size: u32) -> bool {
+        match self.capacity {
+            Size::Frames(n) => frames < n,
+            Size::Bytes(b) => self.bytes + u64::from(size) <= b,
+        }
+    }
+}
+
+fn default_share(buffer: Size, percent: u64) -> Size {
+    match buffer {
+        Size::Frames(n) => Size::Frames(n * percent / 100),
+        Size::Bytes(b) => Size::Bytes(b * percent / 100),
+    }
+}
+
+fn same_unit(a: Size, b: Size) -> bool {
+    matches!((a, b), (Size::Frames(_), Size::Frames(_)) | (Size::Bytes(_), Size::Bytes(_)))
+}
+
+/// XOFF above XON, in one unit.
+fn check_thresholds(xoff: Size, xon: Size) -> Result<(), (String, String)> {
+    if !same_unit(xoff, xon) {
+        return Err((
+            "xon".into(),
+            format!(
+                "\"{xon}\" is not in the unit of xoff \"{xoff}\"; expected both in frames or both in bytes"
+            ),
+        ));
+    }
+    if xoff.value() == 0 || xon.value() >= xoff.value() {
+        return Err((
+            "xon".into(),
+            format!("\"{xon}\" is not below xoff \"{xoff}\"; expected 0 ≤ xon < xoff with xoff > 0"),
+        ));
+    }
+    Ok(())
+}
+
+impl Validate for PauseParams {
+    fn validate(&self) -> Result<(), (String, String)> {
+        if self.quanta == 0 {
+            return Err(("quanta".into(), "0 quanta would never pause; expected 1 to 65535".into()));
+        }
+        if let Some(sw) = &self.switches {
+            check_thresholds(sw.xoff, sw.xon).map_err(|(k, m)| (format!("switches.{k}"), m))?;
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            let at = |k: &str| format!("hosts[{i}].{k}");
+            if h.service_rate.0 == 0 {
+                return Err((
+                    at("service_rate"),
+                    "\"0bps\" serves nothing; expected a positive rate, e.g. \"1Gbps\"".into(),
+                ));
+            }
+            if h.input_buffer.value() == 0 {
+                return Err((
+                    at("input_buffer"),
+                    "the input buffer is empty; expected a positive size, e.g. \"64KB\"".into(),
+                ));
+            }
+            if let Some((xoff, xon)) = h.thresholds() {
+                check_thresholds(xoff, xon).map_err(|(k, m)| (at(&k), m))?;
+                if !same_unit(xoff, h.input_buffer) || xoff.value() > h.input_buffer.value() {
+                    return Err((
+                        at("xoff"),
+                        format!("\"{xoff}\" does not fit the input buffer \"{}\"; expected at most the buffer, in its unit", h.input_buffer),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl HostParams {
+    /// XOFF and XON when the host sends PAUSE: as given, or 3/4 and 1/2 of the input
+    /// buffer.
+    pub fn thresholds(&self) -> Option<(Size, Size)> {
+        self.send_pause.then(|| {
+            (
+                self.xoff.unwrap_or(default_share(self.input_buffer, 75)),
+                self.xon.unwrap_or(default_share(self.input_buffer, 50)),
+            )
+        })
+    }
+}
+
+impl Install for PauseParams {
+    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        cx.validate(path, self)?;
+        let net = &*cx.net;
+        // Ports concerned: every switch port and its peer when switches send PAUSE, and
+        // each serviced host's port and its peer.
+        let mut specs: Vec<PortSpec> = Vec::new();
+        let mut slot_of = vec![NONE; net.ports.len()];
+        let mut add = |p: PortId, counted: bool, specs: &mut Vec<PortSpec>| {
+            if slot_of[p as usize] == NONE {
+                slot_of[p as usize] = specs.len() as u32;
+                specs.push(PortSpec { port: p, rate_bps: net.ports[p as usize].rate_bps, counted: false });
+            }
+            specs[slot_of[p as usize] as usize].counted |= counted;
+        };
+        if self.switches.is_some() {
+            for (p, port) in net.ports.iter().enumerate() {
+                if net.nodes[port.node as usize].kind == NodeKind::Switch {
+                    add(p as PortId, true, &mut specs);
+                    add(port.peer, false, &mut specs);
+                }
+            }
+        }
+        let mut hosts = Vec::new();
+        for (i, h) in self.hosts.iter().enumerate() {
+            for host in cx.hosts(&h.hosts, &format!("{path}.hosts[{i}].hosts"))? {
+                let node = &net.nodes[host as usize];
+                if node.ports.len() != 1 {
+                    return Err(cx.err(
+                        &format!("{path}.hosts[{i}].hosts"),
+                        format!(
+                            "host \"{}\" has {} links; expected hosts with one link",
+                            node.name,
+                            node.ports.len()
+                        ),
+                    ));
+                }
+                if hosts.iter().any(|s: &HostSpec| s.host == host) {
+                    return Err(cx.err(
+                        &format!("{path}.hosts[{i}].hosts"),
+                        format!(
+                            "host \"{}\" is given a service rate twice; expected each host once",
+                            node.name
+                        ),
+                    ));
+                }
+                let port = node.ports[0];
+                add(port, false, &mut specs);
+                add(net.ports[port as usize].peer, false, &mut specs);
+                hosts.push(HostSpec {
+                    host,
+                    port,
+                    link_bps: net.ports[port as usize].rate_bps,
+                    rate_bps: h.service_rate.0,
+                    capacity: h.input_buffer,
+                    thresholds: h.thresholds().map(|(xoff, xon)| Thresholds { xoff, xon }),
+                });
+            }
+        }
+        let nodes = net.nodes.len();
+        for (p, &slot) in slot_of.iter().enumerate() {
+            cx.net.ports[p].link = slot;
+        }
+        let pause = Pause::new(self, specs, hosts, nodes, cx.timers);
+        cx.protocols.link = Some(AnyLinkControl::Pause(pause));
+        Ok(())
+    }
+}
+
+/// The link-control seam: flow control between the two ends of a link.
+#[derive(Clone, Debug)]
+pub enum AnyLinkControl {
+    /// IEEE 802.3x PAUSE / 802.1Qbb PFC with host input service.
+    Pause(Pause),
+}
+
+impl AnyLinkControl {
+    /// Whether class `class` of the port with link state `slot` may send.
+    #[inline]
+    pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
+        match self {
+            AnyLinkControl::Pause(p) => p.may_send(slot, class, now),
+        }
+    }
+
+    /// A frame that entered node `node` through the port with link state `slot` was
+    /// queued there.
+    #[inline]
+    pub fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_admitted(ctx, slot, node, frame.priority, frame.size),
+        }
+    }
+
+    /// That frame left node `node`'s queues.
+    #[inline]
+    pub fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_left(ctx, slot, node, frame.priority, frame.size),
+        }
+    }
+
+    /// A link-local frame reached the port with link state `slot`. Returns whether the
+    /// port should try to send now.
+    pub fn on_link_local(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: u32,
+        frame: &Frame,
+        class_of: impl Fn(u8) -> u8,
+    ) -> bool {
+        match (self, frame.header) {
+            (AnyLinkControl::Pause(p), Header::Pause(pause)) => p.on_receive(ctx, slot, &pause, class_of),
+            _ => false,
+        }
+    }
+
+    /// A frame reached host `host`.
+    #[inline]
+    pub fn on_host_arrival(&mut self, ctx: &mut Ctx, host: NodeId, id: FrameId, size: u32) -> HostArrival {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_host_arrival(ctx, host, id, size),
+        }
+    }
+
+    /// A link-control timer expired.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, role: TimerRole) -> TimerAction {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_timer(ctx, role),
+        }
+    }
+
+    /// Frames the link control holds (host input buffers).
+    pub fn frames_held(&self) -> u64 {
+        match self {
+            AnyLinkControl::Pause(p) => p.frames_held(),
+        }
+    }
+
+    /// The PAUSE state, if this is PAUSE.
+    pub fn as_pause(&self) -> Option<&Pause> {
+        match self {
+            AnyLinkControl::Pause(p) => Some(p),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pause_time_is_quanta_times_512_bit_times() {
+        // 100 quanta = 51 200 bit times: 5.12 µs at 10 Gbit/s, 51.2 µs at 1 Gbit/s.
+        assert_eq!(Pause::pause_time(100, 10_000_000_000), 5_120_000);
+        assert_eq!(Pause::pause_time(100, 1_000_000_000), 51_200_000);
+        // The largest: 65 535 × 512 bit = 3.355 ms at 10 Gbit/s.
+        assert_eq!(Pause::pause_time(u16::MAX, 10_000_000_000), 3_355_392_000);
+        assert_eq!(Pause::pause_time(0, 10_000_000_000), 0);
+    }
+
+    #[test]
+    fn xoff_xon_hysteresis() {
+        let th = Thresholds { xoff: Size::Frames(10), xon: Size::Frames(5) };
+        assert!(!th.above_xoff(9, 0));
+        assert!(th.above_xoff(10, 0));
+        assert!(!th.down_to_xon(6, 0));
+        assert!(th.down_to_xon(5, 0));
+        let th = Thresholds { xoff: Size::Bytes(15_000), xon: Size::Bytes(3_000) };
+        assert!(th.above_xoff(0, 15_000));
+        assert!(!th.down_to_xon(0, 3_001));
+    }
+}

@@ -1,0 +1,203 @@
+//! QCN's scenario table (`[protocols.qcn]`), its rules, and its installation: a
+//! congestion point on each selected egress port, a reaction point and shaper on each
+//! selected flow.
+
+use serde::{Deserialize, Serialize};
+
+use super::{CnmFormat, CongestionPoint, Cp, CpParams, MulticastScheme, Rp, RpParams};
+use crate::engine::time::format_time;
+use crate::engine::PS_PER_S;
+use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
+use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::schema::{HostSel, PortSel};
+use crate::scenario::units::{Rate, Size, MAX_TIME};
+use crate::scenario::ScenarioError;
+use crate::traffic::{Destination, Shaper};
+
+/// Largest factor a QCN jitter range may reach.
+pub const MAX_JITTER: f64 = 10.0;
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_cnm_size() -> Size {
+    Size::Bytes(64)
+}
+
+/// `[protocols.qcn]`. Where QCN applies is never implied: `congestion_points` and
+/// `flows` must both be given.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QcnConfig {
+    /// Switch QCN on or off without deleting the table.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Egress queues with a congestion point: "switches", "all", "none" or port names.
+    pub congestion_points: PortSel,
+    /// Flows with a reaction point: traffic entry names or patterns ("*" for all).
+    pub flows: HostSel,
+    /// Multicast scheme.
+    #[serde(default)]
+    pub multicast: MulticastScheme,
+    /// CNM size on the wire (a minimum-size Ethernet frame).
+    #[serde(default = "default_cnm_size")]
+    pub cnm_size: Size,
+    /// CNM priority (0..=7).
+    #[serde(default)]
+    pub cnm_priority: u8,
+    /// Congestion point parameters.
+    #[serde(default)]
+    pub cp: CpParams,
+    /// Reaction point parameters.
+    #[serde(default)]
+    pub rp: RpParams,
+}
+
+fn jitter_rule(key: &str, [lo, hi]: [f64; 2]) -> Result<(), (String, String)> {
+    if lo > 0.0 && lo <= hi && hi <= MAX_JITTER {
+        return Ok(());
+    }
+    let why = if lo > hi { "is reversed" } else { "is out of range" };
+    Err((
+        key.into(),
+        format!("[{lo:?}, {hi:?}] {why}; expected [low, high] with 0 < low ≤ high ≤ {MAX_JITTER}, e.g. [0.85, 1.15]"),
+    ))
+}
+
+impl Validate for CpParams {
+    fn validate(&self) -> Result<(), (String, String)> {
+        if self.w < 0.0 || !self.w.is_finite() {
+            return Err((
+                "w".into(),
+                format!("{:?} is not a weight; expected a non-negative finite number, e.g. 2.0", self.w),
+            ));
+        }
+        if self.qeq.value() == 0 {
+            return Err((
+                "qeq".into(),
+                format!(
+                    "\"{}\" is zero; expected a positive set point, e.g. \"26000B\" or \"60 frames\"",
+                    self.qeq
+                ),
+            ));
+        }
+        if self.sample_table.is_empty() || self.sample_table.len() > 8 {
+            return Err((
+                "sample_table".into(),
+                format!("{} entries; expected 1 to 8 byte intervals", self.sample_table.len()),
+            ));
+        }
+        for (i, e) in self.sample_table.iter().enumerate() {
+            if !matches!(e, Size::Bytes(b) if *b > 0) {
+                return Err((
+                    format!("sample_table[{i}]"),
+                    format!(
+                        "\"{e}\" is not a sample interval; expected a positive size in bytes, e.g. \"150KB\""
+                    ),
+                ));
+            }
+        }
+        jitter_rule("jitter", self.jitter)
+    }
+}
+
+impl Validate for RpParams {
+    fn validate(&self) -> Result<(), (String, String)> {
+        jitter_rule("jitter", self.jitter)?;
+        if !(self.gd > 0.0 && self.gd * 63.0 <= 1.0) {
+            return Err((
+                "gd".into(),
+                format!(
+                    "{:?} is out of range; expected 0 < Gd ≤ 1/63 so that a cut never exceeds the rate, e.g. 0.0078125 (1/128)",
+                    self.gd
+                ),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.min_dec_factor) {
+            return Err((
+                "min_dec_factor".into(),
+                format!("{:?} is out of range; expected a factor in [0, 1], e.g. 0.5", self.min_dec_factor),
+            ));
+        }
+        if self.timer.0 == 0 {
+            return Err((
+                "timer".into(),
+                "\"0s\" is not a timer period; expected a positive time, e.g. \"15ms\"".into(),
+            ));
+        }
+        if self.byte_counter.value() == 0 {
+            return Err((
+                "byte_counter".into(),
+                format!("\"{}\" is zero; expected a positive byte count, e.g. \"150KB\"", self.byte_counter),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Install for QcnConfig {
+    fn install(&self, qp: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        if !self.enabled {
+            return Ok(());
+        }
+        cx.validate(&format!("{qp}.cp"), &self.cp)?;
+        cx.validate(&format!("{qp}.rp"), &self.rp)?;
+        let cnm_size = match self.cnm_size {
+            Size::Bytes(b) if b > 0 && b <= u32::MAX as u64 => b as u32,
+            other => {
+                return Err(cx.err(
+                    &format!("{qp}.cnm_size"),
+                    format!("\"{other}\" is not a CNM size; expected a positive size in bytes, e.g. \"64B\""),
+                ))
+            }
+        };
+        if self.cnm_priority > 7 {
+            return Err(cx.err(
+                &format!("{qp}.cnm_priority"),
+                format!("{} is not a priority; expected 0 to 7", self.cnm_priority),
+            ));
+        }
+        if let Some((rate, at)) = &cx.slowest_link {
+            let (rate, at) = (*rate, at.clone());
+            let ps = crate::scenario::build::frame_time(u64::from(cnm_size), rate);
+            if ps > u128::from(MAX_TIME) {
+                return Err(cx.err(
+                    &format!("{qp}.cnm_size"),
+                    format!(
+                        "\"{}\" CNMs take {}s each at {} ({}); expected CNMs that take at most {} to send",
+                        self.cnm_size,
+                        ps / u128::from(PS_PER_S),
+                        Rate(rate),
+                        at,
+                        format_time(MAX_TIME)
+                    ),
+                ));
+            }
+        }
+        let format = CnmFormat { size: cnm_size, priority: self.cnm_priority, scheme: self.multicast };
+        for p in cx.ports(&self.congestion_points, &format!("{qp}.congestion_points"))? {
+            let cpid = p + 1;
+            let rng = cx.rng("cp", &cx.net.port_name(p));
+            cx.net.ports[p as usize].cp = cx.protocols.congestion_points.len() as u32;
+            let cp = CongestionPoint { cp: Cp::new(&self.cp, cpid, rng), format };
+            cx.protocols.congestion_points.push(AnyCongestionPoint::Qcn(cp));
+        }
+        for f in cx.flows_of(&self.flows, &format!("{qp}.flows"))? {
+            cx.check_frame_time(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
+            if let Some(r) = self.rp.initial_rate {
+                cx.check_frame_time(f, r.0, &format!("{qp}.rp.initial_rate"))?;
+            }
+            let flow = &cx.flows[f as usize];
+            let multicast = matches!(flow.dst, Destination::Tree { .. });
+            let scheme = if multicast { self.multicast } else { MulticastScheme::Standard };
+            let rng = cx.rng("rp", &flow.name);
+            let rp = Rp::new(&self.rp, scheme, flow.line_bps, rng);
+            let flow = &mut cx.flows[f as usize];
+            flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
+            flow.rp = cx.protocols.reaction_points.len() as u32;
+            cx.protocols.reaction_points.push(AnyReactionPoint::Qcn(rp));
+        }
+        Ok(())
+    }
+}

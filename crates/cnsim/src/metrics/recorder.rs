@@ -1,0 +1,95 @@
+//! The recorder: time series sampled on a fixed grid during a run.
+
+use super::TimeSeries;
+use crate::engine::time::as_secs;
+use crate::engine::Time;
+use crate::net::{Network, PortId};
+use crate::protocol::AnyReactionPoint;
+use crate::traffic::Flow;
+
+/// Sampled series and how to sample them.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    /// Sampling period (0 = no series).
+    pub interval: Time,
+    /// Ports whose queue length is recorded.
+    pub queue_ports: Vec<PortId>,
+    /// Queue length in frames (all classes) per recorded port.
+    pub queues: TimeSeries,
+    /// Flows whose throughput is recorded.
+    pub flow_ids: Vec<u32>,
+    /// Delivered throughput per recorded flow over the previous interval, bit/s.
+    pub throughput: TimeSeries,
+    last_delivered: Vec<u64>,
+    /// Rate of every reaction point, bit/s (empty when not recorded).
+    pub rates: TimeSeries,
+    /// Feedback frames received by every reaction point during the previous interval.
+    pub cnms: TimeSeries,
+}
+
+impl Recorder {
+    /// A recorder for the given ports and flows.
+    pub fn new(
+        interval: Time,
+        net: &Network,
+        queue_ports: Vec<PortId>,
+        flows: &[Flow],
+        flow_ids: Vec<u32>,
+    ) -> Self {
+        let queues = TimeSeries::new("queue_length", "frames", queue_ports.iter().map(|&p| net.port_name(p)));
+        let throughput =
+            TimeSeries::new("throughput", "bit/s", flow_ids.iter().map(|&f| flows[f as usize].name.clone()));
+        Self {
+            interval,
+            last_delivered: vec![0; flow_ids.len()],
+            queue_ports,
+            queues,
+            flow_ids,
+            throughput,
+            rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
+            cnms: TimeSeries::new("rp_cnms", "CNMs per interval", std::iter::empty()),
+        }
+    }
+
+    /// Records the rate and feedback count of the reaction points of `flows` (those with
+    /// one, in order).
+    pub fn record_reaction_points(&mut self, flows: &[Flow]) {
+        let names = || flows.iter().filter(|f| f.rp != crate::net::NONE).map(|f| f.name.clone());
+        self.rates = TimeSeries::new("rp_rate", "bit/s", names());
+        self.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", names());
+    }
+
+    /// Takes one sample of every series at `now`.
+    pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow], rps: &mut [AnyReactionPoint]) {
+        let t = as_secs(now);
+        self.queues.times_s.push(t);
+        for (i, &p) in self.queue_ports.iter().enumerate() {
+            let len = net.ports[p as usize].classes.backlog();
+            self.queues.columns[i].values.push(len as f64);
+        }
+        self.throughput.times_s.push(t);
+        let secs = as_secs(self.interval);
+        for (i, &f) in self.flow_ids.iter().enumerate() {
+            let bytes = flows[f as usize].stats.delivered_bytes;
+            let delta = bytes - self.last_delivered[i];
+            self.last_delivered[i] = bytes;
+            self.throughput.columns[i].values.push(delta as f64 * 8.0 / secs);
+        }
+        if !self.rates.columns.is_empty() {
+            self.rates.times_s.push(t);
+            self.cnms.times_s.push(t);
+            for ((col, cnms), rp) in self.rates.columns.iter_mut().zip(&mut self.cnms.columns).zip(rps) {
+                col.values.push(rp.current_rate() as f64);
+                cnms.values.push(rp.take_feedback_count() as f64);
+            }
+        }
+    }
+
+    /// Whether a sample falls exactly on the end time and has not been taken.
+    pub fn due_at_end(&self, end: Time) -> bool {
+        self.interval > 0
+            && self.interval <= end
+            && end % self.interval == 0
+            && self.queues.times_s.last().copied() != Some(as_secs(end))
+    }
+}

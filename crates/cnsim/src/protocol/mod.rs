@@ -1,0 +1,224 @@
+//! The seams through which protocols plug into the data path.
+//!
+//! The data path ([`crate::sim`]) knows frames, queues, links and nodes; everything a
+//! protocol adds happens at one of these seams, each an enum with one variant per
+//! protocol and one `match` per call (no `dyn`, no allocation):
+//!
+//! | seam | where the data path calls it | variants |
+//! |---|---|---|
+//! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
+//! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header | QCN CP |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer | QCN RP |
+//! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
+//! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN RP |
+//!
+//! A protocol never calls back into the data path: it is handed a [`Ctx`] with the
+//! time, its timers and an [`Outbox`] of frames to send, which the data path sends when
+//! the hook returns.
+
+use std::collections::VecDeque;
+
+use crate::engine::{EventQueue, Time, TimerId, Timers};
+use crate::l2::{pause, qcn};
+use crate::net::{Frame, NodeId, PortId};
+
+/// What a timer belongs to: the match that dispatches an expiry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOwner {
+    /// The shaper (rate limiter) of a flow: its next release.
+    Shaper {
+        /// The flow.
+        flow: u32,
+    },
+    /// The reaction point of a flow (QCN: timer T).
+    ReactionPoint {
+        /// The flow.
+        flow: u32,
+    },
+    /// A link-control timer (PAUSE expiry, PAUSE refresh, host input service).
+    LinkControl {
+        /// What the timer is for.
+        owner: pause::TimerRole,
+    },
+}
+
+/// Where a frame in the outbox goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Send {
+    /// Looked up and forwarded from this node, like any frame it created.
+    Forward {
+        /// The node that sends the frame.
+        node: NodeId,
+    },
+    /// Sent on this port ahead of every queued frame (a link-local MAC control frame,
+    /// which PAUSE does not stop).
+    OnPort {
+        /// The port.
+        port: PortId,
+    },
+}
+
+/// Frames a protocol asked to send, in order. Kept by the simulator and reused, so
+/// sending allocates nothing once it has grown.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    frames: VecDeque<(Send, Frame)>,
+}
+
+impl Outbox {
+    /// Takes the oldest frame to send.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Send, Frame)> {
+        self.frames.pop_front()
+    }
+
+    /// Whether nothing waits.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
+
+/// What a protocol hook may use: the time, timers, and the outbox.
+pub struct Ctx<'a> {
+    /// The current time.
+    pub now: Time,
+    pub(crate) timers: &'a mut Timers<TimerOwner>,
+    pub(crate) events: &'a mut EventQueue,
+    pub(crate) outbox: &'a mut Outbox,
+}
+
+impl Ctx<'_> {
+    /// Sends `frame` as `how` says, once the hook returns.
+    #[inline]
+    pub fn send(&mut self, how: Send, frame: Frame) {
+        self.outbox.frames.push_back((how, frame));
+    }
+
+    /// Arms (or re-arms) `timer` to expire at `at` with `tag`.
+    pub fn arm(&mut self, timer: TimerId, at: Time, tag: u32) {
+        if let Some((at, event)) = self.timers.arm(timer, at, tag) {
+            self.events.schedule(at, event);
+        }
+    }
+
+    /// Cancels `timer` if armed.
+    pub fn cancel(&mut self, timer: TimerId) {
+        self.timers.cancel(timer);
+    }
+
+    /// When `timer` expires, if armed.
+    pub fn deadline(&self, timer: TimerId) -> Option<Time> {
+        self.timers.deadline(timer)
+    }
+
+    /// A new timer owned by `owner`.
+    pub fn add_timer(&mut self, owner: TimerOwner) -> TimerId {
+        self.timers.add(owner)
+    }
+}
+
+/// An egress queue as a protocol sees it when a frame arrives.
+#[derive(Clone, Copy, Debug)]
+pub struct PortView {
+    /// The port.
+    pub port: PortId,
+    /// The node that owns it.
+    pub node: NodeId,
+    /// Frames in the frame's class queue (after the arrival was queued or dropped).
+    pub frames: u64,
+    /// Bytes in the class queue.
+    pub bytes: u64,
+}
+
+/// A congestion point attached to an egress port: sees every frame offered to the port's
+/// queue, of any kind, after the queue discipline decided its fate.
+#[derive(Clone, Debug)]
+pub enum AnyCongestionPoint {
+    /// An IEEE 802.1Qau QCN congestion point.
+    Qcn(qcn::CongestionPoint),
+}
+
+impl AnyCongestionPoint {
+    /// A frame was offered to the watched queue.
+    #[inline]
+    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame) {
+        match self {
+            AnyCongestionPoint::Qcn(cp) => cp.on_arrival(ctx, queue, frame),
+        }
+    }
+}
+
+/// What a reaction point decided: a new shaper rate and/or its timer (re)armed.
+pub use qcn::RpAction as RateChange;
+
+/// The reaction point of a flow: sets the rate of the flow's shaper from feedback.
+#[derive(Clone, Debug)]
+pub enum AnyReactionPoint {
+    /// An IEEE 802.1Qau QCN reaction point.
+    Qcn(qcn::Rp),
+}
+
+impl AnyReactionPoint {
+    /// Fills what the flow's data frames carry for this protocol (QCN: the
+    /// representative on multicast frames under the enhanced schemes).
+    #[inline]
+    pub fn stamp(&self, frame: &mut Frame) {
+        match self {
+            AnyReactionPoint::Qcn(rp) => {
+                if frame.multicast && rp.scheme != qcn::MulticastScheme::Standard {
+                    frame.header = crate::net::Header::Data(rp.representative());
+                }
+            }
+        }
+    }
+
+    /// A feedback frame for this flow reached its source. Returns `None` when the frame
+    /// is not this protocol's feedback.
+    #[inline]
+    pub fn on_feedback(&mut self, frame: &Frame, line_bps: u64) -> Option<RateChange> {
+        match (self, frame.header) {
+            (AnyReactionPoint::Qcn(rp), crate::net::Header::Cnm(cnm)) => Some(rp.on_cnm(cnm, line_bps)),
+            _ => None,
+        }
+    }
+
+    /// The shaper released `bytes` of the flow.
+    #[inline]
+    pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RateChange {
+        match self {
+            AnyReactionPoint::Qcn(rp) => rp.on_transmit(bytes, line_bps),
+        }
+    }
+
+    /// The reaction point's timer expired with `tag`.
+    #[inline]
+    pub fn on_timer(&mut self, tag: u32, line_bps: u64) -> RateChange {
+        match self {
+            AnyReactionPoint::Qcn(rp) => rp.on_timer(tag, line_bps),
+        }
+    }
+
+    /// The rate the reaction point currently allows, bit/s.
+    pub fn current_rate(&self) -> u64 {
+        match self {
+            AnyReactionPoint::Qcn(rp) => rp.current_rate(),
+        }
+    }
+
+    /// Feedback frames received since the last call (for the per-interval series).
+    pub fn take_feedback_count(&mut self) -> u64 {
+        match self {
+            AnyReactionPoint::Qcn(rp) => std::mem::take(&mut rp.cnms_since_sample),
+        }
+    }
+
+    /// The QCN reaction point, if this is one.
+    pub fn as_qcn(&self) -> Option<&qcn::Rp> {
+        match self {
+            AnyReactionPoint::Qcn(rp) => Some(rp),
+        }
+    }
+}
+
+pub use pause::AnyLinkControl;

@@ -1,0 +1,182 @@
+//! Installing protocols: each protocol's parameter table (a struct in the protocol's own
+//! module) implements [`Install`], which checks its cross-field rules and attaches the
+//! protocol to the network and flows through an [`InstallCx`]. The builder calls every
+//! configured protocol in turn ([`super::schema::Protocols::all`]); adding a protocol
+//! needs no edit to the builder or to the error module.
+
+use std::collections::HashMap;
+
+use super::build::{frame_time, glob_match, some_names};
+use super::error::ScenarioError;
+use super::schema::{HostSel, PortSel, Scenario};
+use super::units::{Rate, MAX_TIME};
+use crate::engine::time::format_time;
+use crate::engine::{RngStream, StreamKey, Timers, PS_PER_S};
+use crate::net::{Network, NodeId, NodeKind, PortId};
+use crate::protocol::TimerOwner;
+use crate::sim::Protocols;
+use crate::traffic::Flow;
+
+/// What a protocol's parameter table does when the scenario is built.
+pub trait Install {
+    /// Checks the table's own rules (`path` is its key, e.g. "protocols.qcn") and
+    /// installs the protocol.
+    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError>;
+}
+
+/// The built network and flows, as protocols see them while being installed.
+pub struct InstallCx<'a> {
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// The scenario file's name, for errors.
+    pub file: &'a str,
+    /// The network (ports, queues).
+    pub net: &'a mut Network,
+    /// The flows.
+    pub flows: &'a mut [Flow],
+    /// The traffic entry (index into `scenario.traffic`) of each flow.
+    pub flow_entry: &'a [usize],
+    /// The protocols installed so far.
+    pub protocols: &'a mut Protocols,
+    /// Timers of the run.
+    pub timers: &'a mut Timers<TimerOwner>,
+    /// Port of each name.
+    pub port_by_name: &'a HashMap<String, PortId>,
+    /// The slowest link's rate and the key that sets it.
+    pub slowest_link: Option<(u64, String)>,
+}
+
+impl InstallCx<'_> {
+    /// A located error.
+    pub fn err(&self, path: &str, message: String) -> ScenarioError {
+        ScenarioError::new(self.file, path, message)
+    }
+
+    /// The random stream of one protocol element (a CP, an RP), by kind and name.
+    pub fn rng(&self, kind: &str, name: &str) -> RngStream {
+        RngStream::new(self.scenario.seed, StreamKey { kind, name })
+    }
+
+    /// The ports a selection names (`path` locates it).
+    pub fn ports(&self, sel: &PortSel, path: &str) -> Result<Vec<PortId>, ScenarioError> {
+        let net = &*self.net;
+        let all = 0..net.ports.len() as PortId;
+        Ok(match sel {
+            PortSel::All => all.collect(),
+            PortSel::None => Vec::new(),
+            PortSel::Switches => all
+                .filter(|&p| net.nodes[net.ports[p as usize].node as usize].kind == NodeKind::Switch)
+                .collect(),
+            PortSel::List(names) => {
+                let mut v = Vec::new();
+                for (i, n) in names.iter().enumerate() {
+                    let p = self.port_by_name.get(n.as_str()).copied().ok_or_else(|| {
+                        let names = net.port_names().iter().map(String::as_str);
+                        let hint = super::error::did_you_mean(n, names.clone())
+                            .map(|m| format!("; did you mean \"{m}\"?"))
+                            .unwrap_or_else(|| {
+                                let example = net.port_names().first().map_or("r1->r2", String::as_str);
+                                format!("; expected a port named \"node->next\", e.g. \"{example}\"")
+                            });
+                        self.err(&format!("{path}[{i}]"), format!("no port named \"{n}\"{hint}"))
+                    })?;
+                    if !v.contains(&p) {
+                        v.push(p);
+                    }
+                }
+                v
+            }
+        })
+    }
+
+    /// The flows of the traffic entries a selection names by name or pattern ("*" for
+    /// all), in flow order.
+    pub fn flows_of(&self, sel: &HostSel, path: &str) -> Result<Vec<u32>, ScenarioError> {
+        let traffic = &self.scenario.traffic;
+        let mut chosen = vec![false; traffic.len()];
+        for (k, pattern) in sel.0.iter().enumerate() {
+            let p = if sel.0.len() == 1 { path.to_string() } else { format!("{path}[{k}]") };
+            let mut any = false;
+            for (i, t) in traffic.iter().enumerate() {
+                if glob_match(pattern, &t.name) {
+                    chosen[i] = true;
+                    any = true;
+                }
+            }
+            if !any {
+                return Err(self.err(
+                    &p,
+                    format!(
+                        "\"{pattern}\" names no traffic entry; expected a traffic name or pattern \
+                         (\"*\" for all) among {}",
+                        some_names(traffic.iter().map(|t| t.name.as_str()))
+                    ),
+                ));
+            }
+        }
+        Ok((0..self.flows.len() as u32).filter(|&f| chosen[self.flow_entry[f as usize]]).collect())
+    }
+
+    /// The hosts a selection names by name or pattern.
+    pub fn hosts(&self, sel: &HostSel, path: &str) -> Result<Vec<NodeId>, ScenarioError> {
+        let net = &*self.net;
+        let hosts = net.hosts();
+        let mut out = Vec::new();
+        for (k, pattern) in sel.0.iter().enumerate() {
+            let p = if sel.0.len() == 1 { path.to_string() } else { format!("{path}[{k}]") };
+            let matched: Vec<NodeId> =
+                hosts.iter().copied().filter(|&h| glob_match(pattern, &net.nodes[h as usize].name)).collect();
+            if matched.is_empty() {
+                let names = hosts.iter().map(|&h| net.nodes[h as usize].name.as_str());
+                return Err(self.err(
+                    &p,
+                    format!(
+                        "\"{pattern}\" matches no host; expected a host name or pattern among {}",
+                        some_names(names)
+                    ),
+                ));
+            }
+            for h in matched {
+                if !out.contains(&h) {
+                    out.push(h);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Checks that flow `f`'s frames take at most [`MAX_TIME`] at `rate` (which `at`
+    /// names), so that no time formed from frame times can overflow.
+    pub fn check_frame_time(&self, f: u32, rate: u64, at: &str) -> Result<(), ScenarioError> {
+        let ti = self.flow_entry[f as usize];
+        let t = &self.scenario.traffic[ti];
+        let ps = frame_time(u64::from(self.flows[f as usize].frame_size), rate);
+        if ps <= u128::from(MAX_TIME) {
+            return Ok(());
+        }
+        Err(self.err(
+            &format!("traffic[{ti}].frame_size"),
+            format!(
+                "\"{}\" frames take {}s each at {} ({at}); expected frames that take at most {} to \
+                 send at every rate they meet",
+                t.frame_size,
+                ps / u128::from(PS_PER_S),
+                Rate(rate),
+                format_time(MAX_TIME)
+            ),
+        ))
+    }
+}
+
+/// Cross-field rules of one parameter table that serde cannot check.
+pub trait Validate {
+    /// `Ok`, or the failing key relative to the table (e.g. "w") and what was expected.
+    fn validate(&self) -> Result<(), (String, String)>;
+}
+
+impl InstallCx<'_> {
+    /// Validates `table` found at `path`.
+    pub fn validate(&self, path: &str, table: &dyn Validate) -> Result<(), ScenarioError> {
+        table.validate().map_err(|(key, message)| self.err(&format!("{path}.{key}"), message))
+    }
+}

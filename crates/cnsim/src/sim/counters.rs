@@ -1,0 +1,95 @@
+//! Global counters of a run, and where drops happen.
+
+use crate::net::HeaderKind;
+
+/// Counters of one kind of frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KindCounters {
+    /// Frames created.
+    pub created: u64,
+    /// Frames consumed at their destination (a host's endpoint, or for link-local frames
+    /// the receiving port).
+    pub delivered: u64,
+    /// Frames dropped.
+    pub dropped: u64,
+    /// Delivered frames that no protocol at the host handled (e.g. a CNM for a flow
+    /// without a reaction point).
+    pub unhandled: u64,
+}
+
+/// Global counters of a run.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Counters {
+    /// Events processed.
+    pub events: u64,
+    /// Frames put on a link (a frame crossing one link = one hop).
+    pub frame_hops: u64,
+    /// Frames created: by sources, by multicast replication, and control frames.
+    pub created: u64,
+    /// Frames consumed at their destination.
+    pub delivered: u64,
+    /// Frames dropped anywhere: the sum of the four counters below.
+    pub dropped: u64,
+    /// Frames dropped at egress queues (full, or by the queue discipline, or by the
+    /// switch's shared buffer).
+    pub dropped_at_queues: u64,
+    /// Frames lost at a source because its shaper queue was full.
+    pub dropped_at_sources: u64,
+    /// Frames with nowhere to go: no route to the destination, or a multicast tree with
+    /// no branch where the frame is.
+    pub dropped_unroutable: u64,
+    /// Frames lost at a host whose input buffer was full.
+    pub dropped_at_hosts: u64,
+    /// Frames currently serializing or propagating on a link.
+    pub on_wire: u64,
+    /// The same counts per kind of frame, in [`HeaderKind::ALL`] order.
+    pub by_kind: [KindCounters; HeaderKind::ALL.len()],
+}
+
+/// Where a frame was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropSite {
+    /// An egress queue (or shared buffer).
+    Queue,
+    /// A full shaper queue at the source.
+    Source,
+    /// No route, or no multicast branch, where the frame was.
+    Unroutable,
+    /// A full host input buffer.
+    Host,
+}
+
+impl Counters {
+    /// Counts one drop, in the total, at its site and for its kind: the one place drops
+    /// are counted.
+    #[inline]
+    pub fn count_drop(&mut self, site: DropSite, kind: HeaderKind) {
+        self.dropped += 1;
+        self.by_kind[kind as usize].dropped += 1;
+        match site {
+            DropSite::Queue => self.dropped_at_queues += 1,
+            DropSite::Source => self.dropped_at_sources += 1,
+            DropSite::Unroutable => self.dropped_unroutable += 1,
+            DropSite::Host => self.dropped_at_hosts += 1,
+        }
+    }
+
+    /// Counts one frame created.
+    #[inline]
+    pub fn count_created(&mut self, kind: HeaderKind) {
+        self.created += 1;
+        self.by_kind[kind as usize].created += 1;
+    }
+
+    /// Counts one frame delivered.
+    #[inline]
+    pub fn count_delivered(&mut self, kind: HeaderKind) {
+        self.delivered += 1;
+        self.by_kind[kind as usize].delivered += 1;
+    }
+
+    /// The counters of one kind.
+    pub fn kind(&self, kind: HeaderKind) -> &KindCounters {
+        &self.by_kind[kind as usize]
+    }
+}

@@ -1,0 +1,476 @@
+//! The simulator: the run loop and the data path.
+//!
+//! Read top to bottom, a frame's life is:
+//! a source makes it ([`source`]) → its shaper, if the flow has one → [`Sim::host_send`]
+//! → [`Sim::enqueue`] (the queue discipline of its class decides: queue, mark or drop)
+//! → [`Sim::transmit`] (serialization on the link; the arrival is scheduled at once)
+//! → [`Sim::arrive`] at the next node → [`Sim::forward`] (a switch: lookup, replicate
+//! for multicast, enqueue again) or [`Sim::at_host`] and [`Sim::deliver`] (a host's
+//! endpoint, by header).
+//!
+//! Protocols act only at the seams of [`crate::protocol`], through a [`Ctx`]; frames they
+//! send wait in the outbox until [`Sim::flush`] sends them.
+//!
+//! Ports are *lazy*: a port that is idle when a frame arrives starts sending it at once
+//! and no event marks the end of its transmission; only a port with a backlog schedules
+//! a `PortFree` event for when the wire frees up. Each frame therefore costs one
+//! `Arrive` event per hop plus one `PortFree` per hop where it had to wait.
+
+mod counters;
+mod query;
+mod source;
+
+pub use crate::metrics::recorder::Recorder;
+pub use crate::protocol::TimerOwner;
+pub use counters::{Counters, DropSite, KindCounters};
+
+use crate::aqm::Verdict;
+use crate::engine::{Event, EventQueue, Fired, Time, Timers};
+use crate::net::{
+    Ecn, FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
+};
+use crate::protocol::{AnyCongestionPoint, AnyLinkControl, AnyReactionPoint, Outbox, PortView, Send};
+use crate::traffic::Flow;
+
+/// Where the simulation is, for progress reporting.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time reached.
+    pub now: Time,
+    /// Simulated end time.
+    pub end: Time,
+    /// Events processed so far.
+    pub events: u64,
+}
+
+/// Why a run stopped before its end time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    /// The progress callback said stop (e.g. Ctrl-C).
+    Interrupted,
+    /// More frames were held at once (queued, in shapers, on wires) than the memory
+    /// limit allows.
+    TooManyFrames {
+        /// Frames held when the run stopped.
+        live: u64,
+        /// The most the limit allows.
+        limit: u64,
+        /// Simulated time reached.
+        at: Time,
+    },
+}
+
+/// The protocols of a run, by seam.
+#[derive(Default)]
+pub struct Protocols {
+    /// Congestion points, indexed by `Port::cp`.
+    pub congestion_points: Vec<AnyCongestionPoint>,
+    /// Reaction points, indexed by `Flow::rp`.
+    pub reaction_points: Vec<AnyReactionPoint>,
+    /// Link control (PAUSE / PFC), if any.
+    pub link: Option<AnyLinkControl>,
+}
+
+/// A built scenario, ready to run. Read it through the query methods ([`query`]).
+pub struct Sim {
+    net: Network,
+    routes: Routes,
+    trees: MulticastTrees,
+    frames: FrameArena,
+    flows: Vec<Flow>,
+    protocols: Protocols,
+    /// Every timer, with what each belongs to.
+    timers: Timers<TimerOwner>,
+    /// Frames protocols asked to send.
+    outbox: Outbox,
+    /// Event lane for reaction-point timers.
+    rp_timer_lane: u32,
+    events: EventQueue,
+    end: Time,
+    counters: Counters,
+    recorder: Recorder,
+    max_live_frames: u64,
+}
+
+/// A [`Ctx`] over the simulator's timers, events and outbox.
+macro_rules! ctx {
+    ($sim:ident, $now:expr) => {
+        $crate::protocol::Ctx {
+            now: $now,
+            timers: &mut $sim.timers,
+            events: &mut $sim.events,
+            outbox: &mut $sim.outbox,
+        }
+    };
+}
+pub(crate) use ctx;
+
+impl Sim {
+    /// Runs until the end time or until `on_progress` returns false (checked every
+    /// 2^16 events and at the end), then closes the measurements.
+    pub fn run(&mut self, on_progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), Halt> {
+        self.run_until(self.end, on_progress)?;
+        self.finish();
+        on_progress(&Progress { now: self.end, end: self.end, events: self.counters.events });
+        Ok(())
+    }
+
+    /// Processes every event before `until` (at most the end time), leaving later ones
+    /// pending; measurements stay open, so a run can be inspected part-way and resumed.
+    pub fn run_until(
+        &mut self,
+        until: Time,
+        on_progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<(), Halt> {
+        let until = until.min(self.end);
+        while let Some((now, event)) = self.events.front() {
+            if now >= until {
+                break;
+            }
+            match self.dispatch(now, event) {
+                Some((at, next)) => self.events.reschedule(at, next),
+                None => self.events.retire(),
+            }
+            self.counters.events += 1;
+            if self.counters.events & 0xffff == 0 {
+                let p = Progress { now, end: self.end, events: self.counters.events };
+                if !on_progress(&p) {
+                    return Err(Halt::Interrupted);
+                }
+                let live = self.frames.live();
+                if live > self.max_live_frames {
+                    return Err(Halt::TooManyFrames { live, limit: self.max_live_frames, at: now });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs to the end without progress reports.
+    pub fn run_to_end(&mut self) {
+        let _ = self.run(&mut |_| true);
+    }
+
+    /// Handles one event. A handler that has a successor of its own (the source's next
+    /// frame, the port's next transmission, the link's next arrival, the next sample)
+    /// returns it, and the queue replaces the handled event by it in place.
+    #[inline]
+    fn dispatch(&mut self, now: Time, event: Event) -> Option<(Time, Event)> {
+        match event {
+            Event::Arrive { port } => self.arrive(port, now),
+            Event::PortFree { port } => self.port_free(port, now),
+            Event::SourceEmit { flow } => self.emit(flow, now),
+            Event::Timer { timer, generation } => match self.timers.fire(timer, generation, now) {
+                Fired::Stale => None,
+                Fired::Moved(at, event) => Some((at, event)),
+                Fired::Expired(TimerOwner::Shaper { flow }, _) => self.shaper_release(flow, timer, now),
+                Fired::Expired(TimerOwner::ReactionPoint { flow }, tag) => self.rp_timer(flow, tag, now),
+                Fired::Expired(TimerOwner::LinkControl { owner }, _) => self.link_timer(owner, now),
+            },
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    // ---- the data path -------------------------------------------------------------
+
+    /// A host hands a frame of its own to its egress port(s).
+    fn host_send(&mut self, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        if let Header::Data(_) = frame.header {
+            let st = &mut self.flows[frame.flow as usize].stats;
+            st.sent_frames += 1;
+            st.sent_bytes += frame.size as u64;
+        }
+        let src = frame.src;
+        self.forward(src, id, now);
+    }
+
+    /// Offers frame `id` to the egress queue of its class at port `p`: the queue
+    /// discipline decides; an admitted frame goes straight on the wire if the port is
+    /// idle, else waits (if the switch's shared pool has room). Then the port's
+    /// congestion point, if any, sees the arrival, and a dropped frame is freed.
+    fn enqueue(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = self.frames.get_mut(id);
+        let port = &mut self.net.ports[p as usize];
+        let class = port.classes.class_of(frame.priority);
+        let straight = port.classes.backlog() == 0
+            && port.busy_until <= now
+            && port.control.is_empty()
+            && (port.link == NONE
+                || self.protocols.link.as_ref().is_none_or(|l| l.may_send(port.link, class, now)));
+        let queue = port.classes.queue_mut(class);
+        let verdict = queue.discipline.on_enqueue(queue.view(straight), frame, now);
+        if verdict == Verdict::Mark {
+            frame.ecn = Ecn::Ce;
+            queue.stats.marked_frames += 1;
+        }
+        let (size, ingress) = (frame.size, frame.ingress);
+        let admitted = verdict != Verdict::Drop;
+        let mut dropped = false;
+        if admitted && straight {
+            queue.record_cut_through(size);
+            self.transmit(p, id, now);
+        } else if admitted && (port.pool == NONE || self.net.pools[port.pool as usize].admits(size)) {
+            port.classes.push(class, now, id, size);
+            if port.pool != NONE {
+                self.net.pools[port.pool as usize].take(size);
+            }
+            if !port.wake_pending {
+                port.wake_pending = true;
+                let at = port.busy_until.max(now);
+                self.events.schedule(at, Event::PortFree { port: p });
+            }
+            if ingress != NONE && self.protocols.link.is_some() {
+                self.admitted(p, id, now);
+            }
+        } else {
+            queue.record_drop(size);
+            dropped = true;
+        }
+        if self.net.ports[p as usize].cp != NONE {
+            self.congestion_point(p, class, id, now);
+        }
+        if dropped {
+            self.drop_frame(id, DropSite::Queue);
+        }
+    }
+
+    /// Port `p`'s congestion point sees frame `id` offered to class `class`.
+    #[inline(never)]
+    fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
+        let port = &self.net.ports[p as usize];
+        let queue = port.classes.queue(class);
+        let view = PortView { port: p, node: port.node, frames: queue.len(), bytes: queue.bytes() };
+        let frame = self.frames.get(id);
+        self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
+        self.flush(now);
+    }
+
+    /// Frame `id`, which entered through another port, was queued at port `p`: the
+    /// link control counts it against its ingress port.
+    #[inline(never)]
+    fn admitted(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        let slot = self.net.ports[frame.ingress as usize].link;
+        if let (Some(link), true) = (&mut self.protocols.link, slot != NONE) {
+            link.on_admitted(&mut ctx!(self, now), slot, self.net.ports[p as usize].node, frame);
+            self.flush(now);
+        }
+    }
+
+    /// Starts serializing frame `id` on port `p`; the frame reaches the next node at
+    /// `now + size·8/rate + propagation delay + next node's processing latency`. Frames
+    /// on a link arrive in the order they were sent, so the link keeps them in a FIFO and
+    /// only its first frame has a pending `Arrive` event.
+    #[inline]
+    fn transmit(&mut self, p: PortId, id: FrameId, now: Time) {
+        let size = self.frames.get(id).size;
+        let port = &mut self.net.ports[p as usize];
+        let ser = port.serialization_time(size);
+        port.busy_until = now + ser;
+        let at = now + ser + port.to_next_node;
+        port.in_flight.push_back((at, id));
+        if port.in_flight.len() == 1 {
+            self.events.schedule(at, Event::Arrive { port: p });
+        }
+        self.counters.frame_hops += 1;
+        self.counters.on_wire += 1;
+    }
+
+    /// The wire of port `p` is free: send a waiting link-local frame, else the next
+    /// frame of the class the scheduler picks among those not paused. Returns the port's
+    /// next `PortFree` while frames remain.
+    fn port_free(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
+        let port = &mut self.net.ports[p as usize];
+        if let Some(id) = port.control.pop_front() {
+            self.transmit(p, id, now);
+        } else {
+            let (frames, link, slot) = (&self.frames, &self.protocols.link, port.link);
+            let open = |c| slot == NONE || link.as_ref().is_none_or(|l| l.may_send(slot, c, now));
+            let Some((id, class)) = port.classes.pop(now, |id| frames.get(id).size, open) else {
+                port.wake_pending = false;
+                return None;
+            };
+            let frame = frames.get(id);
+            if port.pool != NONE {
+                self.net.pools[port.pool as usize].give(frame.size);
+            }
+            let queue = port.classes.queue_mut(class);
+            queue.discipline.on_dequeue(queue.view(false), frame, now);
+            let accounted = frame.ingress != NONE && link.is_some();
+            self.transmit(p, id, now);
+            if accounted {
+                self.left(p, id, now);
+            }
+        }
+        let port = &mut self.net.ports[p as usize];
+        if port.classes.backlog() == 0 && port.control.is_empty() {
+            port.wake_pending = false;
+            None
+        } else {
+            Some((port.busy_until, Event::PortFree { port: p }))
+        }
+    }
+
+    /// Frame `id`, counted by the link control when it was queued at port `p`, left.
+    #[inline(never)]
+    fn left(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        let slot = self.net.ports[frame.ingress as usize].link;
+        if let (Some(link), true) = (&mut self.protocols.link, slot != NONE) {
+            link.on_left(&mut ctx!(self, now), slot, self.net.ports[p as usize].node, frame);
+            self.flush(now);
+        }
+    }
+
+    /// Port `p` may have become able to send (a pause ended, a link-local frame is
+    /// waiting): make sure its transmitter runs.
+    fn kick(&mut self, p: PortId, now: Time) {
+        let port = &mut self.net.ports[p as usize];
+        if port.wake_pending || (port.classes.backlog() == 0 && port.control.is_empty()) {
+            return;
+        }
+        port.wake_pending = true;
+        let at = port.busy_until.max(now);
+        self.events.schedule(at, Event::PortFree { port: p });
+    }
+
+    /// The first frame in flight on port `p`'s link reaches the next node. Returns the
+    /// arrival of the link's next frame, if one is in flight.
+    fn arrive(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
+        let port = &mut self.net.ports[p as usize];
+        let (_, id) = port.in_flight.pop_front().expect("an arrival has a frame in flight");
+        let next = port.in_flight.front().map(|&(t, _)| (t, Event::Arrive { port: p }));
+        let peer = port.peer;
+        self.counters.on_wire -= 1;
+        let frame = self.frames.get_mut(id);
+        frame.ingress = peer;
+        if frame.header.link_local() {
+            self.link_local(peer, id, now);
+            return next;
+        }
+        let node = self.net.ports[peer as usize].node;
+        match self.net.nodes[node as usize].kind {
+            NodeKind::Switch => self.forward(node, id, now),
+            NodeKind::Host => self.at_host(node, id, now),
+        }
+        next
+    }
+
+    /// Looks up the egress port(s) of frame `id` at `node` and enqueues it (a copy per
+    /// extra multicast branch).
+    fn forward(&mut self, node: NodeId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        if frame.multicast {
+            let range = self.trees.out_range(frame.dst, node);
+            if range.is_empty() {
+                self.drop_frame(id, DropSite::Unroutable);
+                return;
+            }
+            let last = range.end - 1;
+            for i in range {
+                let p = self.trees.port_at(i);
+                let copy = if i == last {
+                    id
+                } else {
+                    self.counters.count_created(frame.kind());
+                    self.frames.alloc(frame)
+                };
+                self.enqueue(p, copy, now);
+            }
+        } else {
+            let p = self.routes.next_port(node, frame.dst, frame.flow);
+            if p == NONE {
+                self.drop_frame(id, DropSite::Unroutable);
+            } else {
+                self.enqueue(p, id, now);
+            }
+        }
+    }
+
+    /// A frame reached host `host`: through its input buffer if it has one, then to its
+    /// endpoint.
+    #[inline(always)]
+    fn at_host(&mut self, host: NodeId, id: FrameId, now: Time) {
+        if let Some(link) = &mut self.protocols.link {
+            let size = self.frames.get(id).size;
+            let arrival = link.on_host_arrival(&mut ctx!(self, now), host, id, size);
+            self.flush(now);
+            match arrival {
+                crate::l2::pause::HostArrival::Deliver => {}
+                crate::l2::pause::HostArrival::Held => return,
+                crate::l2::pause::HostArrival::Dropped => return self.drop_frame(id, DropSite::Host),
+            }
+        }
+        self.deliver(host, id, now);
+    }
+
+    /// The host endpoint: a frame is consumed, by its header.
+    #[inline(always)]
+    fn deliver(&mut self, _host: NodeId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        self.frames.free(id);
+        self.counters.count_delivered(frame.kind());
+        match frame.header {
+            Header::Data(_) => {
+                let st = &mut self.flows[frame.flow as usize].stats;
+                st.delivered_frames += 1;
+                st.delivered_bytes += frame.size as u64;
+                st.delay_sum += (now - frame.born) as u128;
+            }
+            Header::Cnm(_) => self.feedback(&frame, now),
+            // Link-local: consumed by the receiving port, never delivered.
+            Header::Pause(_) => {}
+        }
+    }
+
+    /// A link-local frame reached port `p` (its receiving end): the link control
+    /// consumes it.
+    fn link_local(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        self.frames.free(id);
+        self.counters.count_delivered(frame.kind());
+        let port = &self.net.ports[p as usize];
+        let (slot, classes) = (port.link, &port.classes);
+        let Some(link) = &mut self.protocols.link else { return };
+        if slot != NONE
+            && link.on_link_local(&mut ctx!(self, now), slot, &frame, |prio| classes.class_of(prio))
+        {
+            self.kick(p, now);
+        }
+        self.flush(now);
+    }
+
+    /// Frees a frame that will not be delivered and counts it where it was dropped.
+    fn drop_frame(&mut self, id: FrameId, site: DropSite) {
+        let frame = self.frames.get(id);
+        let kind = frame.kind();
+        if kind == crate::net::HeaderKind::Data {
+            self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        }
+        self.frames.free(id);
+        self.counters.count_drop(site, kind);
+    }
+
+    /// Sends the frames protocols put in the outbox, oldest first.
+    #[inline]
+    fn flush(&mut self, now: Time) {
+        if !self.outbox.is_empty() {
+            self.send_outbox(now);
+        }
+    }
+
+    fn send_outbox(&mut self, now: Time) {
+        while let Some((how, frame)) = self.outbox.pop() {
+            self.counters.count_created(frame.kind());
+            let id = self.frames.alloc(frame);
+            match how {
+                Send::Forward { node } => self.forward(node, id, now),
+                Send::OnPort { port } => {
+                    self.net.ports[port as usize].control.push_back(id);
+                    self.kick(port, now);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! What a run exposes: the read-only query API that metrics, reproductions, the CLI and
+//! (later) Python use, and the end-of-run checks.
+
+use super::{Counters, Recorder, Sim};
+use crate::engine::Time;
+use crate::net::{Frame, Network, QueueStats};
+use crate::protocol::{AnyCongestionPoint, AnyLinkControl, AnyReactionPoint, Send};
+use crate::traffic::Flow;
+
+impl Sim {
+    /// The network: nodes, ports (with their queues and counters) and buffers.
+    pub fn net(&self) -> &Network {
+        &self.net
+    }
+
+    /// The flows and their counters.
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+
+    /// Global counters.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// The sampled time series.
+    pub fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// The simulated end time.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// The congestion points, indexed by `Port::cp`.
+    pub fn congestion_points(&self) -> &[AnyCongestionPoint] {
+        &self.protocols.congestion_points
+    }
+
+    /// The reaction points, indexed by `Flow::rp`.
+    pub fn reaction_points(&self) -> &[AnyReactionPoint] {
+        &self.protocols.reaction_points
+    }
+
+    /// The link control (PAUSE / PFC), if any.
+    pub fn link_control(&self) -> Option<&AnyLinkControl> {
+        self.protocols.link.as_ref()
+    }
+
+    /// Frames currently allocated (queued, in shapers and host inputs, on wires).
+    pub fn frames_live(&self) -> u64 {
+        self.frames.live()
+    }
+
+    /// Counters of port `p`'s queues, one per class.
+    pub fn queue_stats(&self, p: crate::net::PortId) -> impl Iterator<Item = &QueueStats> {
+        self.net.ports[p as usize].classes.queues().map(|q| &q.stats)
+    }
+
+    /// Limits the frames the run may hold at once (checked with the progress callback).
+    pub fn set_max_live_frames(&mut self, limit: u64) {
+        self.max_live_frames = limit;
+    }
+
+    /// Sends `frame` at the current time as `how` says (for tests and scripted
+    /// experiments: e.g. a PAUSE frame on a port).
+    pub fn inject(&mut self, how: Send, frame: Frame) {
+        let now = self.events.now();
+        super::ctx!(self, now).send(how, frame);
+        self.flush(now);
+    }
+
+    /// Flow counters, mutably (tests).
+    #[cfg(test)]
+    pub(crate) fn flows_mut(&mut self) -> &mut [Flow] {
+        &mut self.flows
+    }
+
+    /// Global counters, mutably (tests).
+    #[cfg(test)]
+    pub(crate) fn counters_mut(&mut self) -> &mut Counters {
+        &mut self.counters
+    }
+
+    /// Frames waiting in egress queues, shapers and host inputs.
+    pub fn frames_queued(&self) -> u64 {
+        let in_ports: u64 = self.net.ports.iter().map(|p| p.classes.backlog() + p.control.len() as u64).sum();
+        let in_shapers: u64 =
+            self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|l| l.queue.len() as u64).sum();
+        let in_hosts = self.protocols.link.as_ref().map_or(0, |l| l.frames_held());
+        in_ports + in_shapers + in_hosts
+    }
+
+    /// Checks frame conservation: every frame created was delivered, dropped, or is
+    /// still in the network (queued or on a wire), and the arena agrees; every drop is
+    /// accounted for where it happened; and the per-kind counts add up to the totals.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let c = &self.counters;
+        let at_queues: u64 =
+            self.net.ports.iter().flat_map(|p| p.classes.queues()).map(|q| q.stats.dropped_frames).sum();
+        let at_sources: u64 = self.flows.iter().map(|f| f.stats.source_dropped_frames).sum();
+        if c.dropped != c.dropped_at_queues + c.dropped_at_sources + c.dropped_unroutable + c.dropped_at_hosts
+            || at_queues != c.dropped_at_queues
+            || at_sources != c.dropped_at_sources
+        {
+            return Err(format!(
+                "drop accounting violated: dropped {} != at queues {} (queue counters {}) + at \
+                 sources {} (flow counters {}) + unroutable {} + at hosts {}",
+                c.dropped,
+                c.dropped_at_queues,
+                at_queues,
+                c.dropped_at_sources,
+                at_sources,
+                c.dropped_unroutable,
+                c.dropped_at_hosts
+            ));
+        }
+        let sum = |f: fn(&super::KindCounters) -> u64| c.by_kind.iter().map(f).sum::<u64>();
+        if sum(|k| k.created) != c.created
+            || sum(|k| k.delivered) != c.delivered
+            || sum(|k| k.dropped) != c.dropped
+        {
+            return Err(format!("per-kind counters do not add up to the totals: {:?}", c.by_kind));
+        }
+        let in_flight = self.frames_queued() + c.on_wire;
+        if c.created != c.delivered + c.dropped + in_flight || in_flight != self.frames.live() {
+            return Err(format!(
+                "frame conservation violated: created {} != delivered {} + dropped {} + in flight {} \
+                 (queued {} + on wire {}); arena holds {}",
+                c.created,
+                c.delivered,
+                c.dropped,
+                in_flight,
+                self.frames_queued(),
+                c.on_wire,
+                self.frames.live()
+            ));
+        }
+        Ok(())
+    }
+}
+#[cfg(test)]
+mod tests {
+    /// Ports and queues are touched by every frame: growing them costs speed everywhere.
+    #[test]
+    fn hot_structs_stay_small() {
+        assert!(
+            std::mem::size_of::<crate::net::Port>() <= 384,
+            "{}",
+            std::mem::size_of::<crate::net::Port>()
+        );
+        assert!(std::mem::size_of::<crate::net::EgressQueue>() <= 192);
+    }
+}

@@ -1,0 +1,313 @@
+//! Assembly, sources, shapers and the glue from protocol timers and feedback to the
+//! data path.
+
+use super::{ctx, DropSite, Protocols, Recorder, Sim, TimerOwner};
+use crate::engine::{Event, Time, TimerId, Timers};
+use crate::l2::pause::{TimerAction, TimerRole};
+use crate::net::{Frame, FrameArena, Header, HeaderKind, MulticastTrees, Network, Routes, NONE};
+use crate::protocol::{Outbox, RateChange};
+use crate::traffic::shaper::Offer;
+use crate::traffic::{Destination, Flow, Pattern};
+
+impl Sim {
+    /// Assembles a simulator. Call [`Sim::start`] before [`Sim::run`]. Timers that
+    /// protocols created while being built come in `timers`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        net: Network,
+        routes: Routes,
+        trees: MulticastTrees,
+        flows: Vec<Flow>,
+        protocols: Protocols,
+        mut timers: Timers<TimerOwner>,
+        end: Time,
+        recorder: Recorder,
+    ) -> Self {
+        let mut flows = flows;
+        for (f, flow) in (0u32..).zip(flows.iter_mut()) {
+            if let Some(shaper) = &mut flow.shaper {
+                shaper.timer = timers.add(TimerOwner::Shaper { flow: f });
+            }
+            if flow.rp != NONE {
+                flow.rp_timer = timers.add(TimerOwner::ReactionPoint { flow: f });
+            }
+        }
+        Self {
+            net,
+            routes,
+            trees,
+            frames: FrameArena::with_capacity(4096),
+            flows,
+            protocols,
+            timers,
+            outbox: Outbox::default(),
+            rp_timer_lane: 0,
+            events: crate::engine::EventQueue::new(),
+            end,
+            counters: Default::default(),
+            recorder,
+            max_live_frames: u64::MAX,
+        }
+    }
+
+    /// Schedules every source's first frame and the first sample. CBR sources of the same
+    /// period share an event lane: their emissions come in time order, so only the next
+    /// one of each period sits in the event heap.
+    pub fn start(&mut self) {
+        self.rp_timer_lane = self.events.add_lane();
+        let mut lanes: Vec<((u64, u32), u32)> = Vec::new();
+        let mut first: Vec<(Time, u32, Option<u32>)> = Vec::new();
+        for f in 0..self.flows.len() {
+            let flow = &mut self.flows[f];
+            let lane = match flow.pattern {
+                Pattern::Cbr { rate_bps } => {
+                    let period = (rate_bps, flow.frame_size);
+                    match lanes.iter().find(|(p, _)| *p == period) {
+                        Some(&(_, l)) => Some(l),
+                        None => {
+                            let l = self.events.add_lane();
+                            lanes.push((period, l));
+                            Some(l)
+                        }
+                    }
+                }
+                _ => None,
+            };
+            if let Some(t) = flow.first_emission() {
+                first.push((t, f as u32, lane));
+            }
+            if flow.pattern == Pattern::Saturated && flow.start < flow.stop {
+                let (start, shaper) =
+                    (flow.start, flow.shaper.as_mut().expect("saturated flows have a shaper"));
+                shaper.pacing(start);
+                let timer = shaper.timer;
+                self.arm(timer, start);
+            }
+        }
+        // In time order, so that each lane starts sorted (ties keep flow order).
+        first.sort_by_key(|&(t, f, _)| (t, f));
+        for (t, f, lane) in first {
+            let event = Event::SourceEmit { flow: f };
+            match lane {
+                Some(l) => self.events.schedule_in_lane(l, t, event),
+                None => self.events.schedule(t, event),
+            }
+        }
+        let interval = self.recorder.interval;
+        if interval > 0 && interval <= self.end {
+            self.events.schedule(interval, Event::Sample);
+        }
+    }
+
+    /// Arms timer `timer` for `at` (tag 0).
+    fn arm(&mut self, timer: TimerId, at: Time) {
+        if let Some((at, event)) = self.timers.arm(timer, at, 0) {
+            self.events.schedule(at, event);
+        }
+    }
+
+    /// Builds the next data frame of flow `f`.
+    fn make_frame(&mut self, f: u32, now: Time) -> Frame {
+        let flow = &mut self.flows[f as usize];
+        let (dst, multicast) = match flow.dst {
+            Destination::Tree { tree, .. } => (tree, true),
+            _ => (flow.pick_host().expect("unicast flow has a host"), false),
+        };
+        flow.stats.offered_frames += 1;
+        flow.stats.offered_bytes += flow.frame_size as u64;
+        let mut frame = Frame {
+            size: flow.frame_size,
+            priority: flow.priority,
+            ecn: flow.ecn,
+            multicast,
+            src: flow.src,
+            dst,
+            flow: f,
+            ingress: NONE,
+            born: now,
+            header: Header::Data(Default::default()),
+        };
+        if flow.rp != NONE {
+            self.protocols.reaction_points[flow.rp as usize].stamp(&mut frame);
+        }
+        frame
+    }
+
+    /// A source produces a frame: into its shaper if it has one, else onto the wire.
+    /// Returns the source's next emission.
+    pub(super) fn emit(&mut self, f: u32, now: Time) -> Option<(Time, Event)> {
+        let frame = self.make_frame(f, now);
+        let next = self.flows[f as usize].next_emission(now).map(|t| (t, Event::SourceEmit { flow: f }));
+        let id = self.frames.alloc(frame);
+        self.counters.count_created(HeaderKind::Data);
+        let flow = &mut self.flows[f as usize];
+        let Some(shaper) = &mut flow.shaper else {
+            self.host_send(id, now);
+            return next;
+        };
+        match shaper.offer(id, now) {
+            Offer::SendNow => {
+                shaper.released(frame.size, now);
+                if flow.rp != NONE {
+                    self.rp_transmitted(f, frame.size, now);
+                }
+                self.host_send(id, now);
+            }
+            Offer::Full => {
+                flow.stats.source_dropped_frames += 1;
+                self.drop_frame_at_source(id);
+            }
+            Offer::Wait(Some(at)) => {
+                let timer = shaper.timer;
+                self.arm(timer, at);
+            }
+            Offer::Wait(None) => {}
+        }
+        next
+    }
+
+    /// A frame lost at its source: never reached the network, so no per-flow network
+    /// drop is counted.
+    fn drop_frame_at_source(&mut self, id: crate::net::FrameId) {
+        self.frames.free(id);
+        self.counters.count_drop(DropSite::Source, HeaderKind::Data);
+    }
+
+    /// Flow `f`'s shaper lets one frame go, then waits 8·L/rate. Returns its next
+    /// release while frames wait. A release that a rate cut has made early waits again.
+    pub(super) fn shaper_release(&mut self, f: u32, timer: TimerId, now: Time) -> Option<(Time, Event)> {
+        let flow = &mut self.flows[f as usize];
+        let (saturated, stop) = (flow.pattern == Pattern::Saturated, flow.stop);
+        let shaper = flow.shaper.as_mut().expect("flow has a shaper");
+        let allowed = shaper.next_allowed(now);
+        if allowed > now {
+            shaper.pacing(allowed);
+            return Some(self.timers.continue_at(timer, allowed, 0));
+        }
+        let id = if saturated {
+            if now >= stop {
+                shaper.idle();
+                return None;
+            }
+            let frame = self.make_frame(f, now);
+            self.counters.count_created(HeaderKind::Data);
+            self.frames.alloc(frame)
+        } else {
+            match shaper.queue.pop_front() {
+                Some(id) => id,
+                None => {
+                    shaper.idle();
+                    return None;
+                }
+            }
+        };
+        let size = self.frames.get(id).size;
+        let flow = &mut self.flows[f as usize];
+        let shaper = flow.shaper.as_mut().expect("flow has a shaper");
+        shaper.released(size, now);
+        let next = if saturated || !shaper.queue.is_empty() {
+            let at = shaper.next_allowed(now);
+            shaper.pacing(at);
+            Some(self.timers.continue_at(timer, at, 0))
+        } else {
+            shaper.idle();
+            None
+        };
+        if flow.rp != NONE {
+            self.rp_transmitted(f, size, now);
+        }
+        self.host_send(id, now);
+        next
+    }
+
+    // ---- reaction points -----------------------------------------------------------
+
+    /// A feedback frame reached its source host: hand it to the flow's reaction point.
+    pub(super) fn feedback(&mut self, frame: &Frame, now: Time) {
+        let f = frame.flow;
+        let rp = self.flows[f as usize].rp;
+        let line = self.flows[f as usize].line_bps;
+        let change = if rp == NONE {
+            None
+        } else {
+            self.protocols.reaction_points[rp as usize].on_feedback(frame, line)
+        };
+        match change {
+            Some(change) => self.apply_rate_change(f, change, now),
+            None => self.counters.by_kind[frame.kind() as usize].unhandled += 1,
+        }
+    }
+
+    /// Flow `f`'s shaper released `size` bytes.
+    fn rp_transmitted(&mut self, f: u32, size: u32, now: Time) {
+        let flow = &self.flows[f as usize];
+        let change = self.protocols.reaction_points[flow.rp as usize].on_transmit(size, flow.line_bps);
+        self.apply_rate_change(f, change, now);
+    }
+
+    /// Flow `f`'s reaction-point timer expired with `tag`.
+    pub(super) fn rp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
+        let flow = &self.flows[f as usize];
+        let change = self.protocols.reaction_points[flow.rp as usize].on_timer(tag, flow.line_bps);
+        self.apply_rate_change(f, change, now);
+        None
+    }
+
+    /// Applies what a reaction point decided: the shaper's new rate, its timer.
+    fn apply_rate_change(&mut self, f: u32, change: RateChange, now: Time) {
+        let flow = &mut self.flows[f as usize];
+        let rp_timer = flow.rp_timer;
+        if let (Some(rate), Some(shaper)) = (change.rate_bps, &mut flow.shaper) {
+            if let Some(at) = shaper.set_rate(rate, now) {
+                let timer = shaper.timer;
+                self.arm(timer, at);
+            }
+        }
+        if let Some((delay, tag)) = change.arm_timer {
+            // Timers restarted by feedback all run for the same period, so their expiries
+            // come in time order: one lane holds them all.
+            if let Some((at, event)) = self.timers.arm(rp_timer, now + delay, tag) {
+                let lane = self.rp_timer_lane;
+                self.events.schedule_in_lane(lane, at, event);
+            }
+        }
+    }
+
+    // ---- link control --------------------------------------------------------------
+
+    /// A link-control timer expired.
+    pub(super) fn link_timer(&mut self, role: TimerRole, now: Time) -> Option<(Time, Event)> {
+        let link = self.protocols.link.as_mut()?;
+        let action = link.on_timer(&mut ctx!(self, now), role);
+        self.flush(now);
+        match action {
+            TimerAction::None => {}
+            TimerAction::Kick(port) => self.kick(port, now),
+            TimerAction::Deliver(host, id) => self.deliver(host, id, now),
+        }
+        None
+    }
+
+    // ---- measurement ---------------------------------------------------------------
+
+    /// Records one sample of every series; returns the next sample.
+    pub(super) fn sample(&mut self, now: Time) -> Option<(Time, Event)> {
+        self.recorder.sample(now, &self.net, &self.flows, &mut self.protocols.reaction_points);
+        let next = now + self.recorder.interval;
+        (next <= self.end).then_some((next, Event::Sample))
+    }
+
+    /// Closes time integrals at the end time.
+    pub(super) fn finish(&mut self) {
+        // A sample due exactly at the end time is taken (events at `end` are otherwise
+        // not processed); its successor is never scheduled.
+        if self.recorder.due_at_end(self.end) {
+            let _ = self.sample(self.end);
+        }
+        for port in &mut self.net.ports {
+            for queue in port.classes.queues_mut() {
+                queue.finish(self.end);
+            }
+        }
+    }
+}
