@@ -325,3 +325,39 @@ flows = "*"
     assert!(named[0].1 > 0, "the congested queue sees the data: {named:?}");
     assert_eq!(named[1], ("sw->a", 0));
 }
+
+#[test]
+fn qcn_applies_only_to_the_flows_it_names() {
+    // Two traffic entries into one congested port; only "a" has a reaction point. The
+    // CP samples both, so CNMs for "b" reach a source without one and are not handled.
+    let text = r#"
+name = "qcn-some-flows"
+duration = "20ms"
+[topology.star]
+hosts = ["a", "b", "c"]
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "a"
+kind = "cbr"
+from = "a"
+to = "c"
+rate = "800Mbps"
+[[traffic]]
+name = "b"
+kind = "cbr"
+from = "b"
+to = "c"
+rate = "800Mbps"
+[protocols.qcn]
+congestion_points = ["sw->c"]
+flows = ["a"]
+"#;
+    let s = run(text);
+    let flows = s.flows();
+    assert_ne!(flows[0].rp, cnsim::net::NONE);
+    assert_eq!(flows[1].rp, cnsim::net::NONE);
+    assert!(flows[1].shaper.is_none(), "no shaper where no reaction point drives one");
+    assert_eq!(s.reaction_points().len(), 1);
+    let cnm = s.counters().kind(cnsim::net::HeaderKind::Cnm);
+    assert!(cnm.unhandled > 0 && cnm.unhandled < cnm.delivered, "{cnm:?}");
+}

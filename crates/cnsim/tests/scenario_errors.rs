@@ -813,3 +813,49 @@ fn missing_file_suggests_a_bundled_scenario() {
         &["no such file or bundled scenario", "did you mean the bundled scenario \"dumbbell-cbr-64\"?"],
     );
 }
+
+#[test]
+fn qcn_without_flows_is_not_switched_on_everywhere() {
+    let text = format!("{DUMBBELL}\n[protocols.qcn]\ncongestion_points = \"switches\"\n");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "protocols.qcn.flows", &["missing required key"]);
+    // One key set on the command line does not switch QCN on either.
+    let e = error_of(DUMBBELL, &["protocols.qcn.cp.w=4.0"]);
+    assert!(e.path.starts_with("protocols.qcn"), "{e}");
+}
+
+#[test]
+fn qcn_flows_must_name_traffic() {
+    let text = edit(&with_qcn(""), "flows = \"*\"", "flows = [\"nope\"]");
+    let e = error_of(&text, &[]);
+    assert_located(&e, "protocols.qcn.flows", &["\"nope\" names no traffic entry"]);
+}
+
+#[test]
+fn pause_xon_must_be_below_xoff() {
+    let text = format!(
+        "{DUMBBELL}\n[protocols.pause]\n[protocols.pause.switches]\nxoff = \"10 frames\"\nxon = \"10 frames\"\n"
+    );
+    let e = error_of(&text, &[]);
+    assert_located(&e, "protocols.pause.switches.xon", &["\"10 frames\" is not below xoff"]);
+}
+
+#[test]
+fn pause_host_must_exist_and_fit_its_buffer() {
+    let host = "[[protocols.pause.hosts]]\nhosts = \"nobody\"\nservice_rate = \"1Gbps\"\ninput_buffer = \"10 frames\"\n";
+    let e = error_of(&format!("{DUMBBELL}\n[protocols.pause]\n{host}"), &[]);
+    assert_located(&e, "protocols.pause.hosts[0].hosts", &["\"nobody\" matches no host"]);
+    let host = "[[protocols.pause.hosts]]\nhosts = \"d1\"\nservice_rate = \"1Gbps\"\ninput_buffer = \"10 frames\"\nxoff = \"20 frames\"\nxon = \"5 frames\"\n";
+    let e = error_of(&format!("{DUMBBELL}\n[protocols.pause]\n{host}"), &[]);
+    assert_located(&e, "protocols.pause.hosts[0].xoff", &["does not fit the input buffer"]);
+}
+
+#[test]
+fn priorities_and_classes_are_range_checked() {
+    let e = error_of(DUMBBELL, &["traffic[0].priority=8"]);
+    assert_located(&e, "traffic[0].priority", &["8 is not a priority", "0 to 7"]);
+    let e = error_of(DUMBBELL, &["queues.classes=9"]);
+    assert_located(&e, "queues.classes", &["9 classes", "1 to 8"]);
+    let e = error_of(DUMBBELL, &["queues.classes=2", "queues.scheduler=\"dwrr\"", "queues.weights=[1]"]);
+    assert_located(&e, "queues.weights", &["2 positive weights"]);
+}

@@ -154,6 +154,19 @@ impl EventQueue {
         Some((self.now, e.event))
     }
 
+    /// The next event if it comes before `until` (the clock moves to it); `None`, with
+    /// the clock left where it was, otherwise.
+    #[inline]
+    pub fn front_before(&mut self, until: Time) -> Option<(Time, Event)> {
+        let e = self.heap.first()?;
+        let at = (e.key >> 64) as Time;
+        if at >= until {
+            return None;
+        }
+        self.now = at;
+        Some((at, e.event))
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

@@ -123,10 +123,7 @@ impl Sim {
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
         let until = until.min(self.end);
-        while let Some((now, event)) = self.events.front() {
-            if now >= until {
-                break;
-            }
+        while let Some((now, event)) = self.events.front_before(until) {
             match self.dispatch(now, event) {
                 Some((at, next)) => self.events.reschedule(at, next),
                 None => self.events.retire(),

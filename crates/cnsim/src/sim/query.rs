@@ -63,10 +63,12 @@ impl Sim {
         self.max_live_frames = limit;
     }
 
-    /// Sends `frame` at the current time as `how` says (for tests and scripted
-    /// experiments: e.g. a PAUSE frame on a port).
-    pub fn inject(&mut self, how: Send, frame: Frame) {
-        let now = self.events.now();
+    /// Sends `frame` at time `at` as `how` says (for tests and scripted experiments: e.g.
+    /// a PAUSE frame on a port). Call it right after [`Sim::run_until`]`(at)`, so that
+    /// every event before `at` has happened and none after it; a time before the last
+    /// event handled is moved up to it.
+    pub fn inject(&mut self, at: Time, how: Send, frame: Frame) {
+        let now = at.max(self.events.now());
         super::ctx!(self, now).send(how, frame);
         self.flush(now);
     }

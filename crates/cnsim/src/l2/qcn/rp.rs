@@ -437,6 +437,29 @@ mod tests {
     }
 
     #[test]
+    fn byte_counter_in_frames_counts_frames_whatever_their_size() {
+        // byte_counter = 10 frames: the 11th released frame ends the cycle, be the frames
+        // 64 B or 9000 B (the counter is not converted at an assumed 1500 B).
+        for size in [64, 9000] {
+            let params =
+                RpParams { jitter: [1.0, 1.0], byte_counter: Size::Frames(10), ..RpParams::default() };
+            let mut r = Rp::new(
+                &params,
+                MulticastScheme::Standard,
+                G,
+                RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
+            );
+            r.on_cnm(cnm(32), G);
+            let mut n = 0;
+            while r.si == 0 {
+                r.on_transmit(size, G);
+                n += 1;
+            }
+            assert_eq!(n, 11, "{size}-byte frames");
+        }
+    }
+
+    #[test]
     fn active_increase_by_byte_counter() {
         let mut r = rp();
         r.on_cnm(cnm(32), G);
