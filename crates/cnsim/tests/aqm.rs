@@ -4,9 +4,8 @@ use cnsim::scenario::{build, parse};
 
 /// h1 sends a burst of 20 frames of 1500 B at 10 Gbit/s (one per 1.2 µs) into a
 /// 100 Mbit/s port (one frame per 120 µs): the first goes straight to the wire, frame k
-/// (k ≥ 1) finds k − 1 frames waiting. With K = 5, frames 7..19 find more than K: 13
-/// marks, if the frames are ECN-capable.
-fn burst(ecn: bool) -> u64 {
+/// (k ≥ 1) finds k − 1 frames waiting behind it. Returns the frames marked with K = 5.
+fn burst(ecn: bool, occupancy: &str) -> u64 {
     let text = format!(
         r#"
 name = "ecn-burst"
@@ -19,6 +18,7 @@ links = [
 ]
 [queues]
 capacity = "100 frames"
+occupancy = "{occupancy}"
 [[traffic]]
 name = "f"
 kind = "cbr"
@@ -42,6 +42,10 @@ k = "5 frames"
 
 #[test]
 fn ecn_threshold_marks_arrivals_that_find_more_than_k() {
-    assert_eq!(burst(true), 13);
-    assert_eq!(burst(false), 0, "frames that are not ECN-capable are never marked");
+    // Counting the buffer (the frame on the wire too), frame k finds k frames: frames
+    // 6..19 find more than 5, 14 marks.
+    assert_eq!(burst(true, "buffer"), 14);
+    // Counting waiting frames only, frame k finds k − 1: frames 7..19, 13 marks.
+    assert_eq!(burst(true, "waiting"), 13);
+    assert_eq!(burst(false, "buffer"), 0, "frames that are not ECN-capable are never marked");
 }

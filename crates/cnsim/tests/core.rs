@@ -69,21 +69,26 @@ fn three_hop_timing_is_exact_to_the_picosecond() {
 
 #[test]
 fn saturated_drop_tail_drops_exactly_the_excess() {
-    // 1000 frames at 10 Gbit/s (one per 1.2 us) into a 900 Mbit/s port with room for 50
-    // waiting frames. Serialization at 900 Mbit/s: 12000/9e8 s = 13 333 333.3 ps → 13 333 334.
-    // Accepted = 1 (sent at once) + 50 (waiting at the end) + the transmissions that
+    // 1000 frames at 10 Gbit/s (one per 1.2 us) into a 900 Mbit/s port with a capacity of
+    // 50 frames. Serialization at 900 Mbit/s: 12000/9e8 s = 13 333 333.3 ps → 13 333 334.
+    // Accepted = 1 (sent at once) + the frames waiting at the end + the transmissions that
     // started before the last arrival: j·13.333334 us < 999·1.2 us = 1198.8 us → j ≤ 89.
-    let text = r#"
+    // Counting waiting frames, 50 wait at the end; counting the buffer, the frame on the
+    // wire takes one of the 50 places and 49 wait.
+    for (occupancy, waiting) in [("waiting", 50), ("buffer", 49)] {
+        let text = format!(
+            r#"
 name = "droptail"
 duration = "5ms"
 [topology]
-nodes = [{ name = "a", kind = "host" }, { name = "sw", kind = "switch" }, { name = "b", kind = "host" }]
+nodes = [{{ name = "a", kind = "host" }}, {{ name = "sw", kind = "switch" }}, {{ name = "b", kind = "host" }}]
 links = [
-  { from = "a", to = "sw", rate = "10Gbps", delay = "1us" },
-  { from = "sw", to = "b", rate = "900Mbps", delay = "1us" },
+  {{ from = "a", to = "sw", rate = "10Gbps", delay = "1us" }},
+  {{ from = "sw", to = "b", rate = "900Mbps", delay = "1us" }},
 ]
 [queues]
 capacity = "50 frames"
+occupancy = "{occupancy}"
 [[traffic]]
 name = "f"
 kind = "cbr"
@@ -91,17 +96,19 @@ from = "a"
 to = "b"
 rate = "10Gbps"
 stop = "1200us"
-"#;
-    let s = run(text);
-    let f = &s.flows()[0].stats;
-    assert_eq!(f.offered_frames, 1000);
-    let accepted = 1 + 50 + 89;
-    assert_eq!(f.delivered_frames, accepted);
-    assert_eq!(f.dropped_frames, 1000 - accepted);
-    let q = &s.net().ports[port(&s, "sw->b")].classes.queue(0).stats;
-    assert_eq!(q.dropped_frames, 1000 - accepted);
-    assert_eq!(q.max_frames, 50);
-    assert_eq!(s.counters().dropped, 1000 - accepted);
+"#
+        );
+        let s = run(&text);
+        let f = &s.flows()[0].stats;
+        assert_eq!(f.offered_frames, 1000);
+        let accepted = 1 + waiting + 89;
+        assert_eq!(f.delivered_frames, accepted, "{occupancy}");
+        assert_eq!(f.dropped_frames, 1000 - accepted);
+        let q = &s.net().ports[port(&s, "sw->b")].classes.queue(0).stats;
+        assert_eq!(q.dropped_frames, 1000 - accepted);
+        assert_eq!(q.max_frames, waiting);
+        assert_eq!(s.counters().dropped, 1000 - accepted);
+    }
 }
 
 #[test]

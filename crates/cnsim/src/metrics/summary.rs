@@ -322,7 +322,7 @@ impl Summary {
                 in_flight: sim.frames_live(),
                 by_kind: HeaderKind::ALL
                     .iter()
-                    .map(|&k| (k, *c.kind(k)))
+                    .map(|&k| (k, c.kind(k)))
                     .filter(|(_, k)| k.created > 0)
                     .collect(),
             },

@@ -56,6 +56,22 @@ impl Scheduler {
     }
 }
 
+/// What a queue's length counts, as protocols (congestion points, queue disciplines)
+/// and the capacity see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Occupancy {
+    /// The buffer's occupancy: the waiting frames plus the frame being serialized,
+    /// which a store-and-forward switch holds until its last bit has left (as htsim
+    /// counts). A queue of capacity N holds N − 1 waiting frames while it sends.
+    #[default]
+    Buffer,
+    /// Only the waiting frames: the frame being serialized has left the queue (as ns-2
+    /// and OMNeT++/INET count). A queue of capacity N holds N waiting frames plus one
+    /// on the wire.
+    Waiting,
+}
+
 /// The class queues of one port.
 #[derive(Clone, Debug)]
 #[repr(C)]
@@ -64,6 +80,12 @@ pub struct Classes {
     backlog: u64,
     /// Number of classes.
     count: u8,
+    /// What the length seen by protocols and the capacity counts.
+    pub occupancy: Occupancy,
+    /// Class of the frame being serialized (`u8::MAX` for a link-local frame).
+    on_wire_class: u8,
+    /// Its size.
+    on_wire_size: u32,
     /// Class 0's queue (a port with one class has only this one, inline).
     first: EgressQueue,
     /// Classes 1.. (empty for a single-class port).
@@ -81,6 +103,9 @@ impl Classes {
             more: (1..count).map(|_| EgressQueue::new(capacity)).collect(),
             backlog: 0,
             count,
+            occupancy: Occupancy::Buffer,
+            on_wire_class: u8::MAX,
+            on_wire_size: 0,
             scheduler: Scheduler::StrictPriority,
         }
     }
@@ -140,6 +165,26 @@ impl Classes {
     #[inline]
     pub fn backlog(&self) -> u64 {
         self.backlog
+    }
+
+    /// Notes the frame the port starts serializing: its class (`u8::MAX` for none) and
+    /// size.
+    #[inline]
+    pub fn serializing(&mut self, class: u8, size: u32) {
+        self.on_wire_class = class;
+        self.on_wire_size = size;
+    }
+
+    /// What class `class` holds beyond its waiting frames under the occupancy
+    /// convention, as (frames, bytes): the frame being serialized, while the transmitter
+    /// is busy (`busy`), if it is of this class and the convention counts it.
+    #[inline]
+    pub fn on_wire(&self, class: u8, busy: bool) -> (u64, u64) {
+        if busy && self.occupancy == Occupancy::Buffer && self.on_wire_class == class {
+            (1, u64::from(self.on_wire_size))
+        } else {
+            (0, 0)
+        }
     }
 
     /// Appends an admitted frame to class `class`.

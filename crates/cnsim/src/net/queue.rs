@@ -129,10 +129,16 @@ impl EgressQueue {
         }
     }
 
-    /// The queue as its discipline sees it.
+    /// The queue as its discipline sees it, with `(frames, bytes)` more for the frame
+    /// being serialized when the occupancy convention counts it.
     #[inline]
-    pub fn view(&self, straight_through: bool) -> QueueView {
-        QueueView { straight_through, frames: self.len(), bytes: self.bytes, capacity: self.capacity }
+    pub fn view(&self, straight_through: bool, on_wire: (u64, u64)) -> QueueView {
+        QueueView {
+            straight_through,
+            frames: self.len() + on_wire.0,
+            bytes: self.bytes + on_wire.1,
+            capacity: self.capacity,
+        }
     }
 
     /// Waiting frames.

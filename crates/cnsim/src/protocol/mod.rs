@@ -125,9 +125,10 @@ pub struct PortView {
     pub port: PortId,
     /// The node that owns it.
     pub node: NodeId,
-    /// Frames in the frame's class queue (after the arrival was queued or dropped).
+    /// Frames in the frame's class queue after the arrival was queued or dropped,
+    /// counted by the port's [`Occupancy`](crate::net::Occupancy) convention.
     pub frames: u64,
-    /// Bytes in the class queue.
+    /// Bytes in the class queue, by the same convention.
     pub bytes: u64,
 }
 

@@ -995,6 +995,9 @@ const REPORT_INTRO: &str = r#"
   R_AI = 5 Mbit/s, R_HAI = 50 Mbit/s with i = min(SI, TS) − 5 (the pseudocode; the paper's
   "i … equal to one" is the `hai_multiplier = "one"` option). CNMs are 64-byte frames sent
   back through the network.
+- **Queue length.** Q, as the CP reads it, and the 100-frame capacity count the frame being
+  sent, which a switch buffer holds until its last bit leaves (`queues.occupancy =
+  "buffer"`); the reported queue means count the frames waiting behind it.
 
 ## Definitions
 

@@ -429,20 +429,21 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             Scheduler::dwrr(&weights)
         }
     };
-    let configure = |port: &mut crate::net::Port, cap: Capacity| {
-        port.classes = crate::net::Classes::new(s.queues.classes, cap);
-        port.classes.scheduler = scheduler.clone();
-    };
-    if s.queues.classes > 1 {
-        for p in 0..net.ports.len() {
-            let node = net.ports[p].node;
-            let cap = cap_of(node, &net);
-            configure(&mut net.ports[p], cap);
+    let configure = |port: &mut crate::net::Port, cap: Option<Capacity>| {
+        if let Some(cap) = cap {
+            port.classes = crate::net::Classes::new(s.queues.classes, cap);
         }
+        port.classes.scheduler = scheduler.clone();
+        port.classes.occupancy = s.queues.occupancy;
+    };
+    for p in 0..net.ports.len() {
+        // Ports were made with one class of the right capacity.
+        let cap = (s.queues.classes > 1).then(|| cap_of(net.ports[p].node, &net));
+        configure(&mut net.ports[p], cap);
     }
     for (i, q) in s.queues.ports.iter().enumerate() {
         let p = find_port(&q.port, &format!("queues.ports[{i}].port"))?;
-        configure(&mut net.ports[p as usize], capacity(q.capacity));
+        configure(&mut net.ports[p as usize], Some(capacity(q.capacity)));
     }
     let routes = Routes::compute(&net, s.switches.ecmp);
 

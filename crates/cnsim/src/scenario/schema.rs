@@ -8,6 +8,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use super::install::Install;
 use super::units::{Duration, Rate, Size};
 
 fn default_seed() -> u64 {
@@ -276,6 +277,12 @@ pub struct Queues {
     /// DWRR weight per class, lowest class first (default: all 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weights: Vec<u32>,
+    /// What a queue's length counts for congestion points, queue disciplines and the
+    /// capacity: "buffer" (waiting frames plus the one being serialized, until its last
+    /// bit leaves) or "waiting" (waiting frames only). Reported queue statistics and
+    /// series always count waiting frames.
+    #[serde(default)]
+    pub occupancy: crate::net::Occupancy,
 }
 
 fn one_class() -> u8 {
@@ -302,6 +309,7 @@ impl Default for Queues {
             classes: 1,
             scheduler: SchedulerKind::Strict,
             weights: Vec::new(),
+            occupancy: Default::default(),
         }
     }
 }
@@ -542,18 +550,21 @@ pub struct Protocols {
 
 impl Protocols {
     /// Every configured protocol with its table's key, in installation order.
-    pub fn all(&self) -> Vec<(&'static str, &dyn super::install::Install)> {
-        let mut v: Vec<(&'static str, &dyn super::install::Install)> = Vec::new();
-        if let Some(p) = &self.ecn_threshold {
-            v.push(("protocols.ecn_threshold", p));
+    pub fn all(&self) -> Vec<(&'static str, &dyn Install)> {
+        fn entry<'a, T: Install>(
+            key: &'static str,
+            table: &'a Option<T>,
+        ) -> Option<(&'static str, &'a dyn Install)> {
+            table.as_ref().map(|t| (key, t as &dyn Install))
         }
-        if let Some(p) = &self.qcn {
-            v.push(("protocols.qcn", p));
-        }
-        if let Some(p) = &self.pause {
-            v.push(("protocols.pause", p));
-        }
-        v
+        [
+            entry("protocols.ecn_threshold", &self.ecn_threshold),
+            entry("protocols.qcn", &self.qcn),
+            entry("protocols.pause", &self.pause),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 

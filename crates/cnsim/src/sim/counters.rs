@@ -42,8 +42,10 @@ pub struct Counters {
     pub dropped_at_hosts: u64,
     /// Frames currently serializing or propagating on a link.
     pub on_wire: u64,
-    /// The same counts per kind of frame, in [`HeaderKind::ALL`] order.
-    pub by_kind: [KindCounters; HeaderKind::ALL.len()],
+    /// The same counts per kind of frame, in [`HeaderKind::ALL`] order, except that data
+    /// frames (nearly all frames) are counted only in the totals: read them with
+    /// [`Counters::kind`].
+    by_kind: [KindCounters; HeaderKind::ALL.len()],
 }
 
 /// Where a frame was dropped.
@@ -65,7 +67,9 @@ impl Counters {
     #[inline]
     pub fn count_drop(&mut self, site: DropSite, kind: HeaderKind) {
         self.dropped += 1;
-        self.by_kind[kind as usize].dropped += 1;
+        if kind != HeaderKind::Data {
+            self.by_kind[kind as usize].dropped += 1;
+        }
         match site {
             DropSite::Queue => self.dropped_at_queues += 1,
             DropSite::Source => self.dropped_at_sources += 1,
@@ -78,18 +82,37 @@ impl Counters {
     #[inline]
     pub fn count_created(&mut self, kind: HeaderKind) {
         self.created += 1;
-        self.by_kind[kind as usize].created += 1;
+        if kind != HeaderKind::Data {
+            self.by_kind[kind as usize].created += 1;
+        }
     }
 
     /// Counts one frame delivered.
     #[inline]
     pub fn count_delivered(&mut self, kind: HeaderKind) {
         self.delivered += 1;
-        self.by_kind[kind as usize].delivered += 1;
+        if kind != HeaderKind::Data {
+            self.by_kind[kind as usize].delivered += 1;
+        }
+    }
+
+    /// Counts a delivered frame that no protocol at its host handled.
+    #[inline]
+    pub fn count_unhandled(&mut self, kind: HeaderKind) {
+        self.by_kind[kind as usize].unhandled += 1;
     }
 
     /// The counters of one kind.
-    pub fn kind(&self, kind: HeaderKind) -> &KindCounters {
-        &self.by_kind[kind as usize]
+    pub fn kind(&self, kind: HeaderKind) -> KindCounters {
+        if kind != HeaderKind::Data {
+            return self.by_kind[kind as usize];
+        }
+        let others = |f: fn(&KindCounters) -> u64| -> u64 { self.by_kind.iter().map(f).sum() };
+        KindCounters {
+            created: self.created - others(|k| k.created),
+            delivered: self.delivered - others(|k| k.delivered),
+            dropped: self.dropped - others(|k| k.dropped),
+            unhandled: self.by_kind[HeaderKind::Data as usize].unhandled,
+        }
     }
 }

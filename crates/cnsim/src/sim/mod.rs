@@ -195,8 +195,9 @@ impl Sim {
             && port.control.is_empty()
             && (port.link == NONE
                 || self.protocols.link.as_ref().is_none_or(|l| l.may_send(port.link, class, now)));
+        let on_wire = port.classes.on_wire(class, port.busy_until > now);
         let queue = port.classes.queue_mut(class);
-        let verdict = queue.discipline.on_enqueue(queue.view(straight), frame, now);
+        let verdict = queue.discipline.on_enqueue(queue.view(straight, on_wire), frame, now);
         if verdict == Verdict::Mark {
             frame.ecn = Ecn::Ce;
             queue.stats.marked_frames += 1;
@@ -206,6 +207,7 @@ impl Sim {
         let mut dropped = false;
         if admitted && straight {
             queue.record_cut_through(size);
+            port.classes.serializing(class, size);
             self.transmit(p, id, now);
         } else if admitted && (port.pool == NONE || self.net.pools[port.pool as usize].admits(size)) {
             port.classes.push(class, now, id, size);
@@ -237,7 +239,9 @@ impl Sim {
     fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
         let port = &self.net.ports[p as usize];
         let queue = port.classes.queue(class);
-        let view = PortView { port: p, node: port.node, frames: queue.len(), bytes: queue.bytes() };
+        let (frames, bytes) = port.classes.on_wire(class, port.busy_until > now);
+        let view =
+            PortView { port: p, node: port.node, frames: queue.len() + frames, bytes: queue.bytes() + bytes };
         let frame = self.frames.get(id);
         self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
         self.flush(now);
@@ -280,6 +284,7 @@ impl Sim {
     fn port_free(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let port = &mut self.net.ports[p as usize];
         if let Some(id) = port.control.pop_front() {
+            port.classes.serializing(u8::MAX, 0);
             self.transmit(p, id, now);
         } else {
             let (frames, link, slot) = (&self.frames, &self.protocols.link, port.link);
@@ -292,8 +297,9 @@ impl Sim {
             if port.pool != NONE {
                 self.net.pools[port.pool as usize].give(frame.size);
             }
+            port.classes.serializing(class, frame.size);
             let queue = port.classes.queue_mut(class);
-            queue.discipline.on_dequeue(queue.view(false), frame, now);
+            queue.discipline.on_dequeue(queue.view(false, (0, 0)), frame, now);
             let accounted = frame.ingress != NONE && link.is_some();
             self.transmit(p, id, now);
             if accounted {

@@ -234,7 +234,7 @@ impl Sim {
         };
         match change {
             Some(change) => self.apply_rate_change(f, change, now),
-            None => self.counters.by_kind[frame.kind() as usize].unhandled += 1,
+            None => self.counters.count_unhandled(frame.kind()),
         }
     }
 
