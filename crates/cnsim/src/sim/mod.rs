@@ -186,6 +186,7 @@ impl Sim {
     /// discipline decides; an admitted frame goes straight on the wire if the port is
     /// idle, else waits (if the switch's shared pool has room). Then the port's
     /// congestion point, if any, sees the arrival, and a dropped frame is freed.
+    #[inline(always)]
     fn enqueue(&mut self, p: PortId, id: FrameId, now: Time) {
         let frame = self.frames.get_mut(id);
         let port = &mut self.net.ports[p as usize];
@@ -208,7 +209,7 @@ impl Sim {
         if admitted && straight {
             queue.record_cut_through(size);
             port.classes.serializing(class, size);
-            self.transmit(p, id, now);
+            self.transmit(p, id, size, now);
         } else if admitted && (port.pool == NONE || self.net.pools[port.pool as usize].admits(size)) {
             port.classes.push(class, now, id, size);
             if port.pool != NONE {
@@ -259,13 +260,12 @@ impl Sim {
         }
     }
 
-    /// Starts serializing frame `id` on port `p`; the frame reaches the next node at
+    /// Starts serializing frame `id` of `size` bytes on port `p`; the frame reaches the next node at
     /// `now + size·8/rate + propagation delay + next node's processing latency`. Frames
     /// on a link arrive in the order they were sent, so the link keeps them in a FIFO and
     /// only its first frame has a pending `Arrive` event.
     #[inline]
-    fn transmit(&mut self, p: PortId, id: FrameId, now: Time) {
-        let size = self.frames.get(id).size;
+    fn transmit(&mut self, p: PortId, id: FrameId, size: u32, now: Time) {
         let port = &mut self.net.ports[p as usize];
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
@@ -285,7 +285,8 @@ impl Sim {
         let port = &mut self.net.ports[p as usize];
         if let Some(id) = port.control.pop_front() {
             port.classes.serializing(u8::MAX, 0);
-            self.transmit(p, id, now);
+            let size = self.frames.get(id).size;
+            self.transmit(p, id, size, now);
         } else {
             let (frames, link, slot) = (&self.frames, &self.protocols.link, port.link);
             let open = |c| slot == NONE || link.as_ref().is_none_or(|l| l.may_send(slot, c, now));
@@ -300,8 +301,8 @@ impl Sim {
             port.classes.serializing(class, frame.size);
             let queue = port.classes.queue_mut(class);
             queue.discipline.on_dequeue(queue.view(false, (0, 0)), frame, now);
-            let accounted = frame.ingress != NONE && link.is_some();
-            self.transmit(p, id, now);
+            let (accounted, size) = (frame.ingress != NONE && link.is_some(), frame.size);
+            self.transmit(p, id, size, now);
             if accounted {
                 self.left(p, id, now);
             }
@@ -363,8 +364,16 @@ impl Sim {
     /// Looks up the egress port(s) of frame `id` at `node` and enqueues it (a copy per
     /// extra multicast branch).
     fn forward(&mut self, node: NodeId, id: FrameId, now: Time) {
-        let frame = *self.frames.get(id);
-        if frame.multicast {
+        let f = self.frames.get(id);
+        if !f.multicast {
+            let p = self.routes.next_port(node, f.dst, f.flow);
+            if p == NONE {
+                self.drop_frame(id, DropSite::Unroutable);
+            } else {
+                self.enqueue(p, id, now);
+            }
+        } else {
+            let frame = *f;
             let range = self.trees.out_range(frame.dst, node);
             if range.is_empty() {
                 self.drop_frame(id, DropSite::Unroutable);
@@ -380,13 +389,6 @@ impl Sim {
                     self.frames.alloc(frame)
                 };
                 self.enqueue(p, copy, now);
-            }
-        } else {
-            let p = self.routes.next_port(node, frame.dst, frame.flow);
-            if p == NONE {
-                self.drop_frame(id, DropSite::Unroutable);
-            } else {
-                self.enqueue(p, id, now);
             }
         }
     }
@@ -411,8 +413,7 @@ impl Sim {
     /// The host endpoint: a frame is consumed, by its header.
     #[inline(always)]
     fn deliver(&mut self, _host: NodeId, id: FrameId, now: Time) {
-        let frame = *self.frames.get(id);
-        self.frames.free(id);
+        let frame = self.frames.get(id);
         self.counters.count_delivered(frame.kind());
         match frame.header {
             Header::Data(_) => {
@@ -420,10 +421,15 @@ impl Sim {
                 st.delivered_frames += 1;
                 st.delivered_bytes += frame.size as u64;
                 st.delay_sum += (now - frame.born) as u128;
+                self.frames.free(id);
             }
-            Header::Cnm(_) => self.feedback(&frame, now),
+            Header::Cnm(_) => {
+                let frame = *frame;
+                self.frames.free(id);
+                self.feedback(&frame, now);
+            }
             // Link-local: consumed by the receiving port, never delivered.
-            Header::Pause(_) => {}
+            Header::Pause(_) => self.frames.free(id),
         }
     }
 
