@@ -161,8 +161,17 @@ pub enum AnyReactionPoint {
 }
 
 impl AnyReactionPoint {
+    /// Whether this reaction point writes into its flow's data frames, for a flow whose
+    /// frames are multicast or not.
+    pub fn stamps(&self, multicast: bool) -> bool {
+        match self {
+            AnyReactionPoint::Qcn(rp) => multicast && rp.scheme != qcn::MulticastScheme::Standard,
+        }
+    }
+
     /// Fills what the flow's data frames carry for this protocol (QCN: the
-    /// representative on multicast frames under the enhanced schemes).
+    /// representative on multicast frames under the enhanced schemes). Called for every
+    /// data frame of flows whose reaction point [`stamps`](Self::stamps).
     #[inline]
     pub fn stamp(&self, frame: &mut Frame) {
         match self {

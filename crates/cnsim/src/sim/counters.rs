@@ -1,5 +1,6 @@
-//! Global counters of a run, and where drops happen.
+//! Global counters of a run, where drops happen, and how far a run has got.
 
+use crate::engine::Time;
 use crate::net::HeaderKind;
 
 /// Counters of one kind of frame.
@@ -115,4 +116,32 @@ impl Counters {
             unhandled: self.by_kind[HeaderKind::Data as usize].unhandled,
         }
     }
+}
+
+/// Where the simulation is, for progress reporting.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time reached.
+    pub now: Time,
+    /// Simulated end time.
+    pub end: Time,
+    /// Events processed so far.
+    pub events: u64,
+}
+
+/// Why a run stopped before its end time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    /// The progress callback said stop (e.g. Ctrl-C).
+    Interrupted,
+    /// More frames were held at once (queued, in shapers, on wires) than the memory
+    /// limit allows.
+    TooManyFrames {
+        /// Frames held when the run stopped.
+        live: u64,
+        /// The most the limit allows.
+        limit: u64,
+        /// Simulated time reached.
+        at: Time,
+    },
 }

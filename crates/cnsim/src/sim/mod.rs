@@ -17,59 +17,22 @@
 //! `Arrive` event per hop plus one `PortFree` per hop where it had to wait.
 
 mod counters;
+mod hooks;
 mod query;
 mod source;
 
 pub use crate::metrics::recorder::Recorder;
 pub use crate::protocol::TimerOwner;
-pub use counters::{Counters, DropSite, KindCounters};
+pub use counters::{Counters, DropSite, Halt, KindCounters, Progress};
+pub use hooks::Protocols;
 
 use crate::aqm::Verdict;
 use crate::engine::{Event, EventQueue, Fired, Time, Timers};
 use crate::net::{
     Ecn, FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
 };
-use crate::protocol::{AnyCongestionPoint, AnyLinkControl, AnyReactionPoint, Outbox, PortView, Send};
+use crate::protocol::Outbox;
 use crate::traffic::Flow;
-
-/// Where the simulation is, for progress reporting.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress {
-    /// Simulated time reached.
-    pub now: Time,
-    /// Simulated end time.
-    pub end: Time,
-    /// Events processed so far.
-    pub events: u64,
-}
-
-/// Why a run stopped before its end time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Halt {
-    /// The progress callback said stop (e.g. Ctrl-C).
-    Interrupted,
-    /// More frames were held at once (queued, in shapers, on wires) than the memory
-    /// limit allows.
-    TooManyFrames {
-        /// Frames held when the run stopped.
-        live: u64,
-        /// The most the limit allows.
-        limit: u64,
-        /// Simulated time reached.
-        at: Time,
-    },
-}
-
-/// The protocols of a run, by seam.
-#[derive(Default)]
-pub struct Protocols {
-    /// Congestion points, indexed by `Port::cp`.
-    pub congestion_points: Vec<AnyCongestionPoint>,
-    /// Reaction points, indexed by `Flow::rp`.
-    pub reaction_points: Vec<AnyReactionPoint>,
-    /// Link control (PAUSE / PFC), if any.
-    pub link: Option<AnyLinkControl>,
-}
 
 /// A built scenario, ready to run. Read it through the query methods ([`query`]).
 pub struct Sim {
@@ -235,31 +198,6 @@ impl Sim {
         }
     }
 
-    /// Port `p`'s congestion point sees frame `id` offered to class `class`.
-    #[inline(never)]
-    fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
-        let port = &self.net.ports[p as usize];
-        let queue = port.classes.queue(class);
-        let (frames, bytes) = port.classes.on_wire(class, port.busy_until > now);
-        let view =
-            PortView { port: p, node: port.node, frames: queue.len() + frames, bytes: queue.bytes() + bytes };
-        let frame = self.frames.get(id);
-        self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
-        self.flush(now);
-    }
-
-    /// Frame `id`, which entered through another port, was queued at port `p`: the
-    /// link control counts it against its ingress port.
-    #[inline(never)]
-    fn admitted(&mut self, p: PortId, id: FrameId, now: Time) {
-        let frame = self.frames.get(id);
-        let slot = self.net.ports[frame.ingress as usize].link;
-        if let (Some(link), true) = (&mut self.protocols.link, slot != NONE) {
-            link.on_admitted(&mut ctx!(self, now), slot, self.net.ports[p as usize].node, frame);
-            self.flush(now);
-        }
-    }
-
     /// Starts serializing frame `id` of `size` bytes on port `p`; the frame reaches the next node at
     /// `now + size·8/rate + propagation delay + next node's processing latency`. Frames
     /// on a link arrive in the order they were sent, so the link keeps them in a FIFO and
@@ -313,17 +251,6 @@ impl Sim {
             None
         } else {
             Some((port.busy_until, Event::PortFree { port: p }))
-        }
-    }
-
-    /// Frame `id`, counted by the link control when it was queued at port `p`, left.
-    #[inline(never)]
-    fn left(&mut self, p: PortId, id: FrameId, now: Time) {
-        let frame = self.frames.get(id);
-        let slot = self.net.ports[frame.ingress as usize].link;
-        if let (Some(link), true) = (&mut self.protocols.link, slot != NONE) {
-            link.on_left(&mut ctx!(self, now), slot, self.net.ports[p as usize].node, frame);
-            self.flush(now);
         }
     }
 
@@ -433,23 +360,6 @@ impl Sim {
         }
     }
 
-    /// A link-local frame reached port `p` (its receiving end): the link control
-    /// consumes it.
-    fn link_local(&mut self, p: PortId, id: FrameId, now: Time) {
-        let frame = *self.frames.get(id);
-        self.frames.free(id);
-        self.counters.count_delivered(frame.kind());
-        let port = &self.net.ports[p as usize];
-        let (slot, classes) = (port.link, &port.classes);
-        let Some(link) = &mut self.protocols.link else { return };
-        if slot != NONE
-            && link.on_link_local(&mut ctx!(self, now), slot, &frame, |prio| classes.class_of(prio))
-        {
-            self.kick(p, now);
-        }
-        self.flush(now);
-    }
-
     /// Frees a frame that will not be delivered and counts it where it was dropped.
     fn drop_frame(&mut self, id: FrameId, site: DropSite) {
         let frame = self.frames.get(id);
@@ -459,27 +369,5 @@ impl Sim {
         }
         self.frames.free(id);
         self.counters.count_drop(site, kind);
-    }
-
-    /// Sends the frames protocols put in the outbox, oldest first.
-    #[inline]
-    fn flush(&mut self, now: Time) {
-        if !self.outbox.is_empty() {
-            self.send_outbox(now);
-        }
-    }
-
-    fn send_outbox(&mut self, now: Time) {
-        while let Some((how, frame)) = self.outbox.pop() {
-            self.counters.count_created(frame.kind());
-            let id = self.frames.alloc(frame);
-            match how {
-                Send::Forward { node } => self.forward(node, id, now),
-                Send::OnPort { port } => {
-                    self.net.ports[port as usize].control.push_back(id);
-                    self.kick(port, now);
-                }
-            }
-        }
     }
 }

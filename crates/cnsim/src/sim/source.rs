@@ -127,7 +127,7 @@ impl Sim {
             born: now,
             header: Header::Data(Default::default()),
         };
-        if flow.rp != NONE {
+        if flow.rp_stamps {
             self.protocols.reaction_points[flow.rp as usize].stamp(&mut frame);
         }
         frame
@@ -239,6 +239,7 @@ impl Sim {
     }
 
     /// Flow `f`'s shaper released `size` bytes.
+    #[inline]
     fn rp_transmitted(&mut self, f: u32, size: u32, now: Time) {
         let flow = &self.flows[f as usize];
         let change = self.protocols.reaction_points[flow.rp as usize].on_transmit(size, flow.line_bps);

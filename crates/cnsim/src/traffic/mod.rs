@@ -120,6 +120,9 @@ pub struct Flow {
     pub rp: u32,
     /// The reaction point's timer (set by the simulator), or `NONE`.
     pub rp_timer: crate::engine::TimerId,
+    /// Whether the reaction point writes something into the flow's data frames (so the
+    /// source asks it for every frame, and only then).
+    pub rp_stamps: bool,
     /// Frames the shaper queue holds (the source-side buffer).
     pub source_queue: usize,
     /// The destination as the scenario names it (host, group or "uniform").
@@ -166,6 +169,7 @@ impl Flow {
             shaper: None,
             rp: crate::net::NONE,
             rp_timer: crate::net::NONE,
+            rp_stamps: false,
             source_queue: 100,
             dst_name: String::new(),
             line_bps: 0,

@@ -193,10 +193,12 @@ impl Install for QcnConfig {
             let scheme = if multicast { self.multicast } else { MulticastScheme::Standard };
             let rng = cx.rng("rp", &flow.name);
             let rp = Rp::new(&self.rp, scheme, flow.line_bps, rng);
+            let rp = AnyReactionPoint::Qcn(rp);
             let flow = &mut cx.flows[f as usize];
             flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
             flow.rp = cx.protocols.reaction_points.len() as u32;
-            cx.protocols.reaction_points.push(AnyReactionPoint::Qcn(rp));
+            flow.rp_stamps = rp.stamps(multicast);
+            cx.protocols.reaction_points.push(rp);
         }
         Ok(())
     }

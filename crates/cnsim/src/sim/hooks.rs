@@ -1,0 +1,96 @@
+//! The protocols of a run and the glue between their seams and the data path: a
+//! congestion point seeing an arrival, the link control counting frames in and out of a
+//! switch and consuming link-local frames, and the outbox of frames protocols send.
+
+use super::{ctx, Sim};
+use crate::engine::Time;
+use crate::net::{FrameId, PortId, NONE};
+use crate::protocol::{AnyCongestionPoint, AnyLinkControl, AnyReactionPoint, PortView, Send};
+
+/// The protocols of a run, by seam.
+#[derive(Default)]
+pub struct Protocols {
+    /// Congestion points, indexed by `Port::cp`.
+    pub congestion_points: Vec<AnyCongestionPoint>,
+    /// Reaction points, indexed by `Flow::rp`.
+    pub reaction_points: Vec<AnyReactionPoint>,
+    /// Link control (PAUSE / PFC), if any.
+    pub link: Option<AnyLinkControl>,
+}
+
+impl Sim {
+    /// Port `p`'s congestion point sees frame `id` offered to class `class`.
+    #[inline(never)]
+    pub(super) fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
+        let port = &self.net.ports[p as usize];
+        let queue = port.classes.queue(class);
+        let (frames, bytes) = port.classes.on_wire(class, port.busy_until > now);
+        let view =
+            PortView { port: p, node: port.node, frames: queue.len() + frames, bytes: queue.bytes() + bytes };
+        let frame = self.frames.get(id);
+        self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
+        self.flush(now);
+    }
+
+    /// Frame `id`, which entered through another port, was queued at port `p`: the
+    /// link control counts it against its ingress port.
+    #[inline(never)]
+    pub(super) fn admitted(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        let slot = self.net.ports[frame.ingress as usize].link;
+        if let (Some(link), true) = (&mut self.protocols.link, slot != NONE) {
+            link.on_admitted(&mut ctx!(self, now), slot, self.net.ports[p as usize].node, frame);
+            self.flush(now);
+        }
+    }
+
+    /// Frame `id`, counted by the link control when it was queued at port `p`, left.
+    #[inline(never)]
+    pub(super) fn left(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        let slot = self.net.ports[frame.ingress as usize].link;
+        if let (Some(link), true) = (&mut self.protocols.link, slot != NONE) {
+            link.on_left(&mut ctx!(self, now), slot, self.net.ports[p as usize].node, frame);
+            self.flush(now);
+        }
+    }
+
+    /// A link-local frame reached port `p` (its receiving end): the link control
+    /// consumes it.
+    pub(super) fn link_local(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = *self.frames.get(id);
+        self.frames.free(id);
+        self.counters.count_delivered(frame.kind());
+        let port = &self.net.ports[p as usize];
+        let (slot, classes) = (port.link, &port.classes);
+        let Some(link) = &mut self.protocols.link else { return };
+        if slot != NONE
+            && link.on_link_local(&mut ctx!(self, now), slot, &frame, |prio| classes.class_of(prio))
+        {
+            self.kick(p, now);
+        }
+        self.flush(now);
+    }
+
+    /// Sends the frames protocols put in the outbox, oldest first.
+    #[inline]
+    pub(super) fn flush(&mut self, now: Time) {
+        if !self.outbox.is_empty() {
+            self.send_outbox(now);
+        }
+    }
+
+    pub(super) fn send_outbox(&mut self, now: Time) {
+        while let Some((how, frame)) = self.outbox.pop() {
+            self.counters.count_created(frame.kind());
+            let id = self.frames.alloc(frame);
+            match how {
+                Send::Forward { node } => self.forward(node, id, now),
+                Send::OnPort { port } => {
+                    self.net.ports[port as usize].control.push_back(id);
+                    self.kick(port, now);
+                }
+            }
+        }
+    }
+}
