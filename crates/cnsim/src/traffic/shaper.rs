@@ -56,6 +56,9 @@ pub struct Shaper {
     pub timer: TimerId,
     /// Idle or Pacing.
     pub state: ShaperState,
+    /// The gap 8·size/rate for the last (size, rate) seen: most frames of a flow share a
+    /// size, and the exact computation needs a 128-bit division.
+    gap_cache: (u32, u64, Time),
 }
 
 impl Shaper {
@@ -68,14 +71,20 @@ impl Shaper {
             last_release: None,
             timer: crate::net::NONE,
             state: ShaperState::Idle,
+            gap_cache: (0, 0, 0),
         }
     }
 
     /// Earliest time the next frame may leave under the current rate.
     #[inline]
-    pub fn next_allowed(&self, now: Time) -> Time {
+    pub fn next_allowed(&mut self, now: Time) -> Time {
         match self.last_release {
-            Some((t, size)) => (t + serialization_time(size, self.rate_bps)).max(now),
+            Some((t, size)) => {
+                if (self.gap_cache.0, self.gap_cache.1) != (size, self.rate_bps) {
+                    self.gap_cache = (size, self.rate_bps, serialization_time(size, self.rate_bps));
+                }
+                (t + self.gap_cache.2).max(now)
+            }
             None => now,
         }
     }
