@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{pause, qcn};
-use crate::net::{Frame, NodeId, PortId};
+use crate::net::{Frame, FrameId, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,4 +231,110 @@ impl AnyReactionPoint {
     }
 }
 
-pub use pause::AnyLinkControl;
+/// What happened to a frame that reached a host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostArrival {
+    /// The host has no input model: the frame goes to its endpoint now.
+    Deliver,
+    /// Held in the input buffer until served.
+    Held,
+    /// Lost: the input buffer was full.
+    Dropped,
+}
+
+/// What a link-control timer asks of the data path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerAction {
+    /// Nothing.
+    None,
+    /// A port may send again: start its transmitter if it is idle.
+    Kick(PortId),
+    /// A host finished serving a frame: hand it to the endpoint.
+    Deliver(NodeId, FrameId),
+}
+
+/// The link-control seam: flow control between the two ends of a link.
+#[derive(Clone, Debug)]
+pub enum AnyLinkControl {
+    /// IEEE 802.3x PAUSE / 802.1Qbb PFC with host input service.
+    Pause(pause::Pause),
+}
+
+impl AnyLinkControl {
+    /// Whether class `class` of the port with link state `slot` may send.
+    #[inline]
+    pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
+        match self {
+            AnyLinkControl::Pause(p) => p.may_send(slot, class, now),
+        }
+    }
+
+    /// A frame that entered node `node` through the port with link state `slot` was
+    /// queued there.
+    #[inline]
+    pub fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_admitted(ctx, slot, node, frame.priority, frame.size),
+        }
+    }
+
+    /// That frame left node `node`'s queues.
+    #[inline]
+    pub fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_left(ctx, slot, node, frame.priority, frame.size),
+        }
+    }
+
+    /// A link-local frame reached the port with link state `slot`. Returns whether the
+    /// port should try to send now.
+    pub fn on_link_local(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: u32,
+        frame: &Frame,
+        class_of: impl Fn(u8) -> u8,
+    ) -> bool {
+        match (self, frame.header) {
+            (AnyLinkControl::Pause(p), crate::net::Header::Pause(pause)) => {
+                p.on_receive(ctx, slot, &pause, class_of)
+            }
+            _ => false,
+        }
+    }
+
+    /// A frame reached host `host`.
+    #[inline]
+    pub fn on_host_arrival(
+        &mut self,
+        ctx: &mut Ctx,
+        host: NodeId,
+        id: crate::net::FrameId,
+        size: u32,
+    ) -> HostArrival {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_host_arrival(ctx, host, id, size),
+        }
+    }
+
+    /// A link-control timer expired.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, role: pause::TimerRole) -> TimerAction {
+        match self {
+            AnyLinkControl::Pause(p) => p.on_timer(ctx, role),
+        }
+    }
+
+    /// Frames the link control holds (host input buffers).
+    pub fn frames_held(&self) -> u64 {
+        match self {
+            AnyLinkControl::Pause(p) => p.frames_held(),
+        }
+    }
+
+    /// The PAUSE state, if this is PAUSE.
+    pub fn as_pause(&self) -> Option<&pause::Pause> {
+        match self {
+            AnyLinkControl::Pause(p) => Some(p),
+        }
+    }
+}

@@ -329,9 +329,9 @@ impl Sim {
             let arrival = link.on_host_arrival(&mut ctx!(self, now), host, id, size);
             self.flush(now);
             match arrival {
-                crate::l2::pause::HostArrival::Deliver => {}
-                crate::l2::pause::HostArrival::Held => return,
-                crate::l2::pause::HostArrival::Dropped => return self.drop_frame(id, DropSite::Host),
+                crate::protocol::HostArrival::Deliver => {}
+                crate::protocol::HostArrival::Held => return,
+                crate::protocol::HostArrival::Dropped => return self.drop_frame(id, DropSite::Host),
             }
         }
         self.deliver(host, id, now);

@@ -3,8 +3,9 @@
 
 use super::{ctx, DropSite, Protocols, Recorder, Sim, TimerOwner};
 use crate::engine::{Event, Time, TimerId, Timers};
-use crate::l2::pause::{TimerAction, TimerRole};
+use crate::l2::pause::TimerRole;
 use crate::net::{Frame, FrameArena, Header, HeaderKind, MulticastTrees, Network, Routes, NONE};
+use crate::protocol::TimerAction;
 use crate::protocol::{Outbox, RateChange};
 use crate::traffic::shaper::Offer;
 use crate::traffic::{Destination, Flow, Pattern};

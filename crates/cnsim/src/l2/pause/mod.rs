@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::time::serialization_time;
 use crate::engine::{Time, TimerId, Timers};
 use crate::net::{Ecn, Frame, FrameId, Header, NodeId, NodeKind, PortId, MAX_CLASSES, NONE};
-use crate::protocol::{Ctx, Send, TimerOwner};
+use crate::protocol::{AnyLinkControl, Ctx, HostArrival, Send, TimerAction, TimerOwner};
 use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::HostSel;
 use crate::scenario::units::{Rate, Size};
@@ -239,28 +239,6 @@ struct HostInput {
     refresh: TimerId,
     xoff_sent: bool,
     stats: HostInputStats,
-}
-
-/// What happened to a frame that reached a host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HostArrival {
-    /// The host has no input model: the frame goes to its endpoint now.
-    Deliver,
-    /// Held in the input buffer until served.
-    Held,
-    /// Lost: the input buffer was full.
-    Dropped,
-}
-
-/// What a link-control timer asks of the data path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimerAction {
-    /// Nothing.
-    None,
-    /// A port may send again: start its transmitter if it is idle.
-    Kick(PortId),
-    /// A host finished serving a frame: hand it to the endpoint.
-    Deliver(NodeId, FrameId),
 }
 
 /// All PAUSE / PFC state of a run.
@@ -770,84 +748,6 @@ impl Install for PauseParams {
         let pause = Pause::new(self, specs, hosts, nodes, cx.timers);
         cx.protocols.link = Some(AnyLinkControl::Pause(pause));
         Ok(())
-    }
-}
-
-/// The link-control seam: flow control between the two ends of a link.
-#[derive(Clone, Debug)]
-pub enum AnyLinkControl {
-    /// IEEE 802.3x PAUSE / 802.1Qbb PFC with host input service.
-    Pause(Pause),
-}
-
-impl AnyLinkControl {
-    /// Whether class `class` of the port with link state `slot` may send.
-    #[inline]
-    pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
-        match self {
-            AnyLinkControl::Pause(p) => p.may_send(slot, class, now),
-        }
-    }
-
-    /// A frame that entered node `node` through the port with link state `slot` was
-    /// queued there.
-    #[inline]
-    pub fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_admitted(ctx, slot, node, frame.priority, frame.size),
-        }
-    }
-
-    /// That frame left node `node`'s queues.
-    #[inline]
-    pub fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_left(ctx, slot, node, frame.priority, frame.size),
-        }
-    }
-
-    /// A link-local frame reached the port with link state `slot`. Returns whether the
-    /// port should try to send now.
-    pub fn on_link_local(
-        &mut self,
-        ctx: &mut Ctx,
-        slot: u32,
-        frame: &Frame,
-        class_of: impl Fn(u8) -> u8,
-    ) -> bool {
-        match (self, frame.header) {
-            (AnyLinkControl::Pause(p), Header::Pause(pause)) => p.on_receive(ctx, slot, &pause, class_of),
-            _ => false,
-        }
-    }
-
-    /// A frame reached host `host`.
-    #[inline]
-    pub fn on_host_arrival(&mut self, ctx: &mut Ctx, host: NodeId, id: FrameId, size: u32) -> HostArrival {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_host_arrival(ctx, host, id, size),
-        }
-    }
-
-    /// A link-control timer expired.
-    pub fn on_timer(&mut self, ctx: &mut Ctx, role: TimerRole) -> TimerAction {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_timer(ctx, role),
-        }
-    }
-
-    /// Frames the link control holds (host input buffers).
-    pub fn frames_held(&self) -> u64 {
-        match self {
-            AnyLinkControl::Pause(p) => p.frames_held(),
-        }
-    }
-
-    /// The PAUSE state, if this is PAUSE.
-    pub fn as_pause(&self) -> Option<&Pause> {
-        match self {
-            AnyLinkControl::Pause(p) => Some(p),
-        }
     }
 }
 
