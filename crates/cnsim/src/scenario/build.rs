@@ -7,7 +7,7 @@ use super::budget::{
     Budget, Limits, FLOW_BYTES, LINK_BYTES, LIVE_FRAME_BYTES, NODE_BYTES, ROUTE_ENTRY_BYTES, SAMPLE_BYTES,
 };
 use super::error::{did_you_mean, ScenarioError};
-use super::generators::{self, GenLink, GenNode, Generated};
+use super::generators::{GenLink, GenNode, Generated};
 use super::install::InstallCx;
 use super::schema::{
     NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Start, Topology, Traffic, TrafficKind,
@@ -83,39 +83,9 @@ fn check_topology_size(
 ) -> Result<(), ScenarioError> {
     // (nodes, hosts, the key that sets the size, how it is written)
     let mut parts: Vec<(u64, u64, String, String)> = Vec::new();
-    let larger = |generator: &str, a: (&str, u32), b: (&str, u32)| {
-        let (k, v) = if a.1 >= b.1 { a } else { b };
-        (format!("topology.{generator}.{k}"), format!("{k} = {v}"))
-    };
-    if let Some(g) = &t.star {
-        let h = g.hosts.len() as u64;
-        parts.push((h.saturating_add(1), h, "topology.star.hosts".into(), format!("{h} hosts")));
-    }
-    if let Some(g) = &t.dumbbell {
-        let hosts = u64::from(g.senders) + u64::from(g.receivers);
-        let (path, what) = larger("dumbbell", ("senders", g.senders), ("receivers", g.receivers));
-        parts.push((hosts + 2, hosts, path, what));
-    }
-    if let Some(g) = &t.chain {
-        let hosts = u64::from(g.switches) * u64::from(g.hosts_per_switch);
-        let (path, what) =
-            larger("chain", ("switches", g.switches), ("hosts_per_switch", g.hosts_per_switch));
-        parts.push((hosts.saturating_add(g.switches.into()), hosts, path, what));
-    }
-    if let Some(g) = &t.parking_lot {
-        let hosts = u64::from(g.routers) * u64::from(g.hosts_per_router);
-        let (path, what) =
-            larger("parking_lot", ("routers", g.routers), ("hosts_per_router", g.hosts_per_router));
-        parts.push((hosts.saturating_add(g.routers.into()), hosts, path, what));
-    }
-    if let Some(g) = &t.multilink {
-        let hosts = 3 * u64::from(g.sources_per_group) + 6;
-        parts.push((
-            hosts + 3,
-            hosts,
-            "topology.multilink.sources_per_group".into(),
-            format!("sources_per_group = {}", g.sources_per_group),
-        ));
+    for (name, g) in t.generators() {
+        let size = g.size(name);
+        parts.push((size.nodes, size.hosts, size.key, size.what));
     }
     if !t.nodes.is_empty() {
         let hosts = t.nodes.iter().filter(|n| n.kind == NodeKindSpec::Host).count() as u64;
@@ -170,62 +140,27 @@ fn check_topology_size(
 /// Expands the topology section into nodes, links and generator-defined groups.
 fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Generated, ScenarioError> {
     let t = &s.topology;
-    let present: Vec<&str> = [
-        ("star", t.star.is_some()),
-        ("dumbbell", t.dumbbell.is_some()),
-        ("chain", t.chain.is_some()),
-        ("parking_lot", t.parking_lot.is_some()),
-        ("multilink", t.multilink.is_some()),
-    ]
-    .into_iter()
-    .filter(|(_, on)| *on)
-    .map(|(n, _)| n)
-    .collect();
+    let present = t.generators();
     if present.len() > 1 {
+        let names: Vec<&str> = present.iter().map(|(n, _)| *n).collect();
         return Err(ScenarioError::new(
             file,
-            format!("topology.{}", present[1]),
+            format!("topology.{}", names[1]),
             format!(
                 "more than one topology generator ({}); expected at most one, plus explicit \
                  nodes and links",
-                present.join(", ")
+                names.join(", ")
             ),
         ));
     }
-    if let Some(g) = &t.chain {
-        if g.switches == 0 {
-            return Err(ScenarioError::new(
-                file,
-                "topology.chain.switches",
-                "0 switches; expected at least 1",
-            ));
-        }
-    }
-    if let Some(g) = &t.parking_lot {
-        if g.routers == 0 {
-            return Err(ScenarioError::new(
-                file,
-                "topology.parking_lot.routers",
-                "0 routers; expected at least 1",
-            ));
-        }
+    for (name, g) in &present {
+        g.check()
+            .map_err(|(key, message)| ScenarioError::new(file, format!("topology.{name}.{key}"), message))?;
     }
     let host_queue = capacity(s.queues.host_capacity.unwrap_or(s.queues.capacity)).prealloc_frames();
     let port_bytes = 4 * host_queue.max(capacity(s.queues.capacity).prealloc_frames());
     check_topology_size(t, file, port_bytes, budget)?;
-    let mut out = if let Some(g) = &t.star {
-        generators::star(g)
-    } else if let Some(g) = &t.dumbbell {
-        generators::dumbbell(g)
-    } else if let Some(g) = &t.chain {
-        generators::chain(g)
-    } else if let Some(g) = &t.parking_lot {
-        generators::parking_lot(g)
-    } else if let Some(g) = &t.multilink {
-        generators::multilink(g)
-    } else {
-        Generated::default()
-    };
+    let mut out = present.first().map(|(_, g)| g.generate()).unwrap_or_default();
     for (i, n) in t.nodes.iter().enumerate() {
         out.nodes.push(GenNode {
             name: n.name.clone(),

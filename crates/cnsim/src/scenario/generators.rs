@@ -54,6 +54,108 @@ fn key(generator: &str, key: &str) -> String {
     format!("topology.{generator}.{key}")
 }
 
+/// The size of what a generator will make, known before it makes it, so that a huge
+/// count is a located error rather than exhausted memory.
+pub struct Size {
+    /// Nodes.
+    pub nodes: u64,
+    /// Of which hosts.
+    pub hosts: u64,
+    /// The key that sets the size, e.g. "topology.dumbbell.senders".
+    pub key: String,
+    /// How it is written, e.g. "senders = 4096".
+    pub what: String,
+}
+
+/// A topology generator: one table under `[topology]`. Registering one is a field in
+/// [`super::schema::Topology`] and a line in `Topology::generators`.
+pub trait Generate {
+    /// The size of what [`Generate::generate`] will make.
+    fn size(&self, name: &str) -> Size;
+    /// Rules the table's types cannot express: `Err((key, message))`, the key relative
+    /// to the table.
+    fn check(&self) -> Result<(), (String, String)> {
+        Ok(())
+    }
+    /// The nodes, links and groups.
+    fn generate(&self) -> Generated;
+}
+
+/// The size set by the larger of two counts.
+fn larger(name: &str, nodes: u64, hosts: u64, a: (&str, u32), b: (&str, u32)) -> Size {
+    let (k, v) = if a.1 >= b.1 { a } else { b };
+    Size { nodes, hosts, key: key(name, k), what: format!("{k} = {v}") }
+}
+
+impl Generate for Star {
+    fn size(&self, name: &str) -> Size {
+        let h = self.hosts.len() as u64;
+        Size { nodes: h.saturating_add(1), hosts: h, key: key(name, "hosts"), what: format!("{h} hosts") }
+    }
+    fn generate(&self) -> Generated {
+        star(self)
+    }
+}
+
+impl Generate for Dumbbell {
+    fn size(&self, name: &str) -> Size {
+        let hosts = u64::from(self.senders) + u64::from(self.receivers);
+        larger(name, hosts + 2, hosts, ("senders", self.senders), ("receivers", self.receivers))
+    }
+    fn generate(&self) -> Generated {
+        dumbbell(self)
+    }
+}
+
+impl Generate for Chain {
+    fn size(&self, name: &str) -> Size {
+        let hosts = u64::from(self.switches) * u64::from(self.hosts_per_switch);
+        let nodes = hosts.saturating_add(self.switches.into());
+        larger(name, nodes, hosts, ("switches", self.switches), ("hosts_per_switch", self.hosts_per_switch))
+    }
+    fn check(&self) -> Result<(), (String, String)> {
+        if self.switches == 0 {
+            return Err(("switches".into(), "0 switches; expected at least 1".into()));
+        }
+        Ok(())
+    }
+    fn generate(&self) -> Generated {
+        chain(self)
+    }
+}
+
+impl Generate for ParkingLot {
+    fn size(&self, name: &str) -> Size {
+        let hosts = u64::from(self.routers) * u64::from(self.hosts_per_router);
+        let nodes = hosts.saturating_add(self.routers.into());
+        larger(name, nodes, hosts, ("routers", self.routers), ("hosts_per_router", self.hosts_per_router))
+    }
+    fn check(&self) -> Result<(), (String, String)> {
+        if self.routers == 0 {
+            return Err(("routers".into(), "0 routers; expected at least 1".into()));
+        }
+        Ok(())
+    }
+    fn generate(&self) -> Generated {
+        parking_lot(self)
+    }
+}
+
+impl Generate for Multilink {
+    fn size(&self, name: &str) -> Size {
+        let hosts = 3 * u64::from(self.sources_per_group) + 6;
+        Size {
+            nodes: hosts + 3,
+            hosts,
+            key: key(name, "sources_per_group"),
+            what: format!("sources_per_group = {}", self.sources_per_group),
+        }
+    }
+    fn generate(&self) -> Generated {
+        multilink(self)
+    }
+}
+
 /// One switch, each host on its own link.
 pub fn star(s: &Star) -> Generated {
     let mut g = Generated::default();

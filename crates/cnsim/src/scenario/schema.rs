@@ -91,6 +91,29 @@ pub struct Topology {
     pub links: Vec<LinkSpec>,
 }
 
+impl Topology {
+    /// Every generator table present, with its name (the registry of generators).
+    pub fn generators(&self) -> Vec<(&'static str, &dyn super::generators::Generate)> {
+        use super::generators::Generate;
+        fn entry<'a, T: Generate>(
+            name: &'static str,
+            table: &'a Option<T>,
+        ) -> Option<(&'static str, &'a dyn Generate)> {
+            table.as_ref().map(|t| (name, t as &dyn Generate))
+        }
+        [
+            entry("star", &self.star),
+            entry("dumbbell", &self.dumbbell),
+            entry("chain", &self.chain),
+            entry("parking_lot", &self.parking_lot),
+            entry("multilink", &self.multilink),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
 /// Host or switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
