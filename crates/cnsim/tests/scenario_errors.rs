@@ -859,3 +859,18 @@ fn priorities_and_classes_are_range_checked() {
     let e = error_of(DUMBBELL, &["queues.classes=2", "queues.scheduler=\"dwrr\"", "queues.weights=[1]"]);
     assert_located(&e, "queues.weights", &["2 positive weights"]);
 }
+
+#[test]
+fn generator_rules_are_located_at_the_generator_key() {
+    let text = r#"
+name = "t"
+duration = "1ms"
+[topology.chain]
+switches = 0
+hosts_per_switch = 2
+host_link = { rate = "10Gbps", delay = "1us" }
+trunk = { rate = "10Gbps", delay = "1us" }
+"#;
+    let e = error_of(text, &[]);
+    assert_located(&e, "topology.chain.switches", &["0 switches", "expected at least 1"]);
+}
