@@ -126,11 +126,6 @@ impl Classes {
         }
     }
 
-    /// The lowest and highest priority that map to class `class`.
-    pub fn priorities_of(&self, class: u8) -> impl Iterator<Item = u8> + '_ {
-        (0..MAX_CLASSES as u8).filter(move |&p| self.class_of(p) == class)
-    }
-
     /// Class `class`'s queue.
     #[inline]
     pub fn queue(&self, class: u8) -> &EgressQueue {

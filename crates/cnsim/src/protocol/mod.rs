@@ -106,16 +106,6 @@ impl Ctx<'_> {
     pub fn cancel(&mut self, timer: TimerId) {
         self.timers.cancel(timer);
     }
-
-    /// When `timer` expires, if armed.
-    pub fn deadline(&self, timer: TimerId) -> Option<Time> {
-        self.timers.deadline(timer)
-    }
-
-    /// A new timer owned by `owner`.
-    pub fn add_timer(&mut self, owner: TimerOwner) -> TimerId {
-        self.timers.add(owner)
-    }
 }
 
 /// An egress queue as a protocol sees it when a frame arrives.
@@ -261,6 +251,13 @@ pub enum AnyLinkControl {
 }
 
 impl AnyLinkControl {
+    /// Whether class `class` of a port whose link state is `slot` (`NONE` for a port no
+    /// link control concerns) may send under `link`, if any.
+    #[inline]
+    pub fn gate_open(link: &Option<AnyLinkControl>, slot: u32, class: u8, now: Time) -> bool {
+        slot == crate::net::NONE || link.as_ref().is_none_or(|l| l.may_send(slot, class, now))
+    }
+
     /// Whether class `class` of the port with link state `slot` may send.
     #[inline]
     pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {

@@ -31,7 +31,7 @@ use crate::engine::{Event, EventQueue, Fired, Time, Timers};
 use crate::net::{
     Ecn, FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
 };
-use crate::protocol::Outbox;
+use crate::protocol::{AnyLinkControl, Outbox};
 use crate::traffic::Flow;
 
 /// A built scenario, ready to run. Read it through the query methods ([`query`]).
@@ -157,8 +157,7 @@ impl Sim {
         let straight = port.classes.backlog() == 0
             && port.busy_until <= now
             && port.control.is_empty()
-            && (port.link == NONE
-                || self.protocols.link.as_ref().is_none_or(|l| l.may_send(port.link, class, now)));
+            && AnyLinkControl::gate_open(&self.protocols.link, port.link, class, now);
         let on_wire = port.classes.on_wire(class, port.busy_until > now);
         let queue = port.classes.queue_mut(class);
         let verdict = queue.discipline.on_enqueue(queue.view(straight, on_wire), frame, now);
@@ -227,7 +226,7 @@ impl Sim {
             self.transmit(p, id, size, now);
         } else {
             let (frames, link, slot) = (&self.frames, &self.protocols.link, port.link);
-            let open = |c| slot == NONE || link.as_ref().is_none_or(|l| l.may_send(slot, c, now));
+            let open = |c| AnyLinkControl::gate_open(link, slot, c, now);
             let Some((id, class)) = port.classes.pop(now, |id| frames.get(id).size, open) else {
                 port.wake_pending = false;
                 return None;

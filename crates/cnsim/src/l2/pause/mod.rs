@@ -579,11 +579,6 @@ impl Pause {
         self.hosts.iter().map(|h| h.queue.len() as u64).sum()
     }
 
-    /// Frames dropped at host inputs.
-    pub fn frames_dropped(&self) -> u64 {
-        self.hosts.iter().map(|h| h.stats.dropped_frames).sum()
-    }
-
     /// Counters per port and per host input.
     pub fn summary(&self) -> PauseSummary {
         PauseSummary {
