@@ -327,21 +327,6 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         }
     }
     net.finalize();
-    // A copy of the names, so that ports can be configured while names are looked up.
-    let port_names: Vec<String> = net.port_names().to_vec();
-    let port_by_name: HashMap<&str, PortId> =
-        port_names.iter().enumerate().map(|(i, n)| (n.as_str(), i as PortId)).collect();
-    let find_port = |name: &str, path: &str| -> Result<PortId, ScenarioError> {
-        port_by_name.get(name).copied().ok_or_else(|| {
-            let hint = did_you_mean(name, port_names.iter().map(String::as_str))
-                .map(|m| format!("; did you mean \"{m}\"?"))
-                .unwrap_or_else(|| {
-                    let example = port_names.first().map_or("r1->r2", String::as_str);
-                    format!("; expected a port named \"node->next\", e.g. \"{example}\"")
-                });
-            ScenarioError::new(file, path, format!("no port named \"{name}\"{hint}"))
-        })
-    };
     if s.queues.classes == 0 || s.queues.classes as usize > crate::net::MAX_CLASSES {
         return Err(err(
             "queues.classes",
@@ -377,7 +362,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         configure(&mut net.ports[p], cap);
     }
     for (i, q) in s.queues.ports.iter().enumerate() {
-        let p = find_port(&q.port, &format!("queues.ports[{i}].port"))?;
+        let p = find_port(&net, &q.port, &format!("queues.ports[{i}].port"), file)?;
         configure(&mut net.ports[p as usize], Some(capacity(q.capacity)));
     }
     let routes = Routes::compute(&net, s.switches.ecmp);
@@ -750,8 +735,6 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     // Protocols, each from its own table.
     let mut protocols = Protocols::default();
     let mut timers = Timers::new();
-    let port_index: HashMap<String, PortId> =
-        port_names.iter().enumerate().map(|(i, n)| (n.clone(), i as PortId)).collect();
     let mut cx = InstallCx {
         scenario: s,
         file,
@@ -760,7 +743,6 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         flow_entry: &flow_entry,
         protocols: &mut protocols,
         timers: &mut timers,
-        port_by_name: &port_index,
         slowest_link: slowest_link.clone(),
     };
     for (path, table) in s.protocols.all() {
@@ -768,7 +750,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     }
 
     // Recording.
-    let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", &find_port)?;
+    let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", file)?;
     let flow_ids: Vec<u32> =
         if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
     let rate_columns = if s.metrics.rates { 2 * protocols.reaction_points.len() } else { 0 };
@@ -834,11 +816,25 @@ fn kind_name(k: TrafficKind) -> &'static str {
     }
 }
 
-fn select_ports(
+/// The port named `name` ("node->next"), or an error at `path` with the closest name.
+pub(crate) fn find_port(net: &Network, name: &str, path: &str, file: &str) -> Result<PortId, ScenarioError> {
+    net.port_by_name(name).ok_or_else(|| {
+        let names = net.port_names().iter().map(String::as_str);
+        let hint =
+            did_you_mean(name, names).map(|m| format!("; did you mean \"{m}\"?")).unwrap_or_else(|| {
+                let example = net.port_names().first().map_or("r1->r2", String::as_str);
+                format!("; expected a port named \"node->next\", e.g. \"{example}\"")
+            });
+        ScenarioError::new(file, path, format!("no port named \"{name}\"{hint}"))
+    })
+}
+
+/// The ports a selection names (`path` locates it), each once, in selection order.
+pub(crate) fn select_ports(
     sel: &PortSel,
     net: &Network,
     path: &str,
-    find_port: &dyn Fn(&str, &str) -> Result<PortId, ScenarioError>,
+    file: &str,
 ) -> Result<Vec<PortId>, ScenarioError> {
     let all = 0..net.ports.len() as PortId;
     Ok(match sel {
@@ -850,7 +846,7 @@ fn select_ports(
         PortSel::List(names) => {
             let mut v = Vec::new();
             for (i, n) in names.iter().enumerate() {
-                let p = find_port(n, &format!("{path}[{i}]"))?;
+                let p = find_port(net, n, &format!("{path}[{i}]"), file)?;
                 if !v.contains(&p) {
                     v.push(p);
                 }

@@ -4,15 +4,13 @@
 //! configured protocol in turn ([`super::schema::Protocols::all`]); adding a protocol
 //! needs no edit to the builder or to the error module.
 
-use std::collections::HashMap;
-
-use super::build::{frame_time, glob_match, some_names};
+use super::build::{frame_time, glob_match, select_ports, some_names};
 use super::error::ScenarioError;
 use super::schema::{HostSel, PortSel, Scenario};
 use super::units::{Rate, MAX_TIME};
 use crate::engine::time::format_time;
 use crate::engine::{RngStream, StreamKey, Timers, PS_PER_S};
-use crate::net::{Network, NodeId, NodeKind, PortId};
+use crate::net::{Network, NodeId, PortId};
 use crate::protocol::TimerOwner;
 use crate::sim::Protocols;
 use crate::traffic::Flow;
@@ -40,8 +38,6 @@ pub struct InstallCx<'a> {
     pub protocols: &'a mut Protocols,
     /// Timers of the run.
     pub timers: &'a mut Timers<TimerOwner>,
-    /// Port of each name.
-    pub port_by_name: &'a HashMap<String, PortId>,
     /// The slowest link's rate and the key that sets it.
     pub slowest_link: Option<(u64, String)>,
 }
@@ -59,34 +55,7 @@ impl InstallCx<'_> {
 
     /// The ports a selection names (`path` locates it).
     pub fn ports(&self, sel: &PortSel, path: &str) -> Result<Vec<PortId>, ScenarioError> {
-        let net = &*self.net;
-        let all = 0..net.ports.len() as PortId;
-        Ok(match sel {
-            PortSel::All => all.collect(),
-            PortSel::None => Vec::new(),
-            PortSel::Switches => all
-                .filter(|&p| net.nodes[net.ports[p as usize].node as usize].kind == NodeKind::Switch)
-                .collect(),
-            PortSel::List(names) => {
-                let mut v = Vec::new();
-                for (i, n) in names.iter().enumerate() {
-                    let p = self.port_by_name.get(n.as_str()).copied().ok_or_else(|| {
-                        let names = net.port_names().iter().map(String::as_str);
-                        let hint = super::error::did_you_mean(n, names.clone())
-                            .map(|m| format!("; did you mean \"{m}\"?"))
-                            .unwrap_or_else(|| {
-                                let example = net.port_names().first().map_or("r1->r2", String::as_str);
-                                format!("; expected a port named \"node->next\", e.g. \"{example}\"")
-                            });
-                        self.err(&format!("{path}[{i}]"), format!("no port named \"{n}\"{hint}"))
-                    })?;
-                    if !v.contains(&p) {
-                        v.push(p);
-                    }
-                }
-                v
-            }
-        })
+        select_ports(sel, self.net, path, self.file)
     }
 
     /// The flows of the traffic entries a selection names by name or pattern ("*" for
