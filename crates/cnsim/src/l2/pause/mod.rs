@@ -226,10 +226,8 @@ pub struct HostInputStats {
 #[derive(Clone, Debug)]
 struct HostInput {
     host: NodeId,
-    /// The host's port, through which its PAUSE frames go.
-    port: PortId,
-    /// The rate of that port's link (the pause time base).
-    link_bps: u64,
+    /// The link state of the host's port, through which its PAUSE frames go.
+    slot: u32,
     rate_bps: u64,
     capacity: Size,
     thresholds: Option<Thresholds>,
@@ -276,10 +274,8 @@ pub struct PortSpec {
 pub struct HostSpec {
     /// The host.
     pub host: NodeId,
-    /// Its (only) port.
-    pub port: PortId,
-    /// That port's link rate.
-    pub link_bps: u64,
+    /// The index, among the ports given with it, of its (only) port.
+    pub slot: u32,
     /// The service rate.
     pub rate_bps: u64,
     /// Input buffer.
@@ -324,8 +320,7 @@ impl Pause {
                 input_of[spec.host as usize] = i;
                 HostInput {
                     host: spec.host,
-                    port: spec.port,
-                    link_bps: spec.link_bps,
+                    slot: spec.slot,
                     rate_bps: spec.rate_bps,
                     capacity: spec.capacity,
                     thresholds: spec.thresholds,
@@ -386,31 +381,51 @@ impl Pause {
         }
     }
 
-    fn send_pause(&mut self, ctx: &mut Ctx, slot: usize, counter: usize, node: NodeId, quanta: u16) {
-        let priorities = self.priorities(counter);
+    /// Sends PAUSE(`quanta`) for `priorities`, from `src`, through the port with state
+    /// `slot`. A PAUSE with a time arms `refresh` to re-send it after half that time (at
+    /// the port's rate); PAUSE(0) cancels it.
+    fn emit(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: usize,
+        refresh: TimerId,
+        src: NodeId,
+        priorities: u8,
+        quanta: u16,
+    ) {
         let state = &mut self.ports[slot];
         if quanta == 0 {
             state.stats.resume_sent += 1;
-            ctx.cancel(state.refresh[counter]);
+            ctx.cancel(refresh);
         } else {
             state.stats.pause_sent += 1;
-            // Re-send after half the pause time, while the counter stays above XON.
             let half = Self::pause_time(quanta, state.rate_bps) / 2;
-            ctx.arm(state.refresh[counter], ctx.now + half.max(1), 0);
+            ctx.arm(refresh, ctx.now + half.max(1), 0);
         }
         let port = state.port;
-        ctx.send(Send::OnPort { port }, Self::frame(node, priorities, quanta, ctx.now));
+        ctx.send(Send::OnPort { port }, Self::frame(src, priorities, quanta, ctx.now));
+    }
+
+    /// Sends the PAUSE(`quanta`) of ingress counter `counter` of the port with state
+    /// `slot`, from `node`.
+    fn send_pause(&mut self, ctx: &mut Ctx, slot: usize, counter: usize, node: NodeId, quanta: u16) {
+        let (priorities, refresh) = (self.priorities(counter), self.ports[slot].refresh[counter]);
+        self.emit(ctx, slot, refresh, node, priorities, quanta);
+    }
+
+    /// The switch thresholds, if frames entering through the port with state `slot` are
+    /// counted against them.
+    #[inline]
+    fn counted(&self, slot: u32) -> Option<Thresholds> {
+        self.switch.filter(|_| self.ports[slot as usize].counted)
     }
 
     /// A frame that entered through the port with state `slot` was queued at node `node`.
     #[inline]
     pub fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, priority: u8, size: u32) {
-        let (Some(th), state) = (self.switch, &self.ports[slot as usize]) else {
+        let Some(th) = self.counted(slot) else {
             return;
         };
-        if !state.counted {
-            return;
-        }
         let c = self.counter(priority);
         let state = &mut self.ports[slot as usize];
         state.held_frames[c] += 1;
@@ -425,12 +440,9 @@ impl Pause {
     /// A frame that entered through the port with state `slot` left node `node`'s queues.
     #[inline]
     pub fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, priority: u8, size: u32) {
-        let (Some(th), state) = (self.switch, &self.ports[slot as usize]) else {
+        let Some(th) = self.counted(slot) else {
             return;
         };
-        if !state.counted {
-            return;
-        }
         let c = self.counter(priority);
         let state = &mut self.ports[slot as usize];
         state.held_frames[c] -= 1;
@@ -505,23 +517,11 @@ impl Pause {
         HostArrival::Held
     }
 
+    /// Host input `i` sends PAUSE(`quanta`) for every priority through its port.
     fn host_pause(&mut self, ctx: &mut Ctx, i: usize, quanta: u16) {
-        let input = &mut self.hosts[i];
-        if quanta == 0 {
-            ctx.cancel(input.refresh);
-        } else {
-            let half = Self::pause_time(quanta, input.link_bps) / 2;
-            ctx.arm(input.refresh, ctx.now + half.max(1), 0);
-        }
-        let (port, host) = (input.port, input.host);
-        if let Some(s) = self.ports.iter_mut().find(|s| s.port == port) {
-            if quanta == 0 {
-                s.stats.resume_sent += 1;
-            } else {
-                s.stats.pause_sent += 1;
-            }
-        }
-        ctx.send(Send::OnPort { port }, Self::frame(host, 0xFF, quanta, ctx.now));
+        let input = &self.hosts[i];
+        let (slot, refresh, host) = (input.slot as usize, input.refresh, input.host);
+        self.emit(ctx, slot, refresh, host, 0xFF, quanta);
     }
 
     /// A link-control timer expired.
@@ -691,6 +691,7 @@ impl Install for PauseParams {
                 specs.push(PortSpec { port: p, rate_bps: net.ports[p as usize].rate_bps, counted: false });
             }
             specs[slot_of[p as usize] as usize].counted |= counted;
+            slot_of[p as usize]
         };
         if self.switches.is_some() {
             for (p, port) in net.ports.iter().enumerate() {
@@ -724,12 +725,11 @@ impl Install for PauseParams {
                     ));
                 }
                 let port = node.ports[0];
-                add(port, false, &mut specs);
+                let slot = add(port, false, &mut specs);
                 add(net.ports[port as usize].peer, false, &mut specs);
                 hosts.push(HostSpec {
                     host,
-                    port,
-                    link_bps: net.ports[port as usize].rate_bps,
+                    slot,
                     rate_bps: h.service_rate.0,
                     capacity: h.input_buffer,
                     thresholds: h.thresholds().map(|(xoff, xon)| Thresholds { xoff, xon }),
