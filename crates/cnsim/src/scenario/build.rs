@@ -201,6 +201,34 @@ pub(crate) fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
     (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
 }
 
+/// One frame of traffic entry `t` (number `ti`) must take at most [`MAX_TIME`] at
+/// `rate` (which the key `at` sets), so that no time the simulator forms from frame
+/// times can overflow.
+pub(crate) fn check_frame_time(
+    t: &Traffic,
+    ti: usize,
+    rate: u64,
+    at: &str,
+    file: &str,
+) -> Result<(), ScenarioError> {
+    let ps = frame_time(t.frame_size.value(), rate);
+    if ps <= u128::from(MAX_TIME) {
+        return Ok(());
+    }
+    Err(ScenarioError::new(
+        file,
+        format!("traffic[{ti}].frame_size"),
+        format!(
+            "\"{}\" frames take {}s each at {} ({at}); expected frames that take at most {} to \
+             send at every rate they meet",
+            t.frame_size,
+            ps / u128::from(PS_PER_S),
+            Rate(rate),
+            format_time(MAX_TIME)
+        ),
+    ))
+}
+
 /// Builds the simulator for scenario `s` (read from `file`) within the default
 /// [`Limits`] (half the machine's memory).
 pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
@@ -555,20 +583,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         }
         rates.extend(slowest_link.clone());
         if let Some((rate, at)) = rates.iter().min_by_key(|r| r.0) {
-            let ps = frame_time(u64::from(size), *rate);
-            if ps > u128::from(MAX_TIME) {
-                return Err(err(
-                    &format!("{tp}.frame_size"),
-                    format!(
-                        "\"{}\" frames take {}s each at {} ({at}); expected frames that take \
-                         at most {} to send at every rate they meet",
-                        t.frame_size,
-                        ps / u128::from(PS_PER_S),
-                        Rate(*rate),
-                        format_time(MAX_TIME)
-                    ),
-                ));
-            }
+            check_frame_time(t, ti, *rate, at, file)?;
         }
         let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
         // Memory, before anything is allocated for these sources.

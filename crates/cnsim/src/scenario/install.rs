@@ -4,12 +4,10 @@
 //! configured protocol in turn ([`super::schema::Protocols::all`]); adding a protocol
 //! needs no edit to the builder or to the error module.
 
-use super::build::{frame_time, glob_match, select_ports, some_names};
+use super::build::{check_frame_time, glob_match, select_ports, some_names};
 use super::error::ScenarioError;
 use super::schema::{HostSel, PortSel, Scenario};
-use super::units::{Rate, MAX_TIME};
-use crate::engine::time::format_time;
-use crate::engine::{RngStream, StreamKey, Timers, PS_PER_S};
+use crate::engine::{RngStream, StreamKey, Timers};
 use crate::net::{Network, NodeId, PortId};
 use crate::protocol::TimerOwner;
 use crate::sim::Protocols;
@@ -118,22 +116,7 @@ impl InstallCx<'_> {
     /// names), so that no time formed from frame times can overflow.
     pub fn check_frame_time(&self, f: u32, rate: u64, at: &str) -> Result<(), ScenarioError> {
         let ti = self.flow_entry[f as usize];
-        let t = &self.scenario.traffic[ti];
-        let ps = frame_time(u64::from(self.flows[f as usize].frame_size), rate);
-        if ps <= u128::from(MAX_TIME) {
-            return Ok(());
-        }
-        Err(self.err(
-            &format!("traffic[{ti}].frame_size"),
-            format!(
-                "\"{}\" frames take {}s each at {} ({at}); expected frames that take at most {} to \
-                 send at every rate they meet",
-                t.frame_size,
-                ps / u128::from(PS_PER_S),
-                Rate(rate),
-                format_time(MAX_TIME)
-            ),
-        ))
+        check_frame_time(&self.scenario.traffic[ti], ti, rate, at, self.file)
     }
 }
 
