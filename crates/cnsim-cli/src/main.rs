@@ -344,38 +344,52 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
         );
         return ExitCode::from(EXIT_INPUT);
     }
-    let mut results = Vec::new();
     if !json {
+        eprintln!("running {} scenario(s), {runs} interleaved round(s) after a warm-up…", cases.len());
+    }
+    let report = match cnsim::bench::run_cases(&cases, runs, true, set) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("serializable"));
+        return ExitCode::SUCCESS;
+    }
+    println!(
+        "{:<18} {:>9} {:>14} {:>16} {:>22} {:>12}   (median of {runs}; bottleneck min–max)",
+        "scenario", "wall s", "events/s", "frame-hops/s", "bottleneck frames/s", "ns/frame"
+    );
+    for r in &report.cases {
         println!(
-            "{:<18} {:>9} {:>14} {:>16} {:>22}   (median of {runs}; bottleneck min–max)",
-            "scenario", "wall s", "events/s", "frame-hops/s", "bottleneck frames/s"
+            "{:<18} {:>9.3} {:>14.0} {:>16.0} {:>22.0} {:>12.0}   ({:.2}–{:.2} M)",
+            r.scenario,
+            r.wall_s,
+            r.events_per_s,
+            r.frame_hops_per_s,
+            r.bottleneck_frames_per_s,
+            r.ns_per_delivered_frame,
+            r.bottleneck_min_max.0 / 1e6,
+            r.bottleneck_min_max.1 / 1e6
         );
     }
-    for case in cases {
-        match cnsim::bench::run_case(case, runs, true, set) {
-            Ok(r) => {
-                if !json {
-                    println!(
-                        "{:<18} {:>9.3} {:>14.0} {:>16.0} {:>22.0}   ({:.2}–{:.2} M)",
-                        r.scenario,
-                        r.wall_s,
-                        r.events_per_s,
-                        r.frame_hops_per_s,
-                        r.bottleneck_frames_per_s,
-                        r.bottleneck_min_max.0 / 1e6,
-                        r.bottleneck_min_max.1 / 1e6
-                    );
-                }
-                results.push(r);
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(EXIT_INPUT);
-            }
+    if !report.ratios.is_empty() {
+        println!();
+        println!(
+            "{:<50} {:>8} {:>17} {:>9}",
+            "ratio (median of per-round ratios)", "median", "min–max", "target"
+        );
+        for r in &report.ratios {
+            println!(
+                "{:<50} {:>8.3} {:>17} {:>9}",
+                r.name,
+                r.median,
+                format!("{:.3}–{:.3}", r.min, r.max),
+                r.target
+            );
         }
-    }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&results).expect("serializable"));
     }
     ExitCode::SUCCESS
 }

@@ -1,5 +1,10 @@
-//! Speed measurements on fixed scenarios: wall time, events/s, frame-hops/s and frames
-//! through the bottleneck per wall-second, median of several runs.
+//! Speed measurements on fixed scenarios: wall time, events/s, frame-hops/s, frames
+//! through the bottleneck per wall-second and wall time per delivered frame, median of
+//! several runs; and the ratios between scenarios that the speed targets are stated in.
+//!
+//! The runs of all scenarios are interleaved (one round runs each scenario once), and a
+//! ratio is the median of the ratios within each round: on a shared machine whose speed
+//! drifts over seconds, that pairs runs made under the same conditions.
 
 use serde::Serialize;
 
@@ -22,6 +27,43 @@ pub const CASES: &[BenchCase] = &[
     BenchCase { scenario: "dumbbell-cbr-4096", bottleneck: "r1->r2" },
 ];
 
+/// A ratio between two benchmarks that a speed target is stated in.
+pub struct BenchRatio {
+    /// What it compares, as printed.
+    pub name: &'static str,
+    /// Numerator and denominator scenarios.
+    pub cases: (&'static str, &'static str),
+    /// Which figure is compared.
+    pub figure: Figure,
+    /// The target, as printed.
+    pub target: &'static str,
+}
+
+/// A per-run figure a ratio compares.
+#[derive(Clone, Copy)]
+pub enum Figure {
+    /// Frames sent on the bottleneck port per wall-second.
+    BottleneckFramesPerS,
+    /// Wall nanoseconds per frame delivered to a host.
+    NsPerDeliveredFrame,
+}
+
+/// The ratios reported when both of their scenarios are run.
+pub const RATIOS: &[BenchRatio] = &[
+    BenchRatio {
+        name: "QCN vs CBR, bottleneck frames/s",
+        cases: ("dumbbell-qcn-64", "dumbbell-cbr-64"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.80",
+    },
+    BenchRatio {
+        name: "4096 vs 64 senders, wall ns per delivered frame",
+        cases: ("dumbbell-cbr-4096", "dumbbell-cbr-64"),
+        figure: Figure::NsPerDeliveredFrame,
+        target: "<= 2",
+    },
+];
+
 /// Median figures of one benchmark.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
@@ -35,6 +77,8 @@ pub struct BenchResult {
     pub frame_hops_per_s: f64,
     /// Median frames sent on the bottleneck port per wall-second.
     pub bottleneck_frames_per_s: f64,
+    /// Median wall nanoseconds per frame delivered to a host.
+    pub ns_per_delivered_frame: f64,
     /// Fastest and slowest run of the bottleneck figure.
     #[serde(skip)]
     pub bottleneck_min_max: (f64, f64),
@@ -43,9 +87,55 @@ pub struct BenchResult {
     pub runs: usize,
 }
 
+/// The median, over rounds, of a ratio between two benchmarks.
+#[derive(Clone, Debug, Serialize)]
+pub struct RatioResult {
+    /// What it compares.
+    pub name: String,
+    /// Median of the per-round ratios.
+    pub median: f64,
+    /// Smallest and largest per-round ratio.
+    pub min: f64,
+    /// Largest per-round ratio.
+    pub max: f64,
+    /// The target.
+    pub target: String,
+}
+
+/// Everything one `cnsim bench` measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// One entry per scenario, in the order run.
+    pub cases: Vec<BenchResult>,
+    /// The ratios whose two scenarios were both run.
+    pub ratios: Vec<RatioResult>,
+}
+
+/// The figures of one timed run.
+#[derive(Clone, Copy)]
+struct Run {
+    wall_s: f64,
+    events_per_s: f64,
+    frame_hops_per_s: f64,
+    bottleneck_frames_per_s: f64,
+    ns_per_delivered_frame: f64,
+}
+
+impl Run {
+    fn figure(&self, f: Figure) -> f64 {
+        match f {
+            Figure::BottleneckFramesPerS => self.bottleneck_frames_per_s,
+            Figure::NsPerDeliveredFrame => self.ns_per_delivered_frame,
+        }
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
     if n % 2 == 1 {
         v[n / 2]
     } else {
@@ -53,46 +143,89 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Runs `case` `runs` times (plus one untimed warm-up when `warmup`) and reports medians.
+/// Runs `cases` in `runs` interleaved rounds (after one untimed warm-up round when
+/// `warmup`) and reports medians and the ratios of [`RATIOS`] whose scenarios were run.
 /// `overrides` are `--set` assignments (e.g. a shorter duration).
-pub fn run_case(
-    case: &BenchCase,
+pub fn run_cases(
+    cases: &[&BenchCase],
     runs: usize,
     warmup: bool,
     overrides: &[String],
-) -> Result<BenchResult, String> {
-    let text = bundled::get(case.scenario).ok_or_else(|| format!("no bundled scenario {}", case.scenario))?;
-    let s = parse(text, case.scenario, overrides).map_err(|e| e.to_string())?;
-    let mut walls = Vec::new();
-    let mut eps = Vec::new();
-    let mut hps = Vec::new();
-    let mut bps = Vec::new();
-    for i in 0..runs + warmup as usize {
-        let done = crate::run::simulate(&s, case.scenario, &mut |_| true).map_err(|e| e.to_string())?;
-        if warmup && i == 0 {
-            continue;
+) -> Result<BenchReport, String> {
+    let scenarios = cases
+        .iter()
+        .map(|case| {
+            let text = bundled::get(case.scenario)
+                .ok_or_else(|| format!("no bundled scenario {}", case.scenario))?;
+            parse(text, case.scenario, overrides).map_err(|e| e.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut timed: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
+    for round in 0..runs + warmup as usize {
+        for (i, (case, s)) in cases.iter().zip(&scenarios).enumerate() {
+            let run = run_once(case, s)?;
+            if !(warmup && round == 0) {
+                timed[i].push(run);
+            }
         }
-        let sim = &done.sim;
-        let p = sim
-            .net()
-            .port_by_name(case.bottleneck)
-            .ok_or_else(|| format!("{}: no port {}", case.scenario, case.bottleneck))?;
-        let frames = sim.queue_stats(p).map(|s| s.sent_frames).sum::<u64>() as f64;
-        let t = done.timing();
-        walls.push(t.wall_s);
-        eps.push(t.events_per_s);
-        hps.push(t.frame_hops_per_s);
-        bps.push(frames / t.wall_s.max(1e-9));
     }
-    let min = bps.iter().copied().fold(f64::MAX, f64::min);
-    let max = bps.iter().copied().fold(0.0, f64::max);
-    Ok(BenchResult {
-        scenario: case.scenario.to_string(),
-        wall_s: median(walls),
-        events_per_s: median(eps),
-        frame_hops_per_s: median(hps),
-        bottleneck_frames_per_s: median(bps),
-        bottleneck_min_max: (min, max),
-        runs,
+    let results = cases.iter().zip(&timed).map(|(case, runs)| summarize(case, runs)).collect();
+    let ratios = RATIOS
+        .iter()
+        .filter_map(|r| {
+            let at = |name| cases.iter().position(|c| c.scenario == name);
+            let (a, b) = (at(r.cases.0)?, at(r.cases.1)?);
+            let per_round: Vec<f64> = timed[a]
+                .iter()
+                .zip(&timed[b])
+                .map(|(x, y)| x.figure(r.figure) / y.figure(r.figure))
+                .collect();
+            Some(RatioResult {
+                name: r.name.to_string(),
+                min: per_round.iter().copied().fold(f64::INFINITY, f64::min),
+                max: per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                median: median(per_round),
+                target: r.target.to_string(),
+            })
+        })
+        .collect();
+    Ok(BenchReport { cases: results, ratios })
+}
+
+/// One timed run of `case`.
+fn run_once(case: &BenchCase, s: &crate::scenario::Scenario) -> Result<Run, String> {
+    let done = crate::run::simulate(s, case.scenario, &mut |_| true).map_err(|e| e.to_string())?;
+    let sim = &done.sim;
+    let p = sim
+        .net()
+        .port_by_name(case.bottleneck)
+        .ok_or_else(|| format!("{}: no port {}", case.scenario, case.bottleneck))?;
+    let frames = sim.queue_stats(p).map(|s| s.sent_frames).sum::<u64>() as f64;
+    let t = done.timing();
+    let wall = t.wall_s.max(1e-9);
+    Ok(Run {
+        wall_s: t.wall_s,
+        events_per_s: t.events_per_s,
+        frame_hops_per_s: t.frame_hops_per_s,
+        bottleneck_frames_per_s: frames / wall,
+        ns_per_delivered_frame: wall * 1e9 / (sim.counters().delivered.max(1) as f64),
     })
+}
+
+fn summarize(case: &BenchCase, runs: &[Run]) -> BenchResult {
+    let of = |f: fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+    let bps = of(|r| r.bottleneck_frames_per_s);
+    BenchResult {
+        scenario: case.scenario.to_string(),
+        wall_s: median(of(|r| r.wall_s)),
+        events_per_s: median(of(|r| r.events_per_s)),
+        frame_hops_per_s: median(of(|r| r.frame_hops_per_s)),
+        ns_per_delivered_frame: median(of(|r| r.ns_per_delivered_frame)),
+        bottleneck_min_max: (
+            bps.iter().copied().fold(f64::MAX, f64::min),
+            bps.iter().copied().fold(0.0, f64::max),
+        ),
+        bottleneck_frames_per_s: median(bps),
+        runs: runs.len(),
+    }
 }

@@ -46,8 +46,6 @@ pub struct Sim {
     timers: Timers<TimerOwner>,
     /// Frames protocols asked to send.
     outbox: Outbox,
-    /// Event lane for reaction-point timers.
-    rp_timer_lane: u32,
     events: EventQueue,
     end: Time,
     counters: Counters,

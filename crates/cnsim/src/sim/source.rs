@@ -42,7 +42,6 @@ impl Sim {
             protocols,
             timers,
             outbox: Outbox::default(),
-            rp_timer_lane: 0,
             events: crate::engine::EventQueue::new(),
             end,
             counters: Default::default(),
@@ -55,7 +54,6 @@ impl Sim {
     /// period share an event lane: their emissions come in time order, so only the next
     /// one of each period sits in the event heap.
     pub fn start(&mut self) {
-        self.rp_timer_lane = self.events.add_lane();
         let mut lanes: Vec<((u64, u32), u32)> = Vec::new();
         let mut first: Vec<(Time, u32, Option<u32>)> = Vec::new();
         for f in 0..self.flows.len() {
@@ -102,7 +100,12 @@ impl Sim {
 
     /// Arms timer `timer` for `at` (tag 0).
     fn arm(&mut self, timer: TimerId, at: Time) {
-        if let Some((at, event)) = self.timers.arm(timer, at, 0) {
+        self.arm_tagged(timer, at, 0);
+    }
+
+    /// Arms timer `timer` for `at` with `tag`.
+    fn arm_tagged(&mut self, timer: TimerId, at: Time, tag: u32) {
+        if let Some((at, event)) = self.timers.arm(timer, at, tag) {
             self.events.schedule(at, event);
         }
     }
@@ -266,12 +269,7 @@ impl Sim {
             }
         }
         if let Some((delay, tag)) = change.arm_timer {
-            // Timers restarted by feedback all run for the same period, so their expiries
-            // come in time order: one lane holds them all.
-            if let Some((at, event)) = self.timers.arm(rp_timer, now + delay, tag) {
-                let lane = self.rp_timer_lane;
-                self.events.schedule_in_lane(lane, at, event);
-            }
+            self.arm_tagged(rp_timer, now + delay, tag);
         }
     }
 
