@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{pause, qcn};
-use crate::net::{Frame, FrameId, NodeId, PortId};
+use crate::net::{Classes, Frame, FrameId, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,18 +108,35 @@ impl Ctx<'_> {
     }
 }
 
-/// An egress queue as a protocol sees it when a frame arrives.
+/// An egress queue as a protocol sees it when a frame arrives. Its length is counted
+/// when asked for: most arrivals at a sampling congestion point never ask.
 #[derive(Clone, Copy, Debug)]
-pub struct PortView {
+pub struct PortView<'a> {
     /// The port.
     pub port: PortId,
     /// The node that owns it.
     pub node: NodeId,
-    /// Frames in the frame's class queue after the arrival was queued or dropped,
-    /// counted by the port's [`Occupancy`](crate::net::Occupancy) convention.
-    pub frames: u64,
+    /// The port's class queues.
+    pub classes: &'a Classes,
+    /// The class of the arriving frame.
+    pub class: u8,
+    /// Whether the port is serializing a frame.
+    pub serializing: bool,
+}
+
+impl PortView<'_> {
+    /// Frames in the frame's class queue after the arrival was queued or dropped, counted
+    /// by the port's [`Occupancy`](crate::net::Occupancy) convention.
+    #[inline]
+    pub fn frames(&self) -> u64 {
+        self.classes.queue(self.class).len() + self.classes.on_wire(self.class, self.serializing).0
+    }
+
     /// Bytes in the class queue, by the same convention.
-    pub bytes: u64,
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.classes.queue(self.class).bytes() + self.classes.on_wire(self.class, self.serializing).1
+    }
 }
 
 /// A congestion point attached to an egress port: sees every frame offered to the port's

@@ -20,13 +20,16 @@ pub struct Protocols {
 
 impl Sim {
     /// Port `p`'s congestion point sees frame `id` offered to class `class`.
-    #[inline(never)]
+    #[inline]
     pub(super) fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
         let port = &self.net.ports[p as usize];
-        let queue = port.classes.queue(class);
-        let (frames, bytes) = port.classes.on_wire(class, port.busy_until > now);
-        let view =
-            PortView { port: p, node: port.node, frames: queue.len() + frames, bytes: queue.bytes() + bytes };
+        let view = PortView {
+            port: p,
+            node: port.node,
+            classes: &port.classes,
+            class,
+            serializing: port.busy_until > now,
+        };
         let frame = self.frames.get(id);
         self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
         self.flush(now);

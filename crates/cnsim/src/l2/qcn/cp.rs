@@ -217,7 +217,8 @@ impl Cp {
         self.qeq
     }
 
-    /// Handles one arriving data frame of `size` bytes carrying `tag`.
+    /// Handles one arriving data frame of `size` bytes carrying `tag`: [`sampled`](Self::sampled),
+    /// then [`on_sample`](Self::on_sample) if it is.
     pub fn on_arrival(
         &mut self,
         queue: QueueView,
@@ -225,13 +226,31 @@ impl Cp {
         tag: Representative,
         scheme: MulticastScheme,
     ) -> Decision {
+        if self.sampled(size) {
+            self.on_sample(queue, tag, scheme)
+        } else {
+            Decision::None
+        }
+    }
+
+    /// Counts an arriving data frame of `size` bytes and tells whether it is sampled: with
+    /// standard sampling once `time_to_mark` bytes have arrived (reference §1.2), else
+    /// always.
+    #[inline]
+    pub fn sampled(&mut self, size: u32) -> bool {
         self.stats.arrivals += 1;
         if self.sampling == Sampling::Standard {
             self.time_to_mark -= size as f64;
             if self.time_to_mark >= 0.0 {
-                return Decision::None;
+                return false;
             }
         }
+        true
+    }
+
+    /// A sampled frame carrying `tag` arrived, with the queue at `queue`: computes Fb,
+    /// draws the next sampling interval, and decides whether to send a CNM.
+    pub fn on_sample(&mut self, queue: QueueView, tag: Representative, scheme: MulticastScheme) -> Decision {
         self.stats.samples += 1;
         let q = match self.unit {
             QueueUnit::Frames => queue.frames as f64,

@@ -130,9 +130,17 @@ impl CongestionPoint {
         let Header::Data(rep) = frame.header else {
             return;
         };
+        if self.cp.sampled(frame.size) {
+            self.on_sample(ctx, queue, frame, rep);
+        }
+    }
+
+    /// The sampled data frame `frame`, tagged `rep`, arrived at `queue`.
+    #[inline(never)]
+    fn on_sample(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame, rep: Representative) {
         let scheme = if frame.multicast { self.format.scheme } else { MulticastScheme::Standard };
-        let view = QueueView { frames: queue.frames, bytes: queue.bytes };
-        if let cp::Decision::Send(cnm) = self.cp.on_arrival(view, frame.size, rep, scheme) {
+        let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
+        if let cp::Decision::Send(cnm) = self.cp.on_sample(view, rep, scheme) {
             let message = Frame {
                 size: self.format.size,
                 priority: self.format.priority,
