@@ -279,12 +279,26 @@ impl EventQueue {
             "an event changes kind"
         );
         if top.lane == TIMER_LANE {
-            if self.timers.head == Some(top.key) && self.timers.rest.is_empty() {
-                // The only pending timer: it stays the head.
-                self.timers.head = Some(key);
-            } else {
+            let entry = Entry { key, event, lane: TIMER_LANE };
+            if self.timers.head == Some(top.key) {
+                match self.timers.rest.first() {
+                    Some(waiting) if waiting.key < key => {
+                        // The earliest waiting timer becomes the head, and the new event
+                        // waits in its place: one sift in each heap.
+                        let next = std::mem::replace(&mut self.timers.rest[0], entry);
+                        sift_down(&mut self.timers.rest, 0);
+                        self.timers.head = Some(next.key);
+                        self.heap[0] = next;
+                        sift_down(&mut self.heap, 0);
+                        return;
+                    }
+                    // Still the earliest timer: it stays the head.
+                    _ => self.timers.head = Some(key),
+                }
+            } else if self.timers.head.is_some_and(|head| head < key) {
+                // A timer on its own in the heap, now due after the head: into the lane.
                 self.retire();
-                self.enter_timers(Entry { key, event, lane: TIMER_LANE });
+                self.enter_timers(entry);
                 return;
             }
         } else if top.lane != NO_LANE {
