@@ -618,6 +618,19 @@ fn saturated_source_with_a_rate() {
     );
 }
 
+/// Each kind reads its own keys: an on-period on a CBR source is refused, not ignored.
+#[test]
+fn a_key_of_another_kind() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"cbr\"\non = \"1ms\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].on",
+        &["\"on\" is not a key of a cbr source; it belongs to kind = \"onoff\""],
+    );
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"onoff\"\non = \"1ms\""), &[]);
+    assert_located(&e, "traffic[0].off", &["missing required key \"off\"", "e.g. off = \"20ms\""]);
+}
+
 #[test]
 fn sampling_interval_too_fine() {
     let text = format!("{DUMBBELL}\n[metrics]\ninterval = \"1ps\"\n");

@@ -19,7 +19,7 @@ use crate::l2::qcn::MulticastScheme;
 use crate::metrics::{jain_index, mean_std, TimeSeries};
 use crate::net::NodeKind;
 use crate::report::plot::{bar_chart, line_chart, Line};
-use crate::scenario::schema::TrafficKind;
+use crate::scenario::schema::Source;
 use crate::scenario::units::{Duration, Size};
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
@@ -163,8 +163,7 @@ impl Variant {
         }
         if self.source == SourceModel::Saturated {
             for t in &mut s.traffic {
-                t.kind = TrafficKind::Saturated;
-                t.rate = None;
+                t.source = Source::Saturated;
             }
         }
         let q = s.protocols.qcn.as_mut().expect("base scenarios configure QCN");

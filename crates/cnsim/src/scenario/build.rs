@@ -10,7 +10,7 @@ use super::error::{did_you_mean, ScenarioError};
 use super::generators::{GenLink, GenNode, Generated};
 use super::install::InstallCx;
 use super::schema::{
-    NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Start, Topology, Traffic, TrafficKind,
+    NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Source, Start, Topology, Traffic,
 };
 use super::units::{Duration, Rate, Size, MAX_TIME};
 use crate::engine::time::format_time;
@@ -516,66 +516,21 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 "no source hosts; expected a host name, pattern or list".into(),
             ));
         }
-        // Pattern.
-        let need_rate = || {
-            t.rate.map(|r| r.0).ok_or_else(|| {
-                err(
-                    &format!("{tp}.rate"),
-                    format!(
-                        "missing required key \"rate\"; a {} source needs a rate, e.g. rate = \"1Gbps\"",
-                        kind_name(t.kind)
-                    ),
-                )
-            })
-        };
-        let pattern = match t.kind {
-            TrafficKind::Cbr => Pattern::Cbr { rate_bps: need_rate()? },
-            TrafficKind::Poisson => Pattern::Poisson { rate_bps: need_rate()? },
-            TrafficKind::Onoff => {
-                let on = t.on.ok_or_else(|| {
-                    err(
-                        &format!("{tp}.on"),
-                        "missing required key \"on\"; an onoff source needs an on-period, e.g. on = \"20ms\""
-                            .into(),
-                    )
-                })?;
-                let off = t.off.ok_or_else(|| {
-                    err(
-                        &format!("{tp}.off"),
-                        "missing required key \"off\"; an onoff source needs an off-period, e.g. off = \"20ms\"".into(),
-                    )
-                })?;
-                if on.0 == 0 {
-                    return Err(err(
-                        &format!("{tp}.on"),
-                        "\"0s\" is not an on-period; expected a positive time, e.g. \"20ms\"".into(),
-                    ));
-                }
-                Pattern::OnOff {
-                    rate_bps: need_rate()?,
-                    on: on.0,
-                    off: off.0,
-                    exponential: t.periods == PeriodDistribution::Exponential,
-                }
-            }
-            TrafficKind::Saturated => {
-                if t.rate.is_some() {
-                    return Err(err(
-                        &format!("{tp}.rate"),
-                        format!(
-                            "rate = \"{}\" given, but a saturated source has no rate of its own; \
-                             expected no rate (use rate_limit to cap it)",
-                            t.rate.map(|r| r.to_string()).unwrap_or_default()
-                        ),
-                    ));
-                }
-                Pattern::Saturated
-            }
+        let pattern = match t.source {
+            Source::Cbr { rate } => Pattern::Cbr { rate_bps: rate.0 },
+            Source::Poisson { rate } => Pattern::Poisson { rate_bps: rate.0 },
+            Source::OnOff { rate, on, off, periods } => Pattern::OnOff {
+                rate_bps: rate.0,
+                on: on.0,
+                off: off.0,
+                exponential: periods == PeriodDistribution::Exponential,
+            },
+            Source::Saturated => Pattern::Saturated,
         };
         // One frame must take at most MAX_TIME at every rate it meets, so that no time the
         // simulator forms from frame times can overflow.
         let mut rates: Vec<(u64, String)> = Vec::new();
-        if let Some(r) = t.rate {
+        if let Some(r) = t.source.rate() {
             rates.push((r.0, format!("{tp}.rate")));
         }
         if let Some(r) = t.rate_limit {
@@ -796,7 +751,7 @@ pub const MAX_ABOVE_LINE_RATE: u64 = 1000;
 /// own host queue, at the cost of one event per frame) unless the traffic entry allows it,
 /// and then not beyond [`MAX_ABOVE_LINE_RATE`] times the line rate.
 fn check_source_rate(t: &Traffic, tp: &str, src: &str, line: u64, file: &str) -> Result<(), ScenarioError> {
-    let Some(rate) = t.rate else {
+    let Some(rate) = t.source.rate() else {
         return Ok(());
     };
     let limit = if t.allow_above_line_rate { line.saturating_mul(MAX_ABOVE_LINE_RATE) } else { line };
@@ -820,15 +775,6 @@ fn check_source_rate(t: &Traffic, tp: &str, src: &str, line: u64, file: &str) ->
         )
     };
     Err(ScenarioError::new(file, format!("{tp}.rate"), message))
-}
-
-fn kind_name(k: TrafficKind) -> &'static str {
-    match k {
-        TrafficKind::Cbr => "cbr",
-        TrafficKind::Onoff => "onoff",
-        TrafficKind::Poisson => "poisson",
-        TrafficKind::Saturated => "saturated",
-    }
 }
 
 /// The port named `name` ("node->next"), or an error at `path` with the closest name.
@@ -1088,9 +1034,8 @@ link = { rate = "1Gbps", delay = "1us" }
         assert!((1400..=1600).contains(&dropped), "{dropped}");
         let e = build_error(&entry("1001Gbps", allowed));
         assert!(e.message.contains("more than 1000 times the line rate"), "{e}");
-        for kind in ["poisson", "onoff"] {
-            let text =
-                entry("2Gbps", "on = \"1us\"\noff = \"1us\"\n").replace("\"cbr\"", &format!("\"{kind}\""));
+        for (kind, keys) in [("poisson", ""), ("onoff", "on = \"1us\"\noff = \"1us\"\n")] {
+            let text = entry("2Gbps", keys).replace("\"cbr\"", &format!("\"{kind}\""));
             assert_eq!(build_error(&text).path, "traffic[0].rate");
         }
     }

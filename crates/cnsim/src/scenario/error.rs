@@ -198,6 +198,11 @@ fn required_key_example(parent: &str, key: &str) -> Option<String> {
 /// reported at the key itself (serde reports it at the enclosing table), unknown keys and
 /// values get a suggestion.
 pub fn locate_serde_error(path: String, msg: &str) -> (String, String) {
+    // A rule checked where a table is read names its key: "key `KEY`: MESSAGE".
+    if let Some((key, message)) = msg.strip_prefix("key `").and_then(|rest| rest.split_once("`: ")) {
+        let full = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+        return (full, message.to_string());
+    }
     if let Some(rest) = msg.strip_prefix("missing field `") {
         if let Some((key, _)) = rest.split_once('`') {
             let full = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };

@@ -503,8 +503,219 @@ fn default_source_queue() -> Size {
 
 /// A traffic entry; one flow per source host it names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "TrafficEntry", into = "TrafficEntry")]
 pub struct Traffic {
+    /// Name; flows are named "{name}/{source host}".
+    pub name: String,
+    /// What each source sends: the kind and its own keys.
+    pub source: Source,
+    /// Source host(s).
+    pub from: HostSel,
+    /// Destination: a host, a multicast group, or "uniform".
+    pub to: String,
+    /// Frame size on the wire.
+    pub frame_size: Size,
+    /// Start time.
+    pub start: Start,
+    /// Stop time; absent = the scenario's duration.
+    pub stop: Option<Duration>,
+    /// Frame priority (0..=7).
+    pub priority: u8,
+    /// The flow's frames are ECN-capable (ECT(0)).
+    pub ecn: bool,
+    /// A fixed per-flow rate limit at the host's egress.
+    pub rate_limit: Option<Rate>,
+    /// Capacity of the flow's limiter queue.
+    pub source_queue: Size,
+    /// Accept a `rate` above the source host's line rate.
+    pub allow_above_line_rate: bool,
+}
+
+/// What a traffic source sends: one variant per `kind`, with that kind's keys. A key of
+/// another kind is refused where the entry is read, with its key path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source {
+    /// `kind = "cbr"`: one frame every 8·L/rate.
+    Cbr {
+        /// `rate`.
+        rate: Rate,
+    },
+    /// `kind = "poisson"`: exponential gaps with mean 8·L/rate.
+    Poisson {
+        /// `rate` (the mean).
+        rate: Rate,
+    },
+    /// `kind = "onoff"`: CBR at `rate` during on-periods, silent during off-periods.
+    OnOff {
+        /// `rate` while on.
+        rate: Rate,
+        /// `on`: on-period length (or mean).
+        on: Duration,
+        /// `off`: off-period length (or mean).
+        off: Duration,
+        /// `periods`: fixed or exponential lengths.
+        periods: PeriodDistribution,
+    },
+    /// `kind = "saturated"`: always backlogged, as fast as its rate limiter allows.
+    Saturated,
+}
+
+impl Source {
+    /// The `kind` that selects this variant.
+    pub fn kind(&self) -> TrafficKind {
+        match self {
+            Source::Cbr { .. } => TrafficKind::Cbr,
+            Source::Poisson { .. } => TrafficKind::Poisson,
+            Source::OnOff { .. } => TrafficKind::Onoff,
+            Source::Saturated => TrafficKind::Saturated,
+        }
+    }
+
+    /// The source's own rate, if its kind has one.
+    pub fn rate(&self) -> Option<Rate> {
+        match *self {
+            Source::Cbr { rate } | Source::Poisson { rate } | Source::OnOff { rate, .. } => Some(rate),
+            Source::Saturated => None,
+        }
+    }
+}
+
+/// A rule of one kind broken at one key: `key \`KEY\`: MESSAGE`, which
+/// [`locate_serde_error`](super::error::locate_serde_error) turns into a located error.
+fn at_key(key: &str, message: impl std::fmt::Display) -> String {
+    format!("key `{key}`: {message}")
+}
+
+impl TryFrom<TrafficEntry> for Traffic {
+    type Error = String;
+
+    fn try_from(t: TrafficEntry) -> Result<Self, String> {
+        let kind = kind_name(t.kind);
+        let rate = || {
+            t.rate.ok_or_else(|| {
+                at_key(
+                    "rate",
+                    format!(
+                        "missing required key \"rate\"; a {kind} source needs a rate, e.g. rate = \"1Gbps\""
+                    ),
+                )
+            })
+        };
+        let refuse = |key: &str, given: bool| {
+            if given {
+                Err(at_key(
+                    key,
+                    format!("\"{key}\" is not a key of a {kind} source; it belongs to kind = \"onoff\""),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let source = match t.kind {
+            TrafficKind::Cbr | TrafficKind::Poisson => {
+                refuse("on", t.on.is_some())?;
+                refuse("off", t.off.is_some())?;
+                if t.kind == TrafficKind::Cbr {
+                    Source::Cbr { rate: rate()? }
+                } else {
+                    Source::Poisson { rate: rate()? }
+                }
+            }
+            TrafficKind::Onoff => {
+                let on = t.on.ok_or_else(|| {
+                    at_key(
+                        "on",
+                        "missing required key \"on\"; an onoff source needs an on-period, e.g. on = \"20ms\"",
+                    )
+                })?;
+                let off = t.off.ok_or_else(|| {
+                    at_key(
+                        "off",
+                        "missing required key \"off\"; an onoff source needs an off-period, e.g. off = \"20ms\"",
+                    )
+                })?;
+                if on.0 == 0 {
+                    return Err(at_key(
+                        "on",
+                        "\"0s\" is not an on-period; expected a positive time, e.g. \"20ms\"",
+                    ));
+                }
+                Source::OnOff { rate: rate()?, on, off, periods: t.periods }
+            }
+            TrafficKind::Saturated => {
+                if let Some(r) = t.rate {
+                    return Err(at_key(
+                        "rate",
+                        format!(
+                            "rate = \"{r}\" given, but a saturated source has no rate of its own; \
+                             expected no rate (use rate_limit to cap it)"
+                        ),
+                    ));
+                }
+                refuse("on", t.on.is_some())?;
+                refuse("off", t.off.is_some())?;
+                Source::Saturated
+            }
+        };
+        Ok(Traffic {
+            name: t.name,
+            source,
+            from: t.from,
+            to: t.to,
+            frame_size: t.frame_size,
+            start: t.start,
+            stop: t.stop,
+            priority: t.priority,
+            ecn: t.ecn,
+            rate_limit: t.rate_limit,
+            source_queue: t.source_queue,
+            allow_above_line_rate: t.allow_above_line_rate,
+        })
+    }
+}
+
+impl From<Traffic> for TrafficEntry {
+    fn from(t: Traffic) -> Self {
+        let (on, off, periods) = match t.source {
+            Source::OnOff { on, off, periods, .. } => (Some(on), Some(off), periods),
+            _ => (None, None, PeriodDistribution::default()),
+        };
+        TrafficEntry {
+            name: t.name,
+            kind: t.source.kind(),
+            from: t.from,
+            to: t.to,
+            frame_size: t.frame_size,
+            rate: t.source.rate(),
+            on,
+            off,
+            periods,
+            start: t.start,
+            stop: t.stop,
+            priority: t.priority,
+            ecn: t.ecn,
+            rate_limit: t.rate_limit,
+            source_queue: t.source_queue,
+            allow_above_line_rate: t.allow_above_line_rate,
+        }
+    }
+}
+
+/// The name `kind` is written with.
+pub fn kind_name(k: TrafficKind) -> &'static str {
+    match k {
+        TrafficKind::Cbr => "cbr",
+        TrafficKind::Onoff => "onoff",
+        TrafficKind::Poisson => "poisson",
+        TrafficKind::Saturated => "saturated",
+    }
+}
+
+/// A `[[traffic]]` table as written: every key any kind may have. It is read into a
+/// [`Traffic`], whose [`Source`] holds exactly the keys of its kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficEntry {
     /// Name; flows are named "{name}/{source host}".
     pub name: String,
     /// Source kind.
