@@ -38,8 +38,16 @@ pub enum TimerOwner {
     /// A link-control timer (PAUSE expiry, PAUSE refresh, host input service).
     LinkControl {
         /// What the timer is for.
-        owner: pause::TimerRole,
+        owner: LinkTimer,
     },
+}
+
+/// What a link-control timer stands for: one variant per link-control protocol, whose
+/// own payload only that protocol reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkTimer {
+    /// IEEE 802.3x PAUSE / 802.1Qbb PFC.
+    Pause(pause::TimerRole),
 }
 
 /// Where a frame in the outbox goes.
@@ -332,9 +340,9 @@ impl AnyLinkControl {
     }
 
     /// A link-control timer expired.
-    pub fn on_timer(&mut self, ctx: &mut Ctx, role: pause::TimerRole) -> TimerAction {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_timer(ctx, role),
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: LinkTimer) -> TimerAction {
+        match (self, timer) {
+            (AnyLinkControl::Pause(p), LinkTimer::Pause(role)) => p.on_timer(ctx, role),
         }
     }
 

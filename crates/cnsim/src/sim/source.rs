@@ -3,9 +3,8 @@
 
 use super::{ctx, DropSite, Protocols, Recorder, Sim, TimerOwner};
 use crate::engine::{Event, Time, TimerId, Timers};
-use crate::l2::pause::TimerRole;
 use crate::net::{Frame, FrameArena, Header, HeaderKind, MulticastTrees, Network, Routes, NONE};
-use crate::protocol::TimerAction;
+use crate::protocol::{LinkTimer, TimerAction};
 use crate::protocol::{Outbox, RateChange};
 use crate::traffic::shaper::Offer;
 use crate::traffic::{Destination, Flow, Pattern};
@@ -276,9 +275,9 @@ impl Sim {
     // ---- link control --------------------------------------------------------------
 
     /// A link-control timer expired.
-    pub(super) fn link_timer(&mut self, role: TimerRole, now: Time) -> Option<(Time, Event)> {
+    pub(super) fn link_timer(&mut self, timer: LinkTimer, now: Time) -> Option<(Time, Event)> {
         let link = self.protocols.link.as_mut()?;
-        let action = link.on_timer(&mut ctx!(self, now), role);
+        let action = link.on_timer(&mut ctx!(self, now), timer);
         self.flush(now);
         match action {
             TimerAction::None => {}

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::time::serialization_time;
 use crate::engine::{Time, TimerId, Timers};
 use crate::net::{Ecn, Frame, FrameId, Header, NodeId, NodeKind, PortId, MAX_CLASSES, NONE};
-use crate::protocol::{AnyLinkControl, Ctx, HostArrival, Send, TimerAction, TimerOwner};
+use crate::protocol::{AnyLinkControl, Ctx, HostArrival, LinkTimer, Send, TimerAction, TimerOwner};
 use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::HostSel;
 use crate::scenario::units::{Rate, Size};
@@ -146,6 +146,11 @@ pub struct PauseParams {
     /// Hosts with an input service rate.
     #[serde(default)]
     pub hosts: Vec<HostParams>,
+}
+
+/// The timer owner a PAUSE timer is registered under.
+fn owner(role: TimerRole) -> TimerOwner {
+    TimerOwner::LinkControl { owner: LinkTimer::Pause(role) }
 }
 
 /// What a link-control timer is for.
@@ -301,14 +306,14 @@ impl Pause {
                 port: spec.port,
                 rate_bps: spec.rate_bps,
                 paused_until: [0; MAX_CLASSES],
-                unpause: timers.add(TimerOwner::LinkControl { owner: TimerRole::Unpause { slot } }),
+                unpause: timers.add(owner(TimerRole::Unpause { slot })),
                 counted: spec.counted && switch.is_some(),
                 held_frames: [0; MAX_CLASSES],
                 held_bytes: [0; MAX_CLASSES],
                 xoff_sent: 0,
                 refresh: std::array::from_fn(|c| {
                     let counter = c as u8;
-                    timers.add(TimerOwner::LinkControl { owner: TimerRole::Refresh { slot, counter } })
+                    timers.add(owner(TimerRole::Refresh { slot, counter }))
                 }),
                 stats: PortPauseStats::default(),
             })
@@ -326,9 +331,8 @@ impl Pause {
                     thresholds: spec.thresholds,
                     queue: VecDeque::new(),
                     bytes: 0,
-                    timer: timers.add(TimerOwner::LinkControl { owner: TimerRole::Service { host: i } }),
-                    refresh: timers
-                        .add(TimerOwner::LinkControl { owner: TimerRole::HostRefresh { host: i } }),
+                    timer: timers.add(owner(TimerRole::Service { host: i })),
+                    refresh: timers.add(owner(TimerRole::HostRefresh { host: i })),
                     xoff_sent: false,
                     stats: HostInputStats::default(),
                 }
