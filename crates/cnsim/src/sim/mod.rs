@@ -5,8 +5,8 @@
 //! → [`Sim::enqueue`] (the queue discipline of its class decides: queue, mark or drop)
 //! → [`Sim::transmit`] (serialization on the link; the arrival is scheduled at once)
 //! → [`Sim::arrive`] at the next node → [`Sim::forward`] (a switch: lookup, replicate
-//! for multicast, enqueue again) or [`Sim::at_host`] and [`Sim::deliver`] (a host's
-//! endpoint, by header).
+//! for multicast, enqueue again) or the host endpoint ([`host`]: its input, then the
+//! frame consumed by its header).
 //!
 //! Protocols act only at the seams of [`crate::protocol`], through a [`Ctx`]; frames they
 //! send wait in the outbox until [`Sim::flush`] sends them.
@@ -18,6 +18,7 @@
 
 mod counters;
 mod hooks;
+mod host;
 mod query;
 mod source;
 
@@ -314,46 +315,6 @@ impl Sim {
                 };
                 self.enqueue(p, copy, now);
             }
-        }
-    }
-
-    /// A frame reached host `host`: through its input buffer if it has one, then to its
-    /// endpoint.
-    #[inline(always)]
-    fn at_host(&mut self, host: NodeId, id: FrameId, now: Time) {
-        if let Some(link) = &mut self.protocols.link {
-            let size = self.frames.get(id).size;
-            let arrival = link.on_host_arrival(&mut ctx!(self, now), host, id, size);
-            self.flush(now);
-            match arrival {
-                crate::protocol::HostArrival::Deliver => {}
-                crate::protocol::HostArrival::Held => return,
-                crate::protocol::HostArrival::Dropped => return self.drop_frame(id, DropSite::Host),
-            }
-        }
-        self.deliver(host, id, now);
-    }
-
-    /// The host endpoint: a frame is consumed, by its header.
-    #[inline(always)]
-    fn deliver(&mut self, _host: NodeId, id: FrameId, now: Time) {
-        let frame = self.frames.get(id);
-        self.counters.count_delivered(frame.kind());
-        match frame.header {
-            Header::Data(_) => {
-                let st = &mut self.flows[frame.flow as usize].stats;
-                st.delivered_frames += 1;
-                st.delivered_bytes += frame.size as u64;
-                st.delay_sum += (now - frame.born) as u128;
-                self.frames.free(id);
-            }
-            Header::Cnm(_) => {
-                let frame = *frame;
-                self.frames.free(id);
-                self.feedback(&frame, now);
-            }
-            // Link-local: consumed by the receiving port, never delivered.
-            Header::Pause(_) => self.frames.free(id),
         }
     }
 

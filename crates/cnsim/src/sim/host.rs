@@ -1,0 +1,51 @@
+//! The host endpoint: a frame that reaches a host passes its input (a host input
+//! service, when a link control has one) and is then consumed by its header: data is
+//! counted as delivered to its flow, a CNM goes to the flow's reaction point; later
+//! headers (TCP segments and ACKs, probes) get their own arms here.
+
+use super::{ctx, DropSite, Sim};
+use crate::engine::Time;
+use crate::net::{FrameId, Header, NodeId};
+use crate::protocol::HostArrival;
+
+impl Sim {
+    /// A frame reached host `host`: through its input buffer if it has one, then to its
+    /// endpoint.
+    #[inline(always)]
+    pub(super) fn at_host(&mut self, host: NodeId, id: FrameId, now: Time) {
+        if let Some(link) = &mut self.protocols.link {
+            let size = self.frames.get(id).size;
+            let arrival = link.on_host_arrival(&mut ctx!(self, now), host, id, size);
+            self.flush(now);
+            match arrival {
+                HostArrival::Deliver => {}
+                HostArrival::Held => return,
+                HostArrival::Dropped => return self.drop_frame(id, DropSite::Host),
+            }
+        }
+        self.deliver(host, id, now);
+    }
+
+    /// The host endpoint: a frame is consumed, by its header.
+    #[inline(always)]
+    pub(super) fn deliver(&mut self, _host: NodeId, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        self.counters.count_delivered(frame.kind());
+        match frame.header {
+            Header::Data(_) => {
+                let st = &mut self.flows[frame.flow as usize].stats;
+                st.delivered_frames += 1;
+                st.delivered_bytes += frame.size as u64;
+                st.delay_sum += (now - frame.born) as u128;
+                self.frames.free(id);
+            }
+            Header::Cnm(_) => {
+                let frame = *frame;
+                self.frames.free(id);
+                self.feedback(&frame, now);
+            }
+            // Link-local: consumed by the receiving port, never delivered.
+            Header::Pause(_) => self.frames.free(id),
+        }
+    }
+}
