@@ -59,6 +59,11 @@ enum Command {
     },
     /// List the bundled scenarios and the reproductions.
     List,
+    /// Print a bundled scenario's file, to copy and edit (cnsim show NAME > mine.toml).
+    Show {
+        /// Bundled scenario name (see `cnsim list`).
+        name: String,
+    },
     /// Measure simulator speed on the fixed benchmark scenarios.
     Bench {
         /// Print a JSON array instead of a table.
@@ -181,6 +186,21 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Show { name } => match bundled::get(&name) {
+            Some(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            None => {
+                let names: Vec<&str> = bundled::names().collect();
+                eprintln!(
+                    "error: no bundled scenario named \"{}\"; expected one of {}",
+                    scenario::error::shown(&name),
+                    names.join(", ")
+                );
+                ExitCode::from(EXIT_INPUT)
+            }
+        },
         Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
         Command::Reproduce { name, out, jobs, quick, force, quiet } => {
             cmd_reproduce(&name, out, jobs, quick, force, quiet, &Signals::install())

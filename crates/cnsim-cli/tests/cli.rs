@@ -208,3 +208,19 @@ fn run_on_a_file_that_does_not_build_leaves_no_run_directory() {
     assert!(!dir.path().join("runs").exists(), "runs/ was created");
     assert_eq!(dir.entries(), ["disconnected.toml"]);
 }
+
+#[test]
+fn show_prints_a_bundled_scenario_that_validates_as_a_file() {
+    let dir = TempDir::new("show");
+    let o = cnsim(dir.path(), &["show", "dumbbell-qcn-64"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).expect("utf-8");
+    assert!(text.contains("[protocols.qcn]"), "{text}");
+    dir.write("copy.toml", &text);
+    let o = cnsim(dir.path(), &["validate", "copy.toml"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = cnsim(dir.path(), &["show", "no-such"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no bundled scenario named \"no-such\"; expected one of dumbbell-cbr-64"), "{err}");
+}

@@ -590,10 +590,41 @@ fn frame_size_in_frames() {
     );
 }
 
+/// Ethernet frames are 64 to 9216 bytes unless the entry allows any size.
+#[test]
+fn frame_size_outside_ethernet() {
+    for size in ["63B", "9217B"] {
+        let text =
+            edit(DUMBBELL, "rate = \"1Gbps\"\n", &format!("rate = \"1Gbps\"\nframe_size = \"{size}\"\n"));
+        let e = error_of(&text, &[]);
+        assert_located(
+            &e,
+            "traffic[0].frame_size",
+            &[
+                &format!("\"{size}\" is outside Ethernet's frame sizes"),
+                "expected 64 to 9216 bytes",
+                "allow_any_frame_size = true",
+            ],
+        );
+    }
+    let text = edit(
+        DUMBBELL,
+        "rate = \"1Gbps\"\n",
+        "rate = \"1Gbps\"\nframe_size = \"32B\"\nallow_any_frame_size = true\n",
+    );
+    assert!(cnsim::scenario::parse(&text, "t.toml", &[])
+        .and_then(|s| cnsim::scenario::build(&s, "t.toml").map(|_| ()))
+        .is_ok());
+}
+
 #[test]
 fn frame_too_large_for_the_slowest_link() {
     let text = edit(DUMBBELL, "bottleneck = { rate = \"10Gbps\"", "bottleneck = { rate = \"1bps\"");
-    let text = edit(&text, "rate = \"1Gbps\"\n", "rate = \"1Gbps\"\nframe_size = \"4GB\"\n");
+    let text = edit(
+        &text,
+        "rate = \"1Gbps\"\n",
+        "rate = \"1Gbps\"\nframe_size = \"4GB\"\nallow_any_frame_size = true\n",
+    );
     let e = error_of(&text, &[]);
     assert_located(
         &e,

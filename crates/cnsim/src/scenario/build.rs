@@ -474,6 +474,17 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 ));
             }
         };
+        if !t.allow_any_frame_size && !(MIN_FRAME_BYTES..=MAX_FRAME_BYTES).contains(&size) {
+            return Err(err(
+                &format!("{tp}.frame_size"),
+                format!(
+                    "\"{}\" is outside Ethernet's frame sizes; expected {MIN_FRAME_BYTES} to \
+                     {MAX_FRAME_BYTES} bytes (e.g. \"1500B\"), or allow_any_frame_size = true in \
+                     this traffic entry",
+                    t.frame_size
+                ),
+            ));
+        }
         if t.priority > 7 {
             return Err(err(
                 &format!("{tp}.priority"),
@@ -742,6 +753,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     Ok(sim)
 }
 
+/// Smallest Ethernet frame on the wire, bytes (IEEE 802.3 minimum).
+pub const MIN_FRAME_BYTES: u32 = 64;
+/// Largest frame accepted without `allow_any_frame_size`: a common jumbo-frame limit.
+pub const MAX_FRAME_BYTES: u32 = 9216;
+
 /// Most on/off cycles with random periods that a run may draw, over all sources.
 pub const MAX_ONOFF_CYCLES: u64 = 100_000_000;
 /// How far above its line rate a source may go with `allow_above_line_rate`.
@@ -945,7 +961,10 @@ trunk = { rate = "1Gbps", delay = "1us" }
         let mut sim = try_build(&text).unwrap_or_else(|e| panic!("{e}"));
         sim.run_to_end();
         sim.check_conservation().unwrap();
-        let e = build_error(&text.replace("rate = \"1bps\"", "rate = \"1bps\"\nframe_size = \"4GB\""));
+        let e = build_error(&text.replace(
+            "rate = \"1bps\"",
+            "rate = \"1bps\"\nframe_size = \"4GB\"\nallow_any_frame_size = true",
+        ));
         assert_eq!(e.path, "traffic[0].frame_size", "{e}");
         assert!(e.message.contains("at 1bps (traffic[0].rate)"), "{e}");
     }

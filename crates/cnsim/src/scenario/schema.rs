@@ -529,6 +529,8 @@ pub struct Traffic {
     pub source_queue: Size,
     /// Accept a `rate` above the source host's line rate.
     pub allow_above_line_rate: bool,
+    /// Accept a frame size outside Ethernet's 64–9216 bytes.
+    pub allow_any_frame_size: bool,
 }
 
 /// What a traffic source sends: one variant per `kind`, with that kind's keys. A key of
@@ -670,6 +672,7 @@ impl TryFrom<TrafficEntry> for Traffic {
             rate_limit: t.rate_limit,
             source_queue: t.source_queue,
             allow_above_line_rate: t.allow_above_line_rate,
+            allow_any_frame_size: t.allow_any_frame_size,
         })
     }
 }
@@ -697,6 +700,7 @@ impl From<Traffic> for TrafficEntry {
             rate_limit: t.rate_limit,
             source_queue: t.source_queue,
             allow_above_line_rate: t.allow_above_line_rate,
+            allow_any_frame_size: t.allow_any_frame_size,
         }
     }
 }
@@ -764,6 +768,10 @@ pub struct TrafficEntry {
     /// source only fills its own host's queue, so it is refused unless asked for.
     #[serde(default)]
     pub allow_above_line_rate: bool,
+    /// Accept a `frame_size` outside 64–9216 bytes (the Ethernet minimum and a common
+    /// jumbo-frame maximum), e.g. for a model of another link layer.
+    #[serde(default)]
+    pub allow_any_frame_size: bool,
 }
 
 /// Protocol tables: one per protocol, each a parameter struct in the protocol's own
