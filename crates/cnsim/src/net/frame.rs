@@ -112,7 +112,7 @@ pub struct Frame {
     /// Flow the frame belongs to (for a CNM: the flow of the sampled frame).
     pub flow: u32,
     /// Port through which the frame entered the node that holds it (`NONE` at the node
-    /// that created it).
+    /// that created it). Kept only while a link control counts frames by ingress port.
     pub ingress: u32,
     /// Creation time, for latency.
     pub born: Time,

@@ -273,7 +273,11 @@ impl Sim {
         let peer = port.peer;
         self.counters.on_wire -= 1;
         let frame = self.frames.get_mut(id);
-        frame.ingress = peer;
+        if self.protocols.link.is_some() {
+            // Only a link control counts frames by ingress port; otherwise the frame's
+            // cache line is left clean.
+            frame.ingress = peer;
+        }
         if frame.header.link_local() {
             self.link_local(peer, id, now);
             return next;
