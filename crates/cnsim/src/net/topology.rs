@@ -77,8 +77,10 @@ pub struct Port {
     pub in_flight: VecDeque<(Time, FrameId)>,
     /// Frames waiting to be sent, one queue per traffic class.
     pub classes: Classes,
-    /// Link-local frames (PAUSE) waiting to be sent ahead of every class.
-    pub control: VecDeque<FrameId>,
+    /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
+    /// when the first one is sent (most ports never send one, and the data path only
+    /// asks whether any waits).
+    pub control: Option<Box<VecDeque<FrameId>>>,
     /// Link rate in bit/s.
     pub rate_bps: u64,
     /// Propagation delay of the link.
@@ -86,6 +88,17 @@ pub struct Port {
 }
 
 impl Port {
+    /// Whether link-local frames wait to be sent.
+    #[inline]
+    pub fn control_waiting(&self) -> bool {
+        self.control.as_deref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Frames waiting in the link-local queue.
+    pub fn control_len(&self) -> usize {
+        self.control.as_deref().map_or(0, VecDeque::len)
+    }
+
     /// Time to serialize `size` bytes on this port's link.
     #[inline]
     pub fn serialization_time(&mut self, size: u32) -> Time {
@@ -155,7 +168,7 @@ impl Network {
                 delay,
                 to_next_node: 0,
                 classes: Classes::new(1, cap),
-                control: VecDeque::new(),
+                control: None,
                 busy_until: 0,
                 wake_pending: false,
                 pool: self.nodes[node as usize].pool,

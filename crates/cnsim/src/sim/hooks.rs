@@ -90,7 +90,7 @@ impl Sim {
             match how {
                 Send::Forward { node } => self.forward(node, id, now),
                 Send::OnPort { port } => {
-                    self.net.ports[port as usize].control.push_back(id);
+                    self.net.ports[port as usize].control.get_or_insert_with(Default::default).push_back(id);
                     self.kick(port, now);
                 }
             }

@@ -155,7 +155,7 @@ impl Sim {
         let class = port.classes.class_of(frame.priority);
         let straight = port.classes.backlog() == 0
             && port.busy_until <= now
-            && port.control.is_empty()
+            && !port.control_waiting()
             && AnyLinkControl::gate_open(&self.protocols.link, port.link, class, now);
         let on_wire = port.classes.on_wire(class, port.busy_until > now);
         let queue = port.classes.queue_mut(class);
@@ -219,7 +219,7 @@ impl Sim {
     /// next `PortFree` while frames remain.
     fn port_free(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let port = &mut self.net.ports[p as usize];
-        if let Some(id) = port.control.pop_front() {
+        if let Some(id) = port.control.as_deref_mut().and_then(|c| c.pop_front()) {
             port.classes.serializing(u8::MAX, 0);
             let size = self.frames.get(id).size;
             self.transmit(p, id, size, now);
@@ -244,7 +244,7 @@ impl Sim {
             }
         }
         let port = &mut self.net.ports[p as usize];
-        if port.classes.backlog() == 0 && port.control.is_empty() {
+        if port.classes.backlog() == 0 && !port.control_waiting() {
             port.wake_pending = false;
             None
         } else {
@@ -256,7 +256,7 @@ impl Sim {
     /// waiting): make sure its transmitter runs.
     fn kick(&mut self, p: PortId, now: Time) {
         let port = &mut self.net.ports[p as usize];
-        if port.wake_pending || (port.classes.backlog() == 0 && port.control.is_empty()) {
+        if port.wake_pending || (port.classes.backlog() == 0 && !port.control_waiting()) {
             return;
         }
         port.wake_pending = true;

@@ -87,7 +87,7 @@ impl Sim {
 
     /// Frames waiting in egress queues, shapers and host inputs.
     pub fn frames_queued(&self) -> u64 {
-        let in_ports: u64 = self.net.ports.iter().map(|p| p.classes.backlog() + p.control.len() as u64).sum();
+        let in_ports: u64 = self.net.ports.iter().map(|p| p.classes.backlog() + p.control_len() as u64).sum();
         let in_shapers: u64 =
             self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|l| l.queue.len() as u64).sum();
         let in_hosts = self.protocols.link.as_ref().map_or(0, |l| l.frames_held());
@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn hot_structs_stay_small() {
         assert!(
-            std::mem::size_of::<crate::net::Port>() <= 384,
+            std::mem::size_of::<crate::net::Port>() <= 368,
             "{}",
             std::mem::size_of::<crate::net::Port>()
         );
