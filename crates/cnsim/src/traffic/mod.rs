@@ -90,11 +90,25 @@ pub struct FlowStats {
     pub delay_sum: u128,
 }
 
-/// A traffic source and its counters.
+/// A traffic source and its counters. The fields an emission reads and writes come
+/// first, together (`repr(C)` keeps them so); names last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Flow {
-    /// Stable name, e.g. "cbr/s12".
-    pub name: String,
+    /// Emission pattern.
+    pub pattern: Pattern,
+    /// First emission time.
+    pub start: Time,
+    /// No frame is produced at or after this time.
+    pub stop: Time,
+    /// Start of the CBR run (for on/off: of the current on-period), and frames emitted
+    /// since the flow started.
+    run_start: Time,
+    run_count: u64,
+    /// End of the current on-period (on/off only).
+    on_until: Time,
+    /// Time spent on before the current on-period (on/off only).
+    on_before: Time,
     /// Source host.
     pub src: NodeId,
     /// Destination rule.
@@ -105,40 +119,28 @@ pub struct Flow {
     pub priority: u8,
     /// ECN codepoint of the flow's data frames (ECT(0) for an ECN-capable transport).
     pub ecn: crate::net::Ecn,
-    /// Emission pattern.
-    pub pattern: Pattern,
-    /// First emission time.
-    pub start: Time,
-    /// No frame is produced at or after this time.
-    pub stop: Time,
-    /// The flow's own random stream.
-    pub rng: RngStream,
-    /// Optional shaper (rate limiter) at the host's egress.
-    pub shaper: Option<Shaper>,
-    /// Reaction point driving the shaper (index into the simulator's reaction points),
-    /// or `NONE`.
-    pub rp: u32,
-    /// The reaction point's timer (set by the simulator), or `NONE`.
-    pub rp_timer: crate::engine::TimerId,
     /// Whether the reaction point writes something into the flow's data frames (so the
     /// source asks it for every frame, and only then).
     pub rp_stamps: bool,
-    /// Frames the shaper queue holds (the source-side buffer).
-    pub source_queue: usize,
-    /// The destination as the scenario names it (host, group or "uniform").
-    pub dst_name: String,
-    /// Rate of the source host's link, bit/s (QCN's line rate C).
-    pub line_bps: u64,
+    /// Reaction point driving the shaper (index into the simulator's reaction points),
+    /// or `NONE`.
+    pub rp: u32,
+    /// Optional shaper (rate limiter) at the host's egress.
+    pub shaper: Option<Shaper>,
     /// Counters.
     pub stats: FlowStats,
-    /// Start of the CBR run (for on/off: of the current on-period), and frames emitted
-    /// since the flow started.
-    run_start: Time,
-    run_count: u64,
-    /// End of the current on-period (on/off only).
-    on_until: Time,
-    /// Time spent on before the current on-period (on/off only).
-    on_before: Time,
+    /// The flow's own random stream.
+    pub rng: RngStream,
+    /// The reaction point's timer (set by the simulator), or `NONE`.
+    pub rp_timer: crate::engine::TimerId,
+    /// Rate of the source host's link, bit/s (QCN's line rate C).
+    pub line_bps: u64,
+    /// Frames the shaper queue holds (the source-side buffer).
+    pub source_queue: usize,
+    /// Stable name, e.g. "cbr/s12".
+    pub name: String,
+    /// The destination as the scenario names it (host, group or "uniform").
+    pub dst_name: String,
 }
 
 impl Flow {
