@@ -94,7 +94,7 @@ pub struct RatioResult {
     pub name: String,
     /// Median of the per-round ratios.
     pub median: f64,
-    /// Smallest and largest per-round ratio.
+    /// Smallest per-round ratio.
     pub min: f64,
     /// Largest per-round ratio.
     pub max: f64,

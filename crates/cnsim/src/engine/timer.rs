@@ -9,7 +9,7 @@
 //! and the old one, when it fires, is recognised as stale and dropped. Events stay 12
 //! bytes: the timer's id and the generation.
 
-use super::queue::Event;
+use super::queue::{Event, EventQueue};
 use super::time::Time;
 
 /// Index of a timer in [`Timers`].
@@ -84,6 +84,15 @@ impl<O: Copy> Timers<O> {
         slot.generation = slot.generation.wrapping_add(1);
         slot.live_at = Some(deadline);
         Some((deadline, Event::Timer { timer: id, generation: slot.generation }))
+    }
+
+    /// Arms timer `id` for `deadline` with `tag` and schedules the event in `events` when
+    /// a new one is needed.
+    #[inline]
+    pub fn arm_in(&mut self, events: &mut EventQueue, id: TimerId, deadline: Time, tag: u32) {
+        if let Some((at, event)) = self.arm(id, deadline, tag) {
+            events.schedule(at, event);
+        }
     }
 
     /// Disarms timer `id`; its live event, if any, will be stale.

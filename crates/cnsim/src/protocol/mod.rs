@@ -105,9 +105,7 @@ impl Ctx<'_> {
 
     /// Arms (or re-arms) `timer` to expire at `at` with `tag`.
     pub fn arm(&mut self, timer: TimerId, at: Time, tag: u32) {
-        if let Some((at, event)) = self.timers.arm(timer, at, tag) {
-            self.events.schedule(at, event);
-        }
+        self.timers.arm_in(self.events, timer, at, tag);
     }
 
     /// Cancels `timer` if armed.

@@ -87,6 +87,20 @@ fn larger(name: &str, nodes: u64, hosts: u64, a: (&str, u32), b: (&str, u32)) ->
     Size { nodes, hosts, key: key(name, k), what: format!("{k} = {v}") }
 }
 
+/// The size of a line of `switches.1` switches with `hosts_each.1` hosts on each.
+fn line_size(name: &str, switches: (&str, u32), hosts_each: (&str, u32)) -> Size {
+    let hosts = u64::from(switches.1) * u64::from(hosts_each.1);
+    larger(name, hosts.saturating_add(switches.1.into()), hosts, switches, hosts_each)
+}
+
+/// A line needs at least one switch.
+fn at_least_one(key: &str, n: u32) -> Result<(), (String, String)> {
+    if n == 0 {
+        return Err((key.into(), format!("0 {key}; expected at least 1")));
+    }
+    Ok(())
+}
+
 impl Generate for Star {
     fn size(&self, name: &str) -> Size {
         let h = self.hosts.len() as u64;
@@ -109,15 +123,10 @@ impl Generate for Dumbbell {
 
 impl Generate for Chain {
     fn size(&self, name: &str) -> Size {
-        let hosts = u64::from(self.switches) * u64::from(self.hosts_per_switch);
-        let nodes = hosts.saturating_add(self.switches.into());
-        larger(name, nodes, hosts, ("switches", self.switches), ("hosts_per_switch", self.hosts_per_switch))
+        line_size(name, ("switches", self.switches), ("hosts_per_switch", self.hosts_per_switch))
     }
     fn check(&self) -> Result<(), (String, String)> {
-        if self.switches == 0 {
-            return Err(("switches".into(), "0 switches; expected at least 1".into()));
-        }
-        Ok(())
+        at_least_one("switches", self.switches)
     }
     fn generate(&self) -> Generated {
         chain(self)
@@ -126,15 +135,10 @@ impl Generate for Chain {
 
 impl Generate for ParkingLot {
     fn size(&self, name: &str) -> Size {
-        let hosts = u64::from(self.routers) * u64::from(self.hosts_per_router);
-        let nodes = hosts.saturating_add(self.routers.into());
-        larger(name, nodes, hosts, ("routers", self.routers), ("hosts_per_router", self.hosts_per_router))
+        line_size(name, ("routers", self.routers), ("hosts_per_router", self.hosts_per_router))
     }
     fn check(&self) -> Result<(), (String, String)> {
-        if self.routers == 0 {
-            return Err(("routers".into(), "0 routers; expected at least 1".into()));
-        }
-        Ok(())
+        at_least_one("routers", self.routers)
     }
     fn generate(&self) -> Generated {
         parking_lot(self)

@@ -99,14 +99,7 @@ impl Sim {
 
     /// Arms timer `timer` for `at` (tag 0).
     fn arm(&mut self, timer: TimerId, at: Time) {
-        self.arm_tagged(timer, at, 0);
-    }
-
-    /// Arms timer `timer` for `at` with `tag`.
-    fn arm_tagged(&mut self, timer: TimerId, at: Time, tag: u32) {
-        if let Some((at, event)) = self.timers.arm(timer, at, tag) {
-            self.events.schedule(at, event);
-        }
+        self.timers.arm_in(&mut self.events, timer, at, 0);
     }
 
     /// Builds the next data frame of flow `f`.
@@ -268,7 +261,7 @@ impl Sim {
             }
         }
         if let Some((delay, tag)) = change.arm_timer {
-            self.arm_tagged(rp_timer, now + delay, tag);
+            self.timers.arm_in(&mut self.events, rp_timer, now + delay, tag);
         }
     }
 
