@@ -222,7 +222,7 @@ impl Summary {
             .collect();
         let mut queues = Vec::new();
         for (p, port) in net.ports.iter().enumerate() {
-            let used = port.classes.queues().any(|q| q.stats.arrived_frames > 0);
+            let used = port.classes.queues().any(|q| q.arrived_frames() > 0);
             if !used && net.nodes[port.node as usize].kind != NodeKind::Switch {
                 continue;
             }
@@ -234,8 +234,8 @@ impl Summary {
                     port: net.port_name(p as u32),
                     class: several.then_some(class),
                     capacity: capacity_text(q.capacity),
-                    arrived_frames: s.arrived_frames,
-                    arrived_bytes: s.arrived_bytes,
+                    arrived_frames: q.arrived_frames(),
+                    arrived_bytes: q.arrived_bytes(),
                     dropped_frames: s.dropped_frames,
                     dropped_bytes: s.dropped_bytes,
                     marked_frames: s.marked_frames,

@@ -47,15 +47,14 @@ impl Capacity {
 }
 
 /// Counters of one egress queue. Time integrals are exact (`u128` of frame·ps), so
-/// means and deviations are reproducible to the last bit. The per-frame counters come
-/// first (`repr(C)`), in one cache line.
+/// means and deviations are reproducible to the last bit. What every length change
+/// writes comes first (`repr(C)`) and fills one cache line: the integrals grow in `u64`
+/// and fold into their `u128` totals only when a `u64` would overflow. Arrivals are not
+/// counted separately: every frame offered was sent, dropped or still waits (see
+/// [`EgressQueue::arrived_frames`]).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct QueueStats {
-    /// Frames offered to the queue (accepted or dropped).
-    pub arrived_frames: u64,
-    /// Bytes offered to the queue.
-    pub arrived_bytes: u64,
     /// Frames that started transmission on the link.
     pub sent_frames: u64,
     /// Bytes that started transmission.
@@ -66,29 +65,63 @@ pub struct QueueStats {
     pub max_frames: u64,
     /// Largest number of waiting bytes seen.
     pub max_bytes: u64,
+    /// ∫ frames dt not yet folded into `area_frames`.
+    recent_area_frames: u64,
+    /// ∫ frames² dt not yet folded into `area_frames_sq`.
+    recent_area_frames_sq: u64,
+    /// ∫ bytes dt not yet folded into `area_bytes`.
+    recent_area_bytes: u64,
     /// Frames dropped because the queue (or the shared pool) was full, or by the
     /// queue discipline.
     pub dropped_frames: u64,
-    /// ∫ frames dt, in frame·ps.
-    pub area_frames: u128,
-    /// ∫ frames² dt, in frame²·ps.
-    pub area_frames_sq: u128,
-    /// ∫ bytes dt, in byte·ps.
-    pub area_bytes: u128,
     /// Bytes dropped.
     pub dropped_bytes: u64,
     /// Frames queued with their ECN codepoint set to CE by the queue discipline.
     pub marked_frames: u64,
+    /// ∫ frames dt, in frame·ps (folded part).
+    area_frames: u128,
+    /// ∫ frames² dt, in frame²·ps (folded part).
+    area_frames_sq: u128,
+    /// ∫ bytes dt, in byte·ps (folded part).
+    area_bytes: u128,
+}
+
+/// Adds `value · dt` to an integral kept as a `u64` of recent growth plus a `u128`
+/// total: exact whatever the magnitudes.
+#[inline]
+fn integrate(recent: &mut u64, total: &mut u128, value: u64, dt: u64) {
+    match value.checked_mul(dt).and_then(|area| recent.checked_add(area)) {
+        Some(sum) => *recent = sum,
+        None => {
+            *total += *recent as u128 + value as u128 * dt as u128;
+            *recent = 0;
+        }
+    }
 }
 
 impl QueueStats {
+    /// ∫ frames dt so far, in frame·ps.
+    pub fn area_frames(&self) -> u128 {
+        self.area_frames + self.recent_area_frames as u128
+    }
+
+    /// ∫ frames² dt so far, in frame²·ps.
+    pub fn area_frames_sq(&self) -> u128 {
+        self.area_frames_sq + self.recent_area_frames_sq as u128
+    }
+
+    /// ∫ bytes dt so far, in byte·ps.
+    pub fn area_bytes(&self) -> u128 {
+        self.area_bytes + self.recent_area_bytes as u128
+    }
+
     /// Time-weighted mean and standard deviation of the length in frames over `[0, end]`.
     pub fn mean_std_frames(&self, end: Time) -> (f64, f64) {
         if end == 0 {
             return (0.0, 0.0);
         }
-        let mean = self.area_frames as f64 / end as f64;
-        let mean_sq = self.area_frames_sq as f64 / end as f64;
+        let mean = self.area_frames() as f64 / end as f64;
+        let mean_sq = self.area_frames_sq() as f64 / end as f64;
         (mean, (mean_sq - mean * mean).max(0.0).sqrt())
     }
 
@@ -97,7 +130,7 @@ impl QueueStats {
         if end == 0 {
             0.0
         } else {
-            self.area_bytes as f64 / end as f64
+            self.area_bytes() as f64 / end as f64
         }
     }
 }
@@ -168,14 +201,25 @@ impl EgressQueue {
     /// Advances the time integrals to `now` (call before every length change).
     #[inline]
     fn account(&mut self, now: Time) {
-        let dt = (now - self.stats.last_change) as u128;
+        let s = &mut self.stats;
+        let dt = now - s.last_change;
         if dt > 0 {
-            let n = self.frames.len() as u128;
-            self.stats.area_frames += n * dt;
-            self.stats.area_frames_sq += n * n * dt;
-            self.stats.area_bytes += self.bytes as u128 * dt;
-            self.stats.last_change = now;
+            let n = self.frames.len() as u64;
+            integrate(&mut s.recent_area_frames, &mut s.area_frames, n, dt);
+            integrate(&mut s.recent_area_frames_sq, &mut s.area_frames_sq, n * n, dt);
+            integrate(&mut s.recent_area_bytes, &mut s.area_bytes, self.bytes, dt);
+            s.last_change = now;
         }
+    }
+
+    /// Frames offered to the queue (accepted or dropped): sent, dropped or waiting.
+    pub fn arrived_frames(&self) -> u64 {
+        self.stats.sent_frames + self.stats.dropped_frames + self.len()
+    }
+
+    /// Bytes offered to the queue.
+    pub fn arrived_bytes(&self) -> u64 {
+        self.stats.sent_bytes + self.stats.dropped_bytes + self.bytes
     }
 
     /// Appends a frame that has been admitted.
@@ -185,8 +229,6 @@ impl EgressQueue {
         self.frames.push_back(id);
         self.bytes += size as u64;
         let s = &mut self.stats;
-        s.arrived_frames += 1;
-        s.arrived_bytes += size as u64;
         s.max_frames = s.max_frames.max(self.frames.len() as u64);
         s.max_bytes = s.max_bytes.max(self.bytes);
     }
@@ -195,8 +237,6 @@ impl EgressQueue {
     #[inline]
     pub fn record_drop(&mut self, size: u32) {
         let s = &mut self.stats;
-        s.arrived_frames += 1;
-        s.arrived_bytes += size as u64;
         s.dropped_frames += 1;
         s.dropped_bytes += size as u64;
     }
@@ -205,8 +245,6 @@ impl EgressQueue {
     #[inline]
     pub fn record_cut_through(&mut self, size: u32) {
         let s = &mut self.stats;
-        s.arrived_frames += 1;
-        s.arrived_bytes += size as u64;
         s.sent_frames += 1;
         s.sent_bytes += size as u64;
     }
@@ -295,6 +333,35 @@ mod tests {
         let q = EgressQueue::new(Capacity::Bytes(3000));
         assert!(q.admits(3000));
         assert!(!q.admits(3001));
+    }
+
+    #[test]
+    fn integrals_stay_exact_past_u64() {
+        // 1000 frames of 9000 B waiting for 10^13 ps (10 s): ∫ bytes dt = 9·10^19 byte·ps,
+        // more than a u64 holds (1.8·10^19); ∫ frames² dt = 10^19 twice over overflows too.
+        let mut q = EgressQueue::new(Capacity::Frames(2000));
+        for id in 0..1000 {
+            q.push(0, id, 9000);
+        }
+        q.finish(10_000_000_000_000);
+        q.push(20_000_000_000_000, 1000, 9000);
+        let s = &q.stats;
+        assert_eq!(s.area_bytes(), 2 * 9_000_000 * 10_000_000_000_000u128);
+        assert_eq!(s.area_frames(), 2 * 1000 * 10_000_000_000_000u128);
+        assert_eq!(s.area_frames_sq(), 2 * 1_000_000 * 10_000_000_000_000u128);
+        assert_eq!(q.arrived_frames(), 1001);
+        assert_eq!(q.arrived_bytes(), 1001 * 9000);
+    }
+
+    #[test]
+    fn arrivals_are_sent_dropped_or_waiting() {
+        let mut q = EgressQueue::new(Capacity::Frames(1));
+        q.push(0, 1, 100);
+        q.record_drop(200);
+        q.record_cut_through(300);
+        assert_eq!((q.arrived_frames(), q.arrived_bytes()), (3, 600));
+        q.pop(5, |_| 100);
+        assert_eq!((q.arrived_frames(), q.arrived_bytes()), (3, 600));
     }
 
     #[test]

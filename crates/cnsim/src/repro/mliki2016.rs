@@ -330,17 +330,18 @@ pub fn measure(sim: &Sim) -> Measures {
         if node.kind != NodeKind::Switch {
             continue;
         }
-        let s = &port.classes.queue(0).stats;
+        let q = port.classes.queue(0);
+        let s = &q.stats;
         // Only data frames count: CNMs travel on the ports towards the sources, which carry
         // no data in these topologies.
         let next = sim.net().next_node(p as u32);
         if sim.net().nodes[next as usize].name.starts_with('S') {
             continue;
         }
-        m.queue_arrivals += s.arrived_frames;
+        m.queue_arrivals += q.arrived_frames();
         m.switch_drops += s.dropped_frames;
-        sampled_bound += s.arrived_bytes as f64 / MIN_SAMPLE_INTERVAL_BYTES;
-        if s.arrived_frames > 0 {
+        sampled_bound += q.arrived_bytes() as f64 / MIN_SAMPLE_INTERVAL_BYTES;
+        if q.arrived_frames() > 0 {
             let (mean, std) = s.mean_std_frames(sim.end());
             m.queues.push(QueueMeasure {
                 port: sim.net().port_name(p as u32),
