@@ -138,13 +138,15 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     /// Ports and queues are touched by every frame: growing them costs speed everywhere.
+    /// (What a frame touches counts more than the total: a queue's counters keep their
+    /// cold half, drops and the folded integrals, last.)
     #[test]
     fn hot_structs_stay_small() {
-        assert!(
-            std::mem::size_of::<crate::net::Port>() <= 368,
-            "{}",
-            std::mem::size_of::<crate::net::Port>()
-        );
-        assert!(std::mem::size_of::<crate::net::EgressQueue>() <= 192);
+        let port = std::mem::size_of::<crate::net::Port>();
+        assert!(port <= 384, "{port}");
+        let queue = std::mem::size_of::<crate::net::EgressQueue>();
+        assert!(queue <= 208, "{queue}");
+        let hot_counters = std::mem::offset_of!(crate::net::QueueStats, dropped_frames);
+        assert_eq!(hot_counters, 64, "a length change writes one cache line of counters");
     }
 }
