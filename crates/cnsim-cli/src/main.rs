@@ -45,6 +45,67 @@ enum Command {
         /// Most memory the scenario may need, e.g. 4GiB [default: half the machine's].
         #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
         max_memory: Option<u64>,
+        /// Seed of the run (the first seed with --repeat) [default: the scenario's].
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Run K seeds (seed, seed + 1, ...) in parallel, as a sweep: the directory then
+        /// holds one run per seed, results.parquet and the mean, std and 95 % CI over seeds.
+        #[arg(long, value_name = "K")]
+        repeat: Option<u64>,
+        /// Runs at once with --repeat [default: number of cores].
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Run a scenario over a grid of key values and seeds, resumably, into one results table.
+    ///
+    /// Each run's directory is named by a hash of its resolved scenario, so running the
+    /// same sweep again runs only what is missing (an interrupted sweep resumes) and a
+    /// finished sweep runs nothing. The grid may also live in the scenario file, as a
+    /// [sweep] table (see docs/sweeps.md).
+    Sweep {
+        /// Scenario file, or the name of a bundled scenario.
+        scenario: String,
+        /// An axis crossed with the others: KEY=[v1,v2,...] with an optional unit after
+        /// the list, e.g. --grid 'protocols.qcn.cp.qeq=[25,50,75] frames'.
+        #[arg(long, value_name = "KEY=[VALUES]")]
+        grid: Vec<String>,
+        /// An axis varied together with the other --zip axes (equal lengths), crossed with
+        /// the --grid axes, e.g. --zip 'traffic[0].rate=[1,2]Gbps' --zip 'traffic[1].rate=[2,1]Gbps'.
+        #[arg(long, value_name = "KEY=[VALUES]")]
+        zip: Vec<String>,
+        /// Seeds per grid point (seed, seed + 1, ...).
+        #[arg(long, value_name = "K")]
+        repeat: Option<u64>,
+        /// First seed [default: the scenario's].
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a scenario key in every run.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Sweep directory [default: sweeps/<scenario name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Runs at once [default: number of cores].
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Also write results_summary.parquet/.csv: mean, std and 95 % CI over seeds per point.
+        #[arg(long)]
+        summarize: bool,
+        /// Use runs made by another cnsim version instead of refusing.
+        #[arg(long)]
+        allow_mixed_versions: bool,
+        /// Also write each run's time series as CSV.
+        #[arg(long)]
+        csv: bool,
+        /// Print the planned runs and exit.
+        #[arg(long)]
+        dry_run: bool,
+        /// No progress bar or summary line.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Most memory all runs together may need [default: half the machine's].
+        #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+        max_memory: Option<u64>,
     },
     /// Check a scenario without running it.
     Validate {
@@ -164,9 +225,39 @@ fn hold(phase: &str, signals: &Signals) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { scenario, out, set, force, csv, quiet, max_memory } => {
+        Command::Run { scenario, out, mut set, force, csv, quiet, max_memory, seed, repeat, jobs } => {
+            if let Some(k) = repeat.filter(|&k| k != 1) {
+                let args = cnsim::sweep::SweepArgs { repeat: Some(k), seed, ..Default::default() };
+                let options =
+                    SweepCli { out, jobs, summarize: true, allow_mixed: false, csv, dry_run: false, quiet };
+                return cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install());
+            }
+            if let Some(seed) = seed {
+                set.push(format!("seed={seed}"));
+            }
             let limits = memory_limits(max_memory);
             cmd_run(&scenario, out, &set, force, csv, quiet, &limits, &Signals::install())
+        }
+        Command::Sweep {
+            scenario,
+            grid,
+            zip,
+            repeat,
+            seed,
+            set,
+            out,
+            jobs,
+            summarize,
+            allow_mixed_versions,
+            csv,
+            dry_run,
+            quiet,
+            max_memory,
+        } => {
+            let args = cnsim::sweep::SweepArgs { grid, zip, repeat, seed };
+            let options =
+                SweepCli { out, jobs, summarize, allow_mixed: allow_mixed_versions, csv, dry_run, quiet };
+            cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install())
         }
         Command::Validate { scenario, set, max_memory } => {
             cmd_validate(&scenario, &set, &memory_limits(max_memory))
@@ -485,4 +576,113 @@ fn cmd_reproduce(
         );
     }
     ExitCode::SUCCESS
+}
+
+/// Command-line options of a sweep (or of `run --repeat`).
+struct SweepCli {
+    out: Option<PathBuf>,
+    jobs: Option<usize>,
+    summarize: bool,
+    allow_mixed: bool,
+    csv: bool,
+    dry_run: bool,
+    quiet: bool,
+}
+
+fn cmd_sweep(
+    path: &str,
+    set: &[String],
+    args: &cnsim::sweep::SweepArgs,
+    cli: SweepCli,
+    max_memory: Option<u64>,
+    signals: &Signals,
+) -> ExitCode {
+    let plan = match cnsim::sweep::plan(path, set, args) {
+        Ok(p) => p,
+        Err(e) => return fail(&RunError::Scenario(e)),
+    };
+    let name = plan.runs.first().map(|r| r.scenario.name.clone()).unwrap_or_default();
+    let dir = cli.out.unwrap_or_else(|| {
+        let parent = if args.grid.is_empty()
+            && args.zip.is_empty()
+            && plan.grid.cross.is_empty()
+            && plan.grid.zip.is_empty()
+        {
+            "runs"
+        } else {
+            "sweeps"
+        };
+        PathBuf::from(parent).join(&name)
+    });
+    if cli.dry_run {
+        let keys: Vec<&str> = plan.grid.axes().map(|a| a.key.as_str()).collect();
+        println!(
+            "{} runs of {}: {}",
+            plan.runs.len(),
+            plan.file,
+            if keys.is_empty() { "seeds only".to_string() } else { keys.join(", ") }
+        );
+        for r in &plan.runs {
+            let values: Vec<String> = r.values.iter().map(cnsim::sweep::grid::shown_value).collect();
+            println!("  {}  point {:<4} seed {:<6} {}", r.id, r.point, r.seed, values.join("  "));
+        }
+        return ExitCode::SUCCESS;
+    }
+    let jobs =
+        cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let total = memory_limits(max_memory).max_memory;
+    let options = cnsim::sweep::Options {
+        jobs,
+        allow_mixed_versions: cli.allow_mixed,
+        summarize: cli.summarize,
+        limits: scenario::Limits { max_memory: (total / jobs as u64).max(1 << 20) },
+        csv: cli.csv,
+    };
+    let show = !cli.quiet && std::io::stderr().is_terminal();
+    let bar = std::sync::OnceLock::<ProgressBar>::new();
+    let progress = |p: cnsim::sweep::SweepProgress| {
+        if show {
+            let b = bar.get_or_init(|| {
+                let b = ProgressBar::new(p.to_run as u64);
+                b.set_style(
+                    ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
+                        .expect("valid template"),
+                );
+                b
+            });
+            b.set_position(p.done as u64);
+        }
+        if p.done > 0 {
+            hold(&format!("sweep:{}", p.done), signals);
+        }
+    };
+    let t0 = Instant::now();
+    let outcome = cnsim::sweep::execute(&plan, &dir, &options, &progress, &signals.stop);
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    match outcome {
+        Ok(o) => {
+            if !cli.quiet {
+                eprintln!(
+                    "{name}: {} runs ({} already done, {} run now) in {:.1} s on {jobs} thread(s) -> {}",
+                    o.runs,
+                    o.already_done,
+                    o.ran,
+                    t0.elapsed().as_secs_f64(),
+                    dir.join("results.parquet").display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if signals.stopped() {
+                eprintln!(
+                    "error: interrupted; the finished runs are kept, run the same command again to resume"
+                );
+                return signals.exit_code();
+            }
+            fail(&e)
+        }
+    }
 }

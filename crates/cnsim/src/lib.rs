@@ -13,6 +13,7 @@
 //! - [`scenario`]: the TOML format, validation and building;
 //! - [`metrics`]: counters, time series and writers;
 //! - [`report`]: plots; [`run`]: run directories; [`bench`]: speed measurements;
+//! - [`sweep`]: grids of runs over keys and seeds, resumable, with a results table;
 //! - [`repro`]: reproductions of published experiments.
 //!
 //! The feature `outputs` (on by default) brings the result files, plots, run
@@ -35,6 +36,8 @@ pub mod repro;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+#[cfg(feature = "outputs")]
+pub mod sweep;
 pub mod traffic;
 
 /// The crate version, recorded in every output.

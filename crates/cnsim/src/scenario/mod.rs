@@ -65,8 +65,27 @@ pub fn apply_override(doc: &mut toml::Value, assignment: &str) -> Result<(), Sce
             format!("\"{assignment}\" is not an override; expected key.path=value, e.g. duration=10ms"),
         ));
     };
-    let key = key.trim();
-    let raw = raw.trim();
+    set_key(doc, key.trim(), override_value(raw.trim()), assignment)
+}
+
+/// An override's value: a TOML value when `raw` parses as one (`5`, `true`, `[1, 2]`,
+/// `"x"`), otherwise the bare string (`10Gbps`).
+pub fn override_value(raw: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+}
+
+/// Sets the value at key path `key` (e.g. `traffic[0].rate`) of a scenario document;
+/// `assignment` is how errors show what was asked.
+pub fn set_key(
+    doc: &mut toml::Value,
+    key: &str,
+    value: toml::Value,
+    assignment: &str,
+) -> Result<(), ScenarioError> {
+    let err = |path: &str, msg: String| ScenarioError::new(OVERRIDE_FILE, path, msg);
     let segments = parse_key_path(key).ok_or_else(|| {
         err(
             key,
@@ -75,10 +94,6 @@ pub fn apply_override(doc: &mut toml::Value, assignment: &str) -> Result<(), Sce
             ),
         )
     })?;
-    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let mut at = doc;
     let last = segments.len() - 1;
     for (i, seg) in segments.iter().enumerate() {
@@ -187,11 +202,37 @@ fn unquoted_quantity(text: &str, at: usize) -> Option<String> {
 /// Parses scenario text, applies overrides and deserializes it. `file` names the source
 /// in error messages.
 pub fn parse(text: &str, file: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    from_document(document(text, file)?, file, overrides)
+}
+
+/// Parses scenario text into a TOML document (no validation beyond the syntax).
+pub fn document(text: &str, file: &str) -> Result<toml::Value, ScenarioError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| toml_syntax_error(text, file, &e))?;
-    let mut doc = toml::Value::Table(table);
+    Ok(toml::Value::Table(table))
+}
+
+/// The key of a scenario file's sweep table, which a single run ignores (see
+/// `crate::sweep`).
+pub const SWEEP_KEY: &str = "sweep";
+
+/// Applies overrides to a scenario document and deserializes it. A `[sweep]` table is
+/// set aside: it describes a sweep over the scenario, not the scenario.
+pub fn from_document(
+    mut doc: toml::Value,
+    file: &str,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    if let Some(t) = doc.as_table_mut() {
+        t.remove(SWEEP_KEY);
+    }
     for o in overrides {
         apply_override(&mut doc, o)?;
     }
+    deserialize(doc, file)
+}
+
+/// Deserializes a scenario document whose overrides are applied, with located errors.
+pub fn deserialize(doc: toml::Value, file: &str) -> Result<Scenario, ScenarioError> {
     let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
@@ -293,10 +334,18 @@ pub fn display_name(path: &str) -> String {
 /// Reads and parses a scenario file, or a bundled scenario by name when no such file
 /// exists.
 pub fn load(path: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let (doc, file) = load_document(path)?;
+    from_document(doc, &file, overrides)
+}
+
+/// Reads a scenario file (or a bundled scenario by name when no such file exists) into a
+/// TOML document, with the name errors should give it.
+pub fn load_document(path: &str) -> Result<(toml::Value, String), ScenarioError> {
     let p = Path::new(path);
     if !p.exists() {
         if let Some(text) = bundled::get(path) {
-            return parse(text, &display_name(path), overrides);
+            let file = display_name(path);
+            return Ok((document(text, &file)?, file));
         }
         let hint = bundled::names()
             .find(|n| strsim::jaro_winkler(n, path) > 0.85)
@@ -305,7 +354,7 @@ pub fn load(path: &str, overrides: &[String]) -> Result<Scenario, ScenarioError>
         return Err(ScenarioError::new(path, "", format!("no such file or bundled scenario{hint}")));
     }
     let text = read_scenario_file(path)?;
-    parse(&text, path, overrides)
+    Ok((document(&text, path)?, path.to_string()))
 }
 
 #[cfg(test)]

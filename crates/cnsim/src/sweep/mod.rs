@@ -1,0 +1,387 @@
+//! Sweeps: one scenario run over a grid of key values and seeds, in parallel, resumable.
+//!
+//! A sweep directory holds:
+//! - `sweep.json`: the cnsim version, the scenario, the grid and every planned run;
+//! - `runs/<id>/`: one run directory per run (the files of `cnsim run`), named by a hash
+//!   of the run's resolved scenario (every default filled in, the seed included), so a
+//!   run is identified by what it simulates: rerunning a sweep runs only the runs whose
+//!   directory is missing, and a finished sweep runs nothing;
+//! - `results.parquet`, `results.csv`: one row per run (see [`table`]);
+//! - with `summarize`, `results_summary.parquet` and `.csv`: mean, standard deviation and
+//!   95 % confidence interval over seeds, per grid point.
+//!
+//! Each run directory is written as `cnsim run` writes one (staged, renamed into place
+//! when complete), so an interruption, even a kill, leaves only complete runs. The
+//! results table is written last, from the run directories on disk, so a resumed sweep
+//! gives the same table as an uninterrupted one.
+//!
+//! Runs made by another cnsim version are not mixed in: the sweep refuses unless told
+//! to allow it (then the table's `cnsim_version` column tells them apart).
+
+pub mod grid;
+pub mod pool;
+pub mod table;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::run::outdir::{is_cnsim_result, MARKER};
+use crate::run::{RunError, StagedDir};
+use crate::scenario::{self, Limits, Scenario, ScenarioError};
+pub use grid::{Axis, Grid};
+use table::{Cell, Table};
+
+/// One run of a sweep.
+#[derive(Clone, Debug)]
+pub struct PlannedRun {
+    /// Directory name: the first 16 hex digits of the SHA-256 of the resolved scenario.
+    pub id: String,
+    /// Index of the grid point.
+    pub point: usize,
+    /// Seed.
+    pub seed: u64,
+    /// One value per axis (in [`Grid::axes`] order).
+    pub values: Vec<toml::Value>,
+    /// The resolved scenario.
+    pub scenario: Scenario,
+}
+
+/// A planned sweep: every run resolved and checked before any is run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The scenario as named on the command line (errors and records show this).
+    pub file: String,
+    /// Overrides applied to every run.
+    pub overrides: Vec<String>,
+    /// The grid.
+    pub grid: Grid,
+    /// Seeds, in order.
+    pub seeds: Vec<u64>,
+    /// Runs, point by point, seeds within a point.
+    pub runs: Vec<PlannedRun>,
+}
+
+/// What the command line adds to (or replaces in) the scenario file's `[sweep]` table.
+#[derive(Clone, Debug, Default)]
+pub struct SweepArgs {
+    /// `--grid` axes.
+    pub grid: Vec<String>,
+    /// `--zip` axes.
+    pub zip: Vec<String>,
+    /// `--repeat`.
+    pub repeat: Option<u64>,
+    /// `--seed`: the first seed.
+    pub seed: Option<u64>,
+}
+
+/// The identity of a resolved scenario: the first 16 hex digits of the SHA-256 of its
+/// TOML text.
+pub fn run_id(s: &Scenario) -> Result<String, String> {
+    let text = toml::to_string_pretty(s).map_err(|e| format!("resolved scenario: {e}"))?;
+    let digest = Sha256::digest(text.as_bytes());
+    Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+}
+
+/// Resolves every run of the sweep of `path` (a scenario file or bundled name) under
+/// `overrides` and the command-line `args`, checking every one.
+pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, ScenarioError> {
+    let (mut doc, file) = scenario::load_document(path)?;
+    let table = doc.as_table_mut().and_then(|t| t.remove(scenario::SWEEP_KEY));
+    let mut grid = match &table {
+        Some(t) => Grid::from_table(t, &file)?,
+        None => Grid { repeat: 1, ..Grid::default() },
+    };
+    for (texts, flag, zipped) in [(&args.grid, "--grid", false), (&args.zip, "--zip", true)] {
+        for text in texts {
+            grid.set_axis(grid::parse_axis(text, flag)?, zipped);
+        }
+    }
+    if let Some(n) = args.repeat {
+        if n == 0 || n > grid::MAX_RUNS {
+            return Err(ScenarioError::new(
+                "--repeat",
+                "",
+                format!("{n} is not a number of seeds; expected 1 to {}", grid::MAX_RUNS),
+            ));
+        }
+        grid.repeat = n;
+    }
+    if args.seed.is_some() {
+        grid.first_seed = args.seed;
+    }
+    grid.check(if args.zip.is_empty() { &file } else { "--zip" })?;
+    let base = scenario::from_document(doc.clone(), &file, overrides)?;
+    let first = grid.first_seed.unwrap_or(base.seed);
+    let seeds: Vec<u64> = (0..grid.repeat)
+        .map(|i| {
+            first.checked_add(i).ok_or_else(|| {
+                ScenarioError::new(
+                    "--seed",
+                    "",
+                    format!("seeds from {first} overflow; expected a smaller first seed"),
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let axes: Vec<&Axis> = grid.axes().collect();
+    let mut runs = Vec::new();
+    for (point, values) in grid.points().into_iter().enumerate() {
+        for &seed in &seeds {
+            let mut d = doc.clone();
+            for o in overrides {
+                scenario::apply_override(&mut d, o)?;
+            }
+            for (axis, v) in axes.iter().zip(&values) {
+                let shown = format!("{}={}", axis.key, grid::shown_value(v));
+                scenario::set_key(&mut d, &axis.key, v.clone(), &shown)?;
+            }
+            scenario::set_key(&mut d, "seed", toml::Value::Integer(seed as i64), "seed")?;
+            let s = scenario::deserialize(d, &file).map_err(|e| at_point(e, &axes, &values))?;
+            let id = run_id(&s).map_err(|m| ScenarioError::new(&file, "", m))?;
+            runs.push(PlannedRun { id, point, seed, values: values.clone(), scenario: s });
+        }
+    }
+    Ok(Plan { file, overrides: overrides.to_vec(), grid, seeds, runs })
+}
+
+/// Names the sweep point in an error found while resolving it: an error at a swept key
+/// is the swept value's.
+fn at_point(e: ScenarioError, axes: &[&Axis], values: &[toml::Value]) -> ScenarioError {
+    let point: Vec<String> =
+        axes.iter().zip(values).map(|(a, v)| format!("{}={}", a.key, grid::shown_value(v))).collect();
+    if axes.iter().any(|a| a.key == e.path) {
+        ScenarioError::new("sweep value", e.path.clone(), e.message)
+    } else if point.is_empty() {
+        e
+    } else {
+        let message = format!("{} (at the sweep point {})", e.message, point.join(", "));
+        ScenarioError::new(&e.file, e.path.clone(), message)
+    }
+}
+
+/// How to run a sweep.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Runs at once.
+    pub jobs: usize,
+    /// Use runs made by another cnsim version instead of refusing.
+    pub allow_mixed_versions: bool,
+    /// Also write the per-point summary over seeds.
+    pub summarize: bool,
+    /// Memory limit of each run (the machine's share divided among the jobs).
+    pub limits: Limits,
+    /// Also write each run's time series as CSV.
+    pub csv: bool,
+}
+
+/// What a sweep did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Distinct runs in the sweep.
+    pub runs: usize,
+    /// Runs found complete and not rerun.
+    pub already_done: usize,
+    /// Runs run now.
+    pub ran: usize,
+}
+
+/// The record of a sweep, `sweep.json`.
+#[derive(Serialize)]
+struct Record<'a> {
+    cnsim_version: &'a str,
+    scenario: &'a str,
+    overrides: &'a [String],
+    grid: Vec<AxisRecord>,
+    zip: Vec<AxisRecord>,
+    seeds: &'a [u64],
+    runs: Vec<RunRecord<'a>>,
+}
+
+#[derive(Serialize)]
+struct AxisRecord {
+    key: String,
+    values: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct RunRecord<'a> {
+    id: &'a str,
+    point: usize,
+    seed: u64,
+    values: Vec<String>,
+}
+
+fn axis_records(axes: &[Axis]) -> Vec<AxisRecord> {
+    axes.iter()
+        .map(|a| AxisRecord { key: a.key.clone(), values: a.values.iter().map(grid::shown_value).collect() })
+        .collect()
+}
+
+fn output(path: &Path) -> impl Fn(String) -> RunError + '_ {
+    move |m| RunError::Output(format!("{}: {m}", path.display()))
+}
+
+/// Makes (or reopens) the sweep directory: absent, empty, or a cnsim sweep.
+fn open_dir(dir: &Path) -> Result<(), RunError> {
+    let refuse = |why: &str| RunError::Output(format!("{}: {why}", dir.display()));
+    match std::fs::symlink_metadata(dir) {
+        Err(_) => std::fs::create_dir_all(dir).map_err(|e| refuse(&e.to_string()))?,
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(refuse("is a symbolic link; expected a new directory or a cnsim sweep directory"))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(refuse("is a file; expected a new directory or a cnsim sweep directory"))
+        }
+        Ok(_) => {
+            let empty = std::fs::read_dir(dir).map_err(|e| refuse(&e.to_string()))?.next().is_none();
+            if !empty && !dir.join("sweep.json").is_file() {
+                return Err(refuse(
+                    "exists and is not a cnsim sweep (it has no sweep.json); cnsim writes a sweep \
+                     only into a new or empty directory or resumes its own; choose another --out",
+                ));
+            }
+        }
+    }
+    std::fs::write(dir.join(MARKER), format!("cnsim {} sweep directory\n", crate::VERSION))
+        .map_err(|e| refuse(&e.to_string()))
+}
+
+/// The cnsim version that made the finished run in `dir`.
+fn version_of(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("cnsim_version")?.as_str().map(str::to_string)
+}
+
+/// Progress of a sweep, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepProgress {
+    /// Runs finished now.
+    pub done: usize,
+    /// Runs to run now (the sweep's runs minus those already complete).
+    pub to_run: usize,
+}
+
+/// Runs the sweep `plan` into `dir`: only the runs whose directory is missing, `jobs` at
+/// a time, stopping early once `stop` is set; then writes the results table.
+pub fn execute(
+    plan: &Plan,
+    dir: &Path,
+    options: &Options,
+    progress: &(dyn Fn(SweepProgress) + Sync),
+    stop: &AtomicBool,
+) -> Result<Outcome, RunError> {
+    open_dir(dir)?;
+    let record = Record {
+        cnsim_version: crate::VERSION,
+        scenario: &plan.file,
+        overrides: &plan.overrides,
+        grid: axis_records(&plan.grid.cross),
+        zip: axis_records(&plan.grid.zip),
+        seeds: &plan.seeds,
+        runs: plan
+            .runs
+            .iter()
+            .map(|r| RunRecord {
+                id: &r.id,
+                point: r.point,
+                seed: r.seed,
+                values: r.values.iter().map(grid::shown_value).collect(),
+            })
+            .collect(),
+    };
+    let json = serde_json::to_vec_pretty(&record).map_err(|e| RunError::Output(e.to_string()))?;
+    table::write_atomically(&dir.join("sweep.json"), &json).map_err(RunError::Output)?;
+    let runs_dir = dir.join("runs");
+    std::fs::create_dir_all(&runs_dir).map_err(|e| output(&runs_dir)(e.to_string()))?;
+    // Distinct runs (two points may resolve to the same scenario), in plan order.
+    let mut distinct: Vec<&PlannedRun> = Vec::new();
+    for r in &plan.runs {
+        if !distinct.iter().any(|d| d.id == r.id) {
+            distinct.push(r);
+        }
+    }
+    let mut todo = Vec::new();
+    let mut other_versions = Vec::new();
+    for r in &distinct {
+        let run_dir = runs_dir.join(&r.id);
+        if is_cnsim_result(&run_dir) {
+            match version_of(&run_dir) {
+                Some(v) if v == crate::VERSION => {}
+                v => other_versions.push(format!(
+                    "{} ({})",
+                    r.id,
+                    v.unwrap_or_else(|| "unknown version".into())
+                )),
+            }
+        } else {
+            todo.push(*r);
+        }
+    }
+    if !other_versions.is_empty() && !options.allow_mixed_versions {
+        return Err(RunError::Output(format!(
+            "{}: {} run(s) were made by another cnsim version than {} (e.g. {}); their results \
+             would not be comparable; expected a new --out, or --allow-mixed-versions to use them",
+            dir.display(),
+            other_versions.len(),
+            crate::VERSION,
+            other_versions[0]
+        )));
+    }
+    let already_done = distinct.len() - todo.len();
+    let to_run = todo.len();
+    progress(SweepProgress { done: 0, to_run });
+    pool::run_all(&todo, options.jobs, stop, progress, |r| run_one(r, &runs_dir, options, stop))?;
+    write_results(plan, dir, options.summarize)?;
+    Ok(Outcome { runs: distinct.len(), already_done, ran: to_run })
+}
+
+/// Runs one planned run into `runs_dir/<id>`.
+fn run_one(r: &PlannedRun, runs_dir: &Path, options: &Options, stop: &AtomicBool) -> Result<(), RunError> {
+    let staged = StagedDir::create(&runs_dir.join(&r.id), false)?;
+    let mut s = r.scenario.clone();
+    if options.csv {
+        s.metrics.csv = true;
+    }
+    let mut keep_going = |_: &crate::sim::Progress| !stop.load(Ordering::SeqCst);
+    let done = crate::run::simulate_with(&s, &r.id, &options.limits, &mut keep_going)?;
+    let interrupted = || stop.load(Ordering::SeqCst);
+    crate::run::write_run_files(&s, &done, staged.path(), &interrupted)?;
+    staged.commit(&interrupted)
+}
+
+/// Builds the results table from the run directories on disk and writes it (and the
+/// per-point summary when asked).
+pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, RunError> {
+    let axes: Vec<String> = plan.grid.axes().map(|a| a.key.clone()).collect();
+    let mut results = Table::default();
+    for r in &plan.runs {
+        let path: PathBuf = dir.join("runs").join(&r.id).join("summary.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| output(&path)(e.to_string()))?;
+        let summary: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| output(&path)(e.to_string()))?;
+        let mut cells = vec![
+            ("run".to_string(), Cell::Text(r.id.clone())),
+            ("point".to_string(), Cell::Int(r.point as i64)),
+        ];
+        cells.extend(axes.iter().zip(&r.values).map(|(k, v)| (k.clone(), Cell::of_toml(v))));
+        cells.push(("seed".to_string(), Cell::Int(r.seed as i64)));
+        cells.extend(table::flatten(&summary));
+        results.push_row(cells);
+    }
+    let meta = [("cnsim_version", crate::VERSION.to_string()), ("scenario", plan.file.clone())];
+    let write = |name: &str, t: &Table| -> Result<(), RunError> {
+        let parquet = t.to_parquet(&meta).map_err(output(&dir.join(format!("{name}.parquet"))))?;
+        table::write_atomically(&dir.join(format!("{name}.parquet")), &parquet).map_err(RunError::Output)?;
+        let csv = t.to_csv().map_err(output(&dir.join(format!("{name}.csv"))))?;
+        table::write_atomically(&dir.join(format!("{name}.csv")), &csv).map_err(RunError::Output)
+    };
+    write("results", &results)?;
+    if summarize {
+        write("results_summary", &table::summarize(&results, &axes))?;
+    }
+    Ok(results)
+}
