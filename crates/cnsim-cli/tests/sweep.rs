@@ -1,0 +1,252 @@
+//! Sweeps: resumable after a kill, one results table readable by pandas and polars.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+mod common;
+
+use common::{cnsim, stderr, EXIT_INPUT};
+
+/// A small scenario: two senders into one receiver, Poisson traffic (so seeds matter).
+const SMALL: &str = r#"
+name = "small"
+duration = "2ms"
+seed = 1
+[topology.star]
+hosts = ["a", "b", "c"]
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "ab"
+kind = "poisson"
+from = "a"
+to = "b"
+rate = "400Mbps"
+[[traffic]]
+name = "cb"
+kind = "poisson"
+from = "c"
+to = "b"
+rate = "400Mbps"
+"#;
+
+fn tree(tag: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("cnsim-sweep-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("s.toml"), SMALL).unwrap();
+    root
+}
+
+/// The sweep of these tests: 3 rates × 2 seeds = 6 runs.
+const SWEEP: [&str; 6] = ["sweep", "s.toml", "--grid", "traffic[0].rate=[200,400,600]Mbps", "--repeat", "2"];
+
+fn run_dirs(sweep: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(sweep.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The modification time of each finished run's summary.
+fn stamps(sweep: &Path) -> Vec<std::time::SystemTime> {
+    run_dirs(sweep)
+        .iter()
+        .map(|r| {
+            std::fs::metadata(sweep.join("runs").join(r).join("summary.json")).unwrap().modified().unwrap()
+        })
+        .collect()
+}
+
+/// Kill a sweep half-way (SIGKILL after its third run), resume it: only the three
+/// missing runs run, the first three are untouched, and the results table is byte for
+/// byte that of an uninterrupted sweep. A third call runs nothing.
+#[cfg(unix)]
+#[test]
+fn a_killed_sweep_resumes_with_only_the_missing_runs() {
+    let root = tree("resume");
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["--jobs", "1", "--out", "killed", "--summarize"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cnsim"))
+        .args(&args)
+        .current_dir(&root)
+        .env("CNSIM_HOLD_AT", "sweep:3")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    assert_eq!(lines.next().and_then(Result::ok).unwrap_or_default(), "cnsim: holding at sweep:3");
+    // SAFETY: kill(2) with SIGKILL and the pid of our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) }, 0);
+    let _ = child.wait();
+    let killed = root.join("killed");
+    assert_eq!(run_dirs(&killed).len(), 3, "three runs finished before the kill");
+    assert!(!killed.join("results.parquet").exists(), "no table before the sweep is complete");
+    let before = stamps(&killed);
+
+    let o = cnsim(&root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("6 runs (3 already done, 3 run now)"), "{}", stderr(&o));
+    assert_eq!(run_dirs(&killed).len(), 6);
+    let after = stamps(&killed);
+    for (i, t) in before.iter().enumerate() {
+        assert!(after.contains(t), "run {i} was rerun");
+    }
+
+    let mut whole: Vec<&str> = SWEEP.to_vec();
+    whole.extend(["--jobs", "2", "--out", "whole", "--summarize"]);
+    let o = cnsim(&root, &whole);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for file in ["results.parquet", "results.csv", "results_summary.parquet", "results_summary.csv"] {
+        let a = std::fs::read(killed.join(file)).unwrap();
+        let b = std::fs::read(root.join("whole").join(file)).unwrap();
+        assert!(a == b, "{file} differs between the resumed and the uninterrupted sweep");
+    }
+    assert_eq!(run_dirs(&killed), run_dirs(&root.join("whole")), "runs are named by what they simulate");
+
+    let o = cnsim(&root, &args);
+    assert!(stderr(&o).contains("6 runs (6 already done, 0 run now)"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The table has one row per run with the swept key, the seed and the summary's scalars;
+/// the seeds change the Poisson results, the rate changes the offered load.
+#[test]
+fn the_results_table_has_a_row_per_run() {
+    let root = tree("table");
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["--out", "out", "--quiet"]);
+    let o = cnsim(&root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(root.join("out/results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6);
+    let col =
+        |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let (rate, seed, offered) = (col("traffic[0].rate"), col("seed"), col("flows[ab/a].offered_bytes"));
+    let got: Vec<(&str, &str)> = rows.iter().map(|r| (r[rate], r[seed])).collect();
+    assert_eq!(
+        got,
+        [
+            ("200Mbps", "1"),
+            ("200Mbps", "2"),
+            ("400Mbps", "1"),
+            ("400Mbps", "2"),
+            ("600Mbps", "1"),
+            ("600Mbps", "2")
+        ]
+    );
+    let offered: Vec<f64> = rows.iter().map(|r| r[offered].parse().unwrap()).collect();
+    assert_ne!(offered[0], offered[1], "seeds give different Poisson arrivals");
+    // 2 ms at 200 and 600 Mbit/s: about 50 kB and 150 kB offered.
+    assert!(offered[4] > 2.5 * offered[0] && offered[4] < 3.5 * offered[0], "{offered:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// pandas and polars read `results.parquet` (skipped with a message where Python lacks
+/// them, unless `CNSIM_REQUIRE_PYTHON_TESTS` is set, as CI does).
+#[test]
+fn pandas_and_polars_read_the_results_table() {
+    let root = tree("python");
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["--out", "out", "--quiet", "--summarize"]);
+    let o = cnsim(&root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = r#"
+import sys
+try:
+    import pandas as pd, polars as pl
+except ImportError as e:
+    print("missing:", e)
+    sys.exit(3)
+a = pd.read_parquet("out/results.parquet")
+b = pl.read_parquet("out/results.parquet")
+assert len(a) == 6 and b.height == 6, (len(a), b.height)
+assert list(a.columns) == b.columns
+assert a["seed"].tolist() == [1, 2, 1, 2, 1, 2], a["seed"].tolist()
+assert a["traffic[0].rate"].tolist()[0] == "200Mbps"
+assert (a["frames.delivered"] > 0).all()
+assert b["flows[ab/a].throughput_bps"].dtype == pl.Float64
+s = pd.read_parquet("out/results_summary.parquet")
+assert len(s) == 3 and (s["runs"] == 2).all(), s
+assert (s["flows[ab/a].throughput_bps.ci95"] > 0).all()
+c = pd.read_csv("out/results.csv")
+assert len(c) == 6
+print("ok")
+"#;
+    let python = Command::new("python3").arg("-c").arg(script).current_dir(&root).output();
+    let required = std::env::var_os("CNSIM_REQUIRE_PYTHON_TESTS").is_some();
+    match python {
+        Ok(out) if out.status.code() == Some(3) && !required => {
+            eprintln!("skipped: {}", String::from_utf8_lossy(&out.stdout).trim());
+        }
+        Ok(out) => assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) if !required => eprintln!("skipped: no python3 ({e})"),
+        Err(e) => panic!("python3: {e}"),
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Bad axes are located errors; a sweep never writes into a directory it did not make;
+/// runs of another version are refused unless allowed.
+#[test]
+fn sweep_errors_are_located() {
+    let root = tree("errors");
+    for (args, says) in [
+        (vec!["sweep", "s.toml", "--grid", "traffic[0].rate"], "--grid"),
+        (vec!["sweep", "s.toml", "--grid", "traffic[0].rate=[1,2]Gbsp"], "traffic[0].rate"),
+        (vec!["sweep", "s.toml", "--zip", "seed=[1,2]", "--zip", "duration=[1ms]"], "equal length"),
+        (vec!["sweep", "s.toml", "--repeat", "0"], "--repeat"),
+    ] {
+        let o = cnsim(&root, &args);
+        assert_eq!(o.status.code(), Some(EXIT_INPUT), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::create_dir_all(root.join("mine")).unwrap();
+    std::fs::write(root.join("mine/notes.txt"), b"mine").unwrap();
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "mine", "-q"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("not a cnsim sweep"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(root.join("mine")).unwrap().count(), 1);
+
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "v", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let runs = root.join("v/runs");
+    let first = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    let summary = std::fs::read_to_string(first.join("summary.json")).unwrap();
+    std::fs::write(first.join("summary.json"), summary.replace(cnsim::VERSION, "0.0.1-old")).unwrap();
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "v", "-q"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("another cnsim version"), "{}", stderr(&o));
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "v", "-q", "--allow-mixed-versions"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(root.join("v/results.csv")).unwrap().contains("0.0.1-old"));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `cnsim run --repeat K` runs K seeds into one directory with the table and its
+/// summary over seeds; `--seed` picks the seed of a single run.
+#[test]
+fn run_repeat_and_seed() {
+    let root = tree("repeat");
+    let o = cnsim(&root, &["run", "s.toml", "--repeat", "3", "--seed", "5", "--out", "r", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(run_dirs(&root.join("r")).len(), 3);
+    let summary = std::fs::read_to_string(root.join("r/results_summary.csv")).unwrap();
+    assert!(summary.lines().next().unwrap().contains("frames.delivered.ci95"));
+    let o = cnsim(&root, &["run", "s.toml", "--seed", "9", "--out", "one", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(root.join("one/summary.json")).unwrap().contains("\"seed\": 9"));
+    let _ = std::fs::remove_dir_all(&root);
+}
