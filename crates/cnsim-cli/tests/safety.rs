@@ -108,7 +108,7 @@ fn scenario_names_cannot_reach_outside_runs() {
             &["run", "scenario.toml", "--quiet", "--force", "--set", &format!("name={name:?}")],
         );
         assert_eq!(o.status.code(), Some(EXIT_INPUT), "name {name:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("scenario.toml: name: "), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--set: name: "), "{}", stderr(&o));
         assert!(tree.intact());
         assert_eq!(tree.entries("work"), ["keep.txt", "scenario.toml"], "name {name:?}");
         assert!(abs.join("data.txt").exists());

@@ -753,15 +753,19 @@ fn override_through_a_value_that_is_not_a_table() {
 }
 
 #[test]
+/// The value came from `--set`, not from the file: the error names `--set`.
 fn override_with_a_bad_value_is_reported_at_the_key() {
     let e = error_of(DUMBBELL, &["traffic[0].rate=10Gbs"]);
-    assert_located(&e, "traffic[0].rate", &["\"10Gbs\" is not a rate, expected e.g. \"10Gbps\""]);
+    assert_error(&e, "--set", "traffic[0].rate", &["\"10Gbs\" is not a rate, expected e.g. \"10Gbps\""]);
+    // A bad value the file itself holds still names the file.
+    let e = error_of(&DUMBBELL.replacen("rate = \"1Gbps\"", "rate = \"1Gbs\"", 1), &["duration=5ms"]);
+    assert_eq!(e.file, FILE, "{e}");
 }
 
 #[test]
 fn override_with_an_unknown_key() {
     let e = error_of(DUMBBELL, &["topology.dumbbell.sendrs=3"]);
-    assert_located(&e, "topology.dumbbell.sendrs", &["unknown key \"sendrs\"", "did you mean \"senders\"?"]);
+    assert_error(&e, "--set", "topology.dumbbell.sendrs", &["unknown key \"sendrs\"", "did you mean \"senders\"?"]);
 }
 
 // ---- QCN parameters ------------------------------------------------------------------

@@ -228,7 +228,21 @@ pub fn from_document(
     for o in overrides {
         apply_override(&mut doc, o)?;
     }
-    deserialize(doc, file)
+    deserialize(doc, file).map_err(|e| blame_override(e, overrides))
+}
+
+/// An error at a key an override set is the override's: it names `--set` instead of the
+/// file (the file never had that value).
+pub fn blame_override(e: ScenarioError, overrides: &[String]) -> ScenarioError {
+    let set_here = |o: &String| {
+        let key = o.split_once('=').map_or("", |(k, _)| k.trim());
+        !key.is_empty()
+            && (e.path == key || e.path.strip_prefix(key).is_some_and(|rest| rest.starts_with(['.', '['])))
+    };
+    match overrides.iter().rev().find(|o| set_here(o)) {
+        Some(_) => ScenarioError::new(OVERRIDE_FILE, e.path.clone(), e.message),
+        None => e,
+    }
 }
 
 /// Deserializes a scenario document whose overrides are applied, with located errors.

@@ -24,6 +24,8 @@ pub struct Axis {
     pub key: String,
     /// Values, in order.
     pub values: Vec<toml::Value>,
+    /// Where it was given (`--grid`, `--zip`, or the file's `[sweep]` table), for errors.
+    pub source: String,
 }
 
 /// The grid: crossed axes, one group of zipped axes (crossed with the rest), and seeds.
@@ -113,7 +115,7 @@ pub fn parse_axis(text: &str, flag: &str) -> Result<Axis, ScenarioError> {
         ));
     }
     let values = items.iter().map(|item| override_value(&format!("{item}{suffix}"))).collect();
-    check_values(Axis { key: key.to_string(), values }, flag)
+    check_values(Axis { key: key.to_string(), values, source: flag.to_string() }, flag)
 }
 
 fn check_values(axis: Axis, source: &str) -> Result<Axis, ScenarioError> {
@@ -164,7 +166,14 @@ impl Grid {
                                     .into(),
                             ));
                         };
-                        let axis = check_values(Axis { key: key.clone(), values: list.clone() }, file)?;
+                        let axis = check_values(
+                            Axis {
+                                key: key.clone(),
+                                values: list.clone(),
+                                source: format!("{file} [sweep]"),
+                            },
+                            file,
+                        )?;
                         if k == "grid" {
                             grid.cross.push(axis)
                         } else {

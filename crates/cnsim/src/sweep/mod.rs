@@ -139,7 +139,8 @@ pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, 
                 scenario::set_key(&mut d, &axis.key, v.clone(), &shown)?;
             }
             scenario::set_key(&mut d, "seed", toml::Value::Integer(seed as i64), "seed")?;
-            let s = scenario::deserialize(d, &file).map_err(|e| at_point(e, &axes, &values))?;
+            let s = scenario::deserialize(d, &file)
+                .map_err(|e| at_point(scenario::blame_override(e, overrides), &axes, &values))?;
             let id = run_id(&s).map_err(|m| ScenarioError::new(&file, "", m))?;
             runs.push(PlannedRun { id, point, seed, values: values.clone(), scenario: s });
         }
@@ -152,8 +153,8 @@ pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, 
 fn at_point(e: ScenarioError, axes: &[&Axis], values: &[toml::Value]) -> ScenarioError {
     let point: Vec<String> =
         axes.iter().zip(values).map(|(a, v)| format!("{}={}", a.key, grid::shown_value(v))).collect();
-    if axes.iter().any(|a| a.key == e.path) {
-        ScenarioError::new("sweep value", e.path.clone(), e.message)
+    if let Some(axis) = axes.iter().find(|a| a.key == e.path) {
+        ScenarioError::new(&axis.source, e.path.clone(), e.message)
     } else if point.is_empty() {
         e
     } else {
