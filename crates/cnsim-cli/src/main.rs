@@ -107,6 +107,12 @@ enum Command {
         #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
         max_memory: Option<u64>,
     },
+    /// Write report.html (self-contained: figures inline, no network needed) into a run
+    /// or sweep directory.
+    Report {
+        /// A directory written by cnsim run, run --repeat or sweep.
+        dir: PathBuf,
+    },
     /// Check a scenario without running it.
     Validate {
         /// Scenario file or bundled scenario name.
@@ -259,6 +265,16 @@ fn main() -> ExitCode {
                 SweepCli { out, jobs, summarize, allow_mixed: allow_mixed_versions, csv, dry_run, quiet };
             cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install())
         }
+        Command::Report { dir } => match cnsim::report::html::write_report(&dir) {
+            Ok(path) => {
+                eprintln!("{}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(EXIT_INPUT)
+            }
+        },
         Command::Validate { scenario, set, max_memory } => {
             cmd_validate(&scenario, &set, &memory_limits(max_memory))
         }

@@ -765,7 +765,12 @@ fn override_with_a_bad_value_is_reported_at_the_key() {
 #[test]
 fn override_with_an_unknown_key() {
     let e = error_of(DUMBBELL, &["topology.dumbbell.sendrs=3"]);
-    assert_error(&e, "--set", "topology.dumbbell.sendrs", &["unknown key \"sendrs\"", "did you mean \"senders\"?"]);
+    assert_error(
+        &e,
+        "--set",
+        "topology.dumbbell.sendrs",
+        &["unknown key \"sendrs\"", "did you mean \"senders\"?"],
+    );
 }
 
 // ---- QCN parameters ------------------------------------------------------------------

@@ -1,3 +1,4 @@
 //! Plots and reports.
 
+pub mod html;
 pub mod plot;

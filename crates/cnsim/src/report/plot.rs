@@ -34,15 +34,126 @@ fn write_svg(
     path: &Path,
     draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), String>,
 ) -> Result<(), String> {
-    let err = at(path);
+    let svg = render_svg(draw)?;
+    std::fs::write(path, svg).map_err(|e| at(path)(&e))
+}
+
+/// Draws a 900 × 500 chart with `draw` on a white background into an SVG string.
+pub fn render_svg(
+    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), String>,
+) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
         draw(&root)?;
-        root.present().map_err(|e| err(&e))?;
+        root.present().map_err(|e| e.to_string())?;
     }
-    std::fs::write(path, svg).map_err(|e| err(&e))
+    Ok(svg)
+}
+
+/// An axis tick label: at most 4 significant digits, no trailing zeros, no exponent for
+/// everyday magnitudes.
+pub fn tick(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    if !(1e-3..1e7).contains(&v.abs()) {
+        return format!("{v:.2e}");
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// One series of an error-bar chart: points `(x, mean, low, high)`.
+pub struct ErrorSeries {
+    /// Legend label.
+    pub label: String,
+    /// Points in x order: x, mean, and the ends of the error bar.
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// A chart of means with error bars against x, one line per series; `x_names` labels
+/// the x positions 0, 1, ... when x is categorical. Legends sit below the plot area.
+pub fn error_bar_svg(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ErrorSeries],
+    x_names: Option<&[String]>,
+) -> Result<String, String> {
+    let finite = |v: &f64| v.is_finite();
+    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(finite).collect();
+    let ys: Vec<f64> =
+        series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.1, p.2, p.3])).filter(finite).collect();
+    let (mut x0, mut x1) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    if x0 > x1 {
+        (x0, x1) = (0.0, 1.0);
+    }
+    let pad = if x1 > x0 { (x1 - x0) * 0.06 } else { 0.5 };
+    let (x0, x1) = (x0 - pad, x1 + pad);
+    let y0 = ys.iter().copied().fold(0.0f64, f64::min);
+    let mut y1 = ys.iter().copied().fold(f64::MIN, f64::max);
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    let y1 = y1 + (y1 - y0) * 0.08;
+    render_svg(|root| {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let legend_rows = series.len().div_ceil(3).min(4) as u32;
+        let (plot, legend) = root.split_vertically(500 - 26 * legend_rows.max(1) - 8);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 22))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(90)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|x| e(&x))?;
+        let names = x_names.map(<[String]>::to_vec);
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_label)
+            .y_desc(y_label)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
+            .light_line_style(RGBColor(235, 235, 235));
+        let formatter = move |x: &f64| match &names {
+            Some(n) if (x - x.round()).abs() < 1e-9 && x.round() >= 0.0 => {
+                n.get(x.round() as usize).cloned().unwrap_or_default()
+            }
+            Some(_) => String::new(),
+            None => format!("{x}"),
+        };
+        if let Some(n) = x_names {
+            mesh.x_labels(n.len() * 4 + 1);
+        }
+        mesh.x_label_formatter(&formatter).y_label_formatter(&|y| tick(*y)).draw().map_err(|x| e(&x))?;
+        for (i, s) in series.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(LineSeries::new(s.points.iter().map(|p| (p.0, p.1)), c.stroke_width(2)))
+                .map_err(|x| e(&x))?;
+            chart
+                .draw_series(s.points.iter().map(|&(x, m, lo, hi)| {
+                    ErrorBar::new_vertical(x, lo, m, hi, c.filled().stroke_width(2), 10)
+                }))
+                .map_err(|x| e(&x))?;
+        }
+        // The legend, below the plot: a swatch and the label, three per row.
+        for (i, s) in series.iter().enumerate().take(12) {
+            let (row, col) = ((i / 3) as i32, (i % 3) as i32);
+            let (x, y) = (100 + col * 270, 10 + row * 26);
+            legend
+                .draw(&Rectangle::new([(x, y + 4), (x + 22, y + 10)], color(i).filled()))
+                .map_err(|x| e(&x))?;
+            legend.draw(&Text::new(s.label.clone(), (x + 30, y), ("sans-serif", 15))).map_err(|x| e(&x))?;
+        }
+        Ok(())
+    })
 }
 
 /// One line of a line chart.
@@ -245,6 +356,14 @@ pub fn bar_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_are_short() {
+        assert_eq!(tick(10000.0), "10000");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(2.5e-5), "2.50e-5");
+        assert_eq!(tick(0.0), "0");
+    }
 
     #[test]
     fn decimation_keeps_extremes_in_order() {

@@ -8,7 +8,8 @@
 //!   directory is missing, and a finished sweep runs nothing;
 //! - `results.parquet`, `results.csv`: one row per run (see [`table`]);
 //! - with `summarize`, `results_summary.parquet` and `.csv`: mean, standard deviation and
-//!   95 % confidence interval over seeds, per grid point.
+//!   95 % confidence interval over seeds, per grid point;
+//! - `report.html`: the key figures per point with their confidence intervals, and figures.
 //!
 //! Each run directory is written as `cnsim run` writes one (staged, renamed into place
 //! when complete), so an interruption, even a kill, leaves only complete runs. The
@@ -337,6 +338,7 @@ pub fn execute(
     progress(SweepProgress { done: 0, to_run });
     pool::run_all(&todo, options.jobs, stop, progress, |r| run_one(r, &runs_dir, options, stop))?;
     write_results(plan, dir, options.summarize)?;
+    crate::report::html::write_report(dir).map_err(RunError::Output)?;
     Ok(Outcome { runs: distinct.len(), already_done, ran: to_run })
 }
 

@@ -1,0 +1,105 @@
+//! `report.html` renders in a real browser: headless Chromium loads the page and the
+//! page's own check counts the figures laid out with a drawing in them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+
+use common::{cnsim, stderr};
+
+const SMALL: &str = r#"
+name = "small"
+duration = "2ms"
+[topology.star]
+hosts = ["a", "b", "c"]
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "ab"
+kind = "poisson"
+from = "a"
+to = "b"
+rate = "400Mbps"
+[[traffic]]
+name = "cb"
+kind = "cbr"
+from = "c"
+to = "b"
+rate = "700Mbps"
+"#;
+
+/// The first Chromium-like browser on this machine.
+fn browser() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"].iter().find_map(|name| {
+        std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(name)).find(|p| p.is_file())
+    })
+}
+
+/// Loads `page` in headless Chromium and returns the DOM after the load event.
+fn rendered_dom(browser: &Path, page: &Path) -> String {
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("start the browser");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn attribute(dom: &str, name: &str) -> Option<usize> {
+    let at = dom.find(&format!("{name}=\""))? + name.len() + 2;
+    dom[at..].split('"').next()?.parse().ok()
+}
+
+/// Checks a report's text, then (where a browser exists) that every figure rendered.
+fn check_report(page: &Path, expected_figures: usize) {
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(!html.contains("NaN"), "a NaN in {}", page.display());
+    for remote in ["src=\"http", "href=\"http", "url(http", "@import"] {
+        assert!(!html.contains(remote), "{} loads {remote}…: it must be self-contained", page.display());
+    }
+    assert!(html.contains("<h2>Definitions</h2>"));
+    let Some(browser) = browser() else {
+        assert!(
+            std::env::var_os("CNSIM_REQUIRE_BROWSER_TESTS").is_none(),
+            "CNSIM_REQUIRE_BROWSER_TESTS is set but no Chromium is installed"
+        );
+        eprintln!("skipped the browser check: no chromium on PATH (Debian: apt-get install chromium)");
+        return;
+    };
+    let dom = rendered_dom(&browser, page);
+    let figures = attribute(&dom, "data-figures");
+    let rendered = attribute(&dom, "data-figures-rendered");
+    assert_eq!(figures, Some(expected_figures), "figures found by the browser in {}", page.display());
+    assert_eq!(rendered, Some(expected_figures), "figures laid out with a drawing in {}", page.display());
+}
+
+#[test]
+fn reports_render_in_a_browser() {
+    let root = std::env::temp_dir().join(format!("cnsim-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("s.toml"), SMALL).unwrap();
+
+    // A run: its plots (queue length, throughput) inline.
+    let o = cnsim(&root, &["run", "s.toml", "--out", "run", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = cnsim(&root, &["report", "run"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    check_report(&root.join("run/report.html"), 2);
+
+    // A sweep writes its report itself: 7 key figures against the swept rate.
+    let o = cnsim(
+        &root,
+        &["sweep", "s.toml", "--grid", "traffic[0].rate=[200,400]Mbps", "--repeat", "2", "--out", "sw", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    check_report(&root.join("sw/report.html"), 7);
+
+    // Not a cnsim directory: a clear error, nothing written.
+    std::fs::create_dir_all(root.join("other")).unwrap();
+    let o = cnsim(&root, &["report", "other"]);
+    assert_eq!(o.status.code(), Some(common::EXIT_INPUT));
+    assert!(stderr(&o).contains("neither a run directory"), "{}", stderr(&o));
+    assert!(!root.join("other/report.html").exists());
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -1,0 +1,507 @@
+//! `report.html`: one self-contained page per run or sweep directory (inline SVG and
+//! CSS, no network access), with the scenario, the key figures, the tables and the
+//! definition of every metric shown.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::plot::{error_bar_svg, ErrorSeries};
+use crate::sweep::table::mean_std_ci95;
+
+/// The figures every report leads with, derived from a run's `summary.json`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyFigures {
+    /// Sum of the flows' delivered throughput, bit/s.
+    pub throughput_bps: f64,
+    /// Frames created (data, CNM, PAUSE).
+    pub created: f64,
+    /// Frames delivered to hosts.
+    pub delivered: f64,
+    /// Frames dropped anywhere.
+    pub dropped: f64,
+    /// Dropped over created.
+    pub loss_ratio: f64,
+    /// Jain's fairness index of the flows' throughput; none without flows.
+    pub jain_index: Option<f64>,
+    /// Mean one-way delay over every delivered data frame, s.
+    pub mean_delay_s: f64,
+    /// The largest time-weighted mean queue length over all queues, frames.
+    pub max_mean_queue_frames: f64,
+}
+
+/// What each key figure means, in the order reports show them: (name, unit, definition).
+pub const DEFINITIONS: [(&str, &str, &str); 8] = [
+    ("throughput", "Mbit/s", "delivered bits of every flow over the run's duration, summed (a multicast flow counts each receiver's copy)"),
+    ("delivered", "frames", "frames consumed by hosts (data and control)"),
+    ("dropped", "frames", "frames dropped anywhere: full egress queues, full source limiters, no route, full host inputs"),
+    ("loss ratio", "%", "dropped frames over created frames"),
+    ("Jain index", "", "(Σx)² / (n·Σx²) over the flows' throughputs x: 1 when all flows get the same, 1/n when one takes all"),
+    ("mean delay", "µs", "one-way delay from a frame's creation at its source to its delivery, averaged over every delivered data frame"),
+    ("max mean queue", "frames", "the largest time-weighted mean length of any egress queue (waiting frames, as configured by queues.occupancy)"),
+    ("created", "frames", "frames created: by sources, multicast copies, and control frames (CNM, PAUSE)"),
+];
+
+fn num(v: &Value, path: &[&str]) -> f64 {
+    let mut at = v;
+    for p in path {
+        match at.get(p) {
+            Some(x) => at = x,
+            None => return 0.0,
+        }
+    }
+    at.as_f64().unwrap_or(0.0)
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+impl KeyFigures {
+    /// The key figures of a run's `summary.json`.
+    pub fn of(summary: &Value) -> KeyFigures {
+        let flows = list(summary, "flows");
+        let tput: Vec<f64> = flows.iter().map(|f| num(f, &["throughput_bps"])).collect();
+        let sum: f64 = tput.iter().sum();
+        let sum_sq: f64 = tput.iter().map(|x| x * x).sum();
+        let jain_index = (!tput.is_empty() && sum_sq > 0.0).then(|| sum * sum / (tput.len() as f64 * sum_sq));
+        let (mut delay_weighted, mut delivered_data) = (0.0, 0.0);
+        for f in flows {
+            let d = num(f, &["delivered_frames"]);
+            delay_weighted += num(f, &["mean_delay_s"]) * d;
+            delivered_data += d;
+        }
+        let created = num(summary, &["frames", "created"]);
+        let dropped = num(summary, &["frames", "dropped"]);
+        KeyFigures {
+            throughput_bps: sum,
+            created,
+            delivered: num(summary, &["frames", "delivered"]),
+            dropped,
+            loss_ratio: if created > 0.0 { dropped / created } else { 0.0 },
+            jain_index,
+            mean_delay_s: if delivered_data > 0.0 { delay_weighted / delivered_data } else { 0.0 },
+            max_mean_queue_frames: list(summary, "queues")
+                .iter()
+                .map(|q| num(q, &["mean_frames"]))
+                .fold(0.0, f64::max),
+        }
+    }
+
+    /// The figures in the order of [`DEFINITIONS`], in the units shown there (`None`:
+    /// not defined for this run).
+    pub fn shown(&self) -> [Option<f64>; 8] {
+        [
+            Some(self.throughput_bps / 1e6),
+            Some(self.delivered),
+            Some(self.dropped),
+            Some(self.loss_ratio * 100.0),
+            self.jain_index,
+            Some(self.mean_delay_s * 1e6),
+            Some(self.max_mean_queue_frames),
+            Some(self.created),
+        ]
+    }
+}
+
+/// `text` escaped for HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A number as a report shows it: 4 significant digits, no exponent for everyday
+/// magnitudes, "–" for what is not defined.
+pub fn fmt_num(v: Option<f64>) -> String {
+    match v {
+        None => "–".to_string(),
+        Some(v) if !v.is_finite() => "–".to_string(),
+        Some(v) if v == v.trunc() && v.abs() < 1e15 => format!("{v:.0}"),
+        Some(v) if v.abs() >= 1e-3 && v.abs() < 1e7 => {
+            let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+            format!("{v:.digits$}")
+        }
+        Some(v) => format!("{v:.3e}"),
+    }
+}
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;\
+margin:2em auto;padding:0 1em;color:#1b1b1b;line-height:1.45}h1{font-size:1.6em}h2{margin-top:1.8em;\
+border-bottom:1px solid #ddd;padding-bottom:.2em}table{border-collapse:collapse;margin:.6em 0;font-size:.92em}\
+th,td{border:1px solid #d4d4d4;padding:.25em .6em;text-align:right}th{background:#f3f3f3}\
+td:first-child,th:first-child{text-align:left}figure{margin:1.2em 0}figure svg{max-width:100%;height:auto;\
+border:1px solid #eee}figcaption{font-size:.9em;color:#555}pre{background:#f7f7f7;padding:.8em;overflow:auto;\
+font-size:.85em}dt{font-weight:600;margin-top:.4em}.meta{color:#555}";
+
+/// Marks, once the page has loaded, how many figures it has and how many were laid out
+/// with a drawing in them (a browser test reads these attributes).
+const RENDER_CHECK: &str = "<script>window.addEventListener('load',function(){var f=document.querySelectorAll('figure svg'),\
+ok=0;f.forEach(function(s){var b=s.getBBox();if(b.width>100&&b.height>100&&s.querySelectorAll('path,polyline,rect,line,circle').length>3)ok++;});\
+document.body.setAttribute('data-figures',f.length);document.body.setAttribute('data-figures-rendered',ok);});</script>";
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
+         content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head>\n<body>\n{body}\n\
+         {RENDER_CHECK}\n</body></html>\n",
+        escape(title)
+    )
+}
+
+/// An SVG file's content, ready to inline (its XML declaration dropped).
+fn inline_svg(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    }
+}
+
+fn figure(svg: &str, caption: &str) -> String {
+    format!("<figure>{}<figcaption>{}</figcaption></figure>\n", inline_svg(svg), caption)
+}
+
+fn definitions() -> String {
+    let mut s = String::from("<h2>Definitions</h2>\n<dl>\n");
+    for (name, unit, def) in DEFINITIONS {
+        let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
+        let _ = writeln!(s, "<dt>{}{}</dt><dd>{}</dd>", escape(name), escape(&unit), escape(def));
+    }
+    s.push_str(
+        "<dt>queue length</dt><dd>frames waiting in an egress queue, sampled every \
+         metrics.interval; the frame being serialized is counted or not as queues.occupancy says</dd>\n\
+         <dt>throughput over time</dt><dd>bits delivered to a flow's receivers in each sampling interval, \
+         over the interval's length (a multicast flow sums its receivers)</dd>\n\
+         <dt>rate CR</dt><dd>a QCN reaction point's current rate, sampled at the end of each interval</dd>\n\
+         <dt>95 % CI</dt><dd>the half-width of the 95 % confidence interval of the mean over seeds \
+         (Student's t with seeds − 1 degrees of freedom)</dd>\n</dl>\n",
+    );
+    s
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    serde_json::from_str(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes `report.html` into the run or sweep directory `dir`; returns its path.
+pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
+    let html = if dir.join("sweep.json").is_file() {
+        sweep_report(dir)?
+    } else if dir.join("summary.json").is_file() {
+        run_report(dir)?
+    } else {
+        return Err(format!(
+            "{}: is neither a run directory (summary.json) nor a sweep directory (sweep.json); \
+             expected a directory written by cnsim run or cnsim sweep",
+            dir.display()
+        ));
+    };
+    let path = dir.join("report.html");
+    crate::sweep::table::write_atomically(&path, html.as_bytes())?;
+    Ok(path)
+}
+
+fn key_figure_table(rows: &[(String, [Option<f64>; 8])]) -> String {
+    let mut s = String::from("<table><tr><th></th>");
+    for (name, unit, _) in DEFINITIONS {
+        let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
+        let _ = write!(s, "<th>{}{}</th>", escape(name), escape(&unit));
+    }
+    s.push_str("</tr>\n");
+    for (label, values) in rows {
+        let _ = write!(s, "<tr><td>{}</td>", escape(label));
+        for v in values {
+            let _ = write!(s, "<td>{}</td>", fmt_num(*v));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n");
+    s
+}
+
+/// The report of one run directory.
+fn run_report(dir: &Path) -> Result<String, String> {
+    let summary = read_json(&dir.join("summary.json"))?;
+    let scenario = read(&dir.join("scenario.toml")).unwrap_or_default();
+    let name = summary.get("scenario").and_then(Value::as_str).unwrap_or("run");
+    let seed = num(&summary, &["seed"]);
+    let k = KeyFigures::of(&summary);
+    let mut b = String::new();
+    let _ = writeln!(
+        b,
+        "<h1>{} — seed {}</h1>\n<p class=\"meta\">cnsim {}; {} s simulated; {} events</p>",
+        escape(name),
+        fmt_num(Some(seed)),
+        escape(summary.get("cnsim_version").and_then(Value::as_str).unwrap_or("?")),
+        fmt_num(Some(num(&summary, &["duration_s"]))),
+        fmt_num(Some(num(&summary, &["events"])))
+    );
+    b.push_str("<h2>Key figures</h2>\n");
+    b.push_str(&key_figure_table(&[("this run".to_string(), k.shown())]));
+    // Figures: the run's own plots.
+    let mut plots: Vec<PathBuf> = std::fs::read_dir(dir.join("plots"))
+        .map(|d| {
+            d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "svg")).collect()
+        })
+        .unwrap_or_default();
+    plots.sort();
+    if !plots.is_empty() {
+        b.push_str("<h2>Figures</h2>\n");
+        for p in &plots {
+            let stem = p.file_stem().map(|s| s.to_string_lossy().replace('_', " ")).unwrap_or_default();
+            b.push_str(&figure(&read(p)?, &escape(&stem)));
+        }
+    }
+    // Flows: all of them up to 64, else the 10 with the least throughput.
+    let mut flows: Vec<&Value> = list(&summary, "flows").iter().collect();
+    if !flows.is_empty() {
+        let total = flows.len();
+        let note = if total > 64 {
+            flows.sort_by(|a, b| num(a, &["throughput_bps"]).total_cmp(&num(b, &["throughput_bps"])));
+            flows.truncate(10);
+            format!(" (the 10 with the least throughput of {total})")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(b, "<h2>Flows{}</h2>", escape(&note));
+        b.push_str(
+            "<table><tr><th>flow</th><th>from</th><th>to</th><th>throughput (Mbit/s)</th>\
+             <th>mean delay (µs)</th><th>delivered</th><th>dropped</th></tr>\n",
+        );
+        for f in flows {
+            let s = |k: &str| escape(f.get(k).and_then(Value::as_str).unwrap_or(""));
+            let _ = writeln!(
+                b,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                s("name"),
+                s("src"),
+                s("dst"),
+                fmt_num(Some(num(f, &["throughput_bps"]) / 1e6)),
+                fmt_num(Some(num(f, &["mean_delay_s"]) * 1e6)),
+                fmt_num(Some(num(f, &["delivered_frames"]))),
+                fmt_num(Some(num(f, &["dropped_frames"]))),
+            );
+        }
+        b.push_str("</table>\n");
+    }
+    let queues: Vec<&Value> =
+        list(&summary, "queues").iter().filter(|q| num(q, &["arrived_frames"]) > 0.0).collect();
+    if !queues.is_empty() {
+        b.push_str("<h2>Queues that carried traffic</h2>\n<table><tr><th>port</th><th>capacity</th>\
+                    <th>arrived</th><th>dropped</th><th>mean (frames)</th><th>std (frames)</th><th>max (frames)</th></tr>\n");
+        for q in queues {
+            let port = q.get("port").and_then(Value::as_str).unwrap_or("");
+            let port = match q.get("class").and_then(Value::as_u64) {
+                Some(c) => format!("{port} class {c}"),
+                None => port.to_string(),
+            };
+            let _ = writeln!(
+                b,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&port),
+                escape(q.get("capacity").and_then(Value::as_str).unwrap_or("")),
+                fmt_num(Some(num(q, &["arrived_frames"]))),
+                fmt_num(Some(num(q, &["dropped_frames"]))),
+                fmt_num(Some(num(q, &["mean_frames"]))),
+                fmt_num(Some(num(q, &["std_frames"]))),
+                fmt_num(Some(num(q, &["max_frames"]))),
+            );
+        }
+        b.push_str("</table>\n");
+    }
+    let _ = writeln!(
+        b,
+        "<h2>Scenario</h2>\n<details open><summary>scenario.toml (resolved: every default filled in)</summary>\
+         <pre>{}</pre></details>",
+        escape(&scenario)
+    );
+    b.push_str(&definitions());
+    Ok(page(&format!("{name} — cnsim run"), &b))
+}
+
+/// The report of a sweep directory: per point, the key figures' mean and 95 % CI over
+/// seeds, and a figure of each against the first swept key.
+fn sweep_report(dir: &Path) -> Result<String, String> {
+    let sweep = read_json(&dir.join("sweep.json"))?;
+    let scenario = sweep.get("scenario").and_then(Value::as_str).unwrap_or("sweep");
+    let axes: Vec<(String, Vec<String>)> = ["grid", "zip"]
+        .iter()
+        .flat_map(|k| list(&sweep, k))
+        .map(|a| {
+            let key = a.get("key").and_then(Value::as_str).unwrap_or("").to_string();
+            let values = list(a, "values").iter().map(|v| v.as_str().unwrap_or("").to_string()).collect();
+            (key, values)
+        })
+        .collect();
+    // Key figures of every run, grouped by point (in point order).
+    let mut points: Vec<(Vec<String>, Vec<KeyFigures>)> = Vec::new();
+    for r in list(&sweep, "runs") {
+        let id = r.get("id").and_then(Value::as_str).unwrap_or("");
+        let point = num(r, &["point"]) as usize;
+        let values: Vec<String> =
+            list(r, "values").iter().map(|v| v.as_str().unwrap_or("").to_string()).collect();
+        let summary = read_json(&dir.join("runs").join(id).join("summary.json"))?;
+        if points.len() <= point {
+            points.resize(point + 1, (Vec::new(), Vec::new()));
+        }
+        points[point].0 = values;
+        points[point].1.push(KeyFigures::of(&summary));
+    }
+    let seeds = list(&sweep, "seeds").len();
+    let mut b = String::new();
+    let _ = writeln!(
+        b,
+        "<h1>Sweep of {}</h1>\n<p class=\"meta\">cnsim {}; {} point(s) × {} seed(s); overrides: {}</p>",
+        escape(scenario),
+        escape(sweep.get("cnsim_version").and_then(Value::as_str).unwrap_or("?")),
+        points.len(),
+        seeds,
+        escape(&list(&sweep, "overrides").iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+    );
+    if !axes.is_empty() {
+        b.push_str("<h2>Grid</h2>\n<table><tr><th>key</th><th>values</th></tr>\n");
+        for (k, v) in &axes {
+            let _ = writeln!(b, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(&v.join(", ")));
+        }
+        b.push_str("</table>\n");
+    }
+    let stats = |figs: &[KeyFigures], i: usize| {
+        let v: Vec<f64> = figs.iter().filter_map(|k| k.shown()[i]).collect();
+        (!v.is_empty()).then(|| mean_std_ci95(&v))
+    };
+    b.push_str("<h2>Key figures (mean ± 95 % CI over seeds)</h2>\n<table><tr>");
+    for (k, _) in &axes {
+        let _ = write!(b, "<th>{}</th>", escape(k));
+    }
+    for (name, unit, _) in DEFINITIONS {
+        let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
+        let _ = write!(b, "<th>{}{}</th>", escape(name), escape(&unit));
+    }
+    b.push_str("</tr>\n");
+    for (values, figs) in &points {
+        b.push_str("<tr>");
+        for v in values {
+            let _ = write!(b, "<td>{}</td>", escape(v));
+        }
+        for i in 0..DEFINITIONS.len() {
+            let cell = match stats(figs, i) {
+                None => "–".to_string(),
+                Some((m, _, Some(ci))) => format!("{} ± {}", fmt_num(Some(m)), fmt_num(Some(ci))),
+                Some((m, _, None)) => fmt_num(Some(m)),
+            };
+            let _ = write!(b, "<td>{cell}</td>");
+        }
+        b.push_str("</tr>\n");
+    }
+    b.push_str("</table>\n");
+    // Figures: each key figure against the first axis, one line per value of the rest.
+    if let Some((first_key, first_values)) = axes.first() {
+        let numeric: Option<Vec<f64>> = first_values.iter().map(|v| leading_number(v)).collect();
+        b.push_str("<h2>Figures</h2>\n");
+        for (i, (name, unit, def)) in DEFINITIONS.iter().enumerate().take(7) {
+            let mut series: Vec<ErrorSeries> = Vec::new();
+            for (values, figs) in &points {
+                let label = if values.len() > 1 {
+                    let rest = axes[1..].iter().zip(&values[1..]).map(|((k, _), v)| format!("{k} = {v}"));
+                    rest.collect::<Vec<_>>().join(", ")
+                } else {
+                    name.to_string()
+                };
+                let Some(xi) = first_values.iter().position(|v| Some(v) == values.first()) else {
+                    continue;
+                };
+                let x = numeric.as_ref().map_or(xi as f64, |n| n[xi]);
+                let Some((m, _, ci)) = stats(figs, i) else {
+                    continue;
+                };
+                let ci = ci.unwrap_or(0.0);
+                match series.iter_mut().find(|s| s.label == label) {
+                    Some(s) => s.points.push((x, m, m - ci, m + ci)),
+                    None => series.push(ErrorSeries { label, points: vec![(x, m, m - ci, m + ci)] }),
+                }
+            }
+            if series.is_empty() {
+                continue;
+            }
+            series.truncate(12);
+            let y = if unit.is_empty() { name.to_string() } else { format!("{name} ({unit})") };
+            let title = format!("{name} vs {first_key} — {scenario}, {seeds} seed(s)");
+            let names = numeric.is_none().then_some(first_values.as_slice());
+            let svg = error_bar_svg(&title, first_key, &y, &series, names)?;
+            let caption = format!(
+                "{}: {}. Points: mean over {seeds} seed(s); bars: 95 % confidence interval{}.",
+                escape(name),
+                escape(def),
+                if axes.len() > 1 { "; one line per value of the other keys" } else { "" }
+            );
+            b.push_str(&figure(&svg, &caption));
+        }
+    }
+    let _ = writeln!(
+        b,
+        "<h2>Files</h2>\n<p><code>results.parquet</code> / <code>results.csv</code>: one row per run, every figure of \
+         every run's summary.json; <code>runs/&lt;id&gt;/</code>: each run's own files. See docs/sweeps.md for the columns.</p>"
+    );
+    b.push_str(&definitions());
+    Ok(page(&format!("Sweep of {scenario} — cnsim"), &b))
+}
+
+/// The number a value starts with ("25 frames" → 25, "2Gbps" → 2), if any.
+fn leading_number(v: &str) -> Option<f64> {
+    let end = v
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && c == '-')))
+        .map_or(v.len(), |(i, _)| i);
+    v[..end].parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_figures_by_hand() {
+        // Two flows at 1 and 3 Gbit/s: Jain = 16 / (2 · 10) = 0.8; delay weighted by frames.
+        let v: Value = serde_json::from_str(
+            r#"{"frames": {"created": 200, "delivered": 150, "dropped": 50},
+                "flows": [{"throughput_bps": 1e9, "delivered_frames": 50, "mean_delay_s": 1e-5},
+                          {"throughput_bps": 3e9, "delivered_frames": 100, "mean_delay_s": 4e-5}],
+                "queues": [{"mean_frames": 2.5}, {"mean_frames": 7.0}]}"#,
+        )
+        .unwrap();
+        let k = KeyFigures::of(&v);
+        assert_eq!(k.throughput_bps, 4e9);
+        assert_eq!(k.jain_index, Some(0.8));
+        assert_eq!(k.loss_ratio, 0.25);
+        assert!((k.mean_delay_s - 3e-5).abs() < 1e-15);
+        assert_eq!(k.max_mean_queue_frames, 7.0);
+        assert_eq!(KeyFigures::of(&serde_json::json!({})).jain_index, None);
+    }
+
+    #[test]
+    fn numbers_and_text_are_shown_safely() {
+        assert_eq!(fmt_num(Some(f64::NAN)), "–");
+        assert_eq!(fmt_num(None), "–");
+        assert_eq!(fmt_num(Some(1234.5678)), "1235");
+        assert_eq!(fmt_num(Some(0.8)), "0.8000");
+        assert_eq!(fmt_num(Some(42.0)), "42");
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(leading_number("25 frames"), Some(25.0));
+        assert_eq!(leading_number("2.5Gbps"), Some(2.5));
+        assert_eq!(leading_number("star"), None);
+    }
+}
