@@ -148,15 +148,22 @@ enum Command {
     },
     /// Reproduce a published experiment and write a report.
     Reproduce {
-        /// Experiment name (see `cnsim list`).
-        name: String,
+        /// Experiment name (see `cnsim reproduce --list`).
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// List the reproductions: name, paper, runs.
+        #[arg(long)]
+        list: bool,
+        /// Seeds per cell [default: the reproduction's own, fewer with --quick].
+        #[arg(long)]
+        seeds: Option<u64>,
         /// Report directory [default: reports/<name>].
         #[arg(long)]
         out: Option<PathBuf>,
         /// Worker threads [default: number of cores].
         #[arg(long)]
         jobs: Option<usize>,
-        /// Shorter runs, for a quick look (the report says so).
+        /// Shorter runs and fewer seeds, for a quick look (the report says so).
         #[arg(long)]
         quick: bool,
         /// Replace the report directory if it exists.
@@ -309,8 +316,16 @@ fn main() -> ExitCode {
             }
         },
         Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
-        Command::Reproduce { name, out, jobs, quick, force, quiet } => {
-            cmd_reproduce(&name, out, jobs, quick, force, quiet, &Signals::install())
+        Command::Reproduce { list: true, .. } => {
+            println!("{:<12} {:>6} {:>6}  title", "name", "seeds", "quick");
+            for r in cnsim::repro::REGISTRY {
+                println!("{:<12} {:>6} {:>6}  {}", r.name, r.seeds.0, r.seeds.1, r.title);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Reproduce { name, out, jobs, quick, force, quiet, seeds, .. } => {
+            let name = name.unwrap_or_default();
+            cmd_reproduce(&name, out, jobs, quick, seeds, force, quiet, &Signals::install())
         }
     }
 }
@@ -521,11 +536,13 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
     ExitCode::SUCCESS
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cmd_reproduce(
     name: &str,
     out: Option<PathBuf>,
     jobs: Option<usize>,
     quick: bool,
+    seeds: Option<u64>,
     force: bool,
     quiet: bool,
     signals: &Signals,
@@ -562,8 +579,8 @@ fn cmd_reproduce(
         }
     };
     let t0 = Instant::now();
-    let options = cnsim::repro::Options { jobs, quick };
-    let outcome = (repro.reproduce)(staged.path(), &options, &progress, &signals.stop);
+    let options = cnsim::repro::Options { jobs, quick, seeds };
+    let outcome = cnsim::repro::run(repro, staged.path(), &options, &progress, &signals.stop);
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }

@@ -460,6 +460,134 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
     Ok(page(&format!("Sweep of {scenario} — cnsim"), &b))
 }
 
+/// Inline Markdown: `code`, **bold**, *emphasis* and [links](target), on escaped text.
+fn inline_md(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('`') {
+            if let Some(end) = r.find('`') {
+                let _ = write!(out, "<code>{}</code>", escape(&r[..end]));
+                rest = &r[end + 1..];
+                continue;
+            }
+        }
+        if let Some(r) = rest.strip_prefix("**") {
+            if let Some(end) = r.find("**") {
+                let _ = write!(out, "<strong>{}</strong>", inline_md(&r[..end]));
+                rest = &r[end + 2..];
+                continue;
+            }
+        }
+        if let Some(r) = rest.strip_prefix('[') {
+            if let Some((label, tail)) = r.split_once("](") {
+                if let Some(end) = tail.find(')') {
+                    let _ = write!(out, "<a href=\"{}\">{}</a>", escape(&tail[..end]), inline_md(label));
+                    rest = &tail[end + 1..];
+                    continue;
+                }
+            }
+        }
+        let c = rest.chars().next().expect("not empty");
+        out.push_str(&escape(&c.to_string()));
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Renders a report written in Markdown (headings, paragraphs, lists, pipe tables,
+/// code, bold, links, and images of SVG files under `base`, which are inlined) as a
+/// self-contained page.
+pub fn markdown_page(md: &str, base: &Path, title: &str) -> Result<String, String> {
+    let mut b = String::new();
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut list = false;
+    let mut table: Vec<Vec<String>> = Vec::new();
+    let flush_paragraph = |b: &mut String, p: &mut Vec<&str>| {
+        if !p.is_empty() {
+            let _ = writeln!(b, "<p>{}</p>", inline_md(&p.join(" ")));
+            p.clear();
+        }
+    };
+    let flush_table = |b: &mut String, t: &mut Vec<Vec<String>>| {
+        if t.is_empty() {
+            return;
+        }
+        b.push_str("<table>\n");
+        for (i, row) in t.iter().enumerate() {
+            let cell = if i == 0 { "th" } else { "td" };
+            b.push_str("<tr>");
+            for c in row {
+                let _ = write!(b, "<{cell}>{}</{cell}>", inline_md(c));
+            }
+            b.push_str("</tr>\n");
+        }
+        b.push_str("</table>\n");
+        t.clear();
+    };
+    // The list item being read (items may continue on indented lines).
+    let mut item: Option<String> = None;
+    let flush_item = |b: &mut String, item: &mut Option<String>| {
+        if let Some(text) = item.take() {
+            let _ = writeln!(b, "<li>{}</li>", inline_md(&text));
+        }
+    };
+    for line in md.lines() {
+        let t = line.trim_end();
+        let is_item = t.starts_with("- ");
+        let continues_item = item.is_some() && line.starts_with("  ") && !t.trim().is_empty();
+        if !is_item && !continues_item && list {
+            flush_item(&mut b, &mut item);
+            b.push_str("</ul>\n");
+            list = false;
+        }
+        if t.starts_with('|') {
+            flush_paragraph(&mut b, &mut paragraph);
+            let cells: Vec<String> = t.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect();
+            if !cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| ch == '-' || ch == ':')) {
+                table.push(cells);
+            }
+            continue;
+        }
+        flush_table(&mut b, &mut table);
+        if t.is_empty() {
+            flush_paragraph(&mut b, &mut paragraph);
+        } else if let Some(h) = t.strip_prefix('#') {
+            flush_paragraph(&mut b, &mut paragraph);
+            let level = 1 + h.chars().take_while(|&c| c == '#').count();
+            let _ = writeln!(b, "<h{level}>{}</h{level}>", inline_md(h.trim_start_matches('#').trim()));
+        } else if let Some(img) = t.strip_prefix("![") {
+            flush_paragraph(&mut b, &mut paragraph);
+            let (caption, target) = img.split_once("](").unwrap_or((img, ""));
+            let target = target.trim_end_matches(')');
+            let svg = read(&base.join(target))?;
+            b.push_str(&figure(&svg, &escape(caption)));
+        } else if is_item {
+            flush_paragraph(&mut b, &mut paragraph);
+            flush_item(&mut b, &mut item);
+            if !list {
+                b.push_str("<ul>\n");
+                list = true;
+            }
+            item = Some(t[2..].to_string());
+        } else if continues_item {
+            if let Some(text) = item.as_mut() {
+                text.push(' ');
+                text.push_str(t.trim());
+            }
+        } else {
+            paragraph.push(t);
+        }
+    }
+    flush_table(&mut b, &mut table);
+    flush_paragraph(&mut b, &mut paragraph);
+    if list {
+        flush_item(&mut b, &mut item);
+        b.push_str("</ul>\n");
+    }
+    Ok(page(title, &b))
+}
+
 /// The number a value starts with ("25 frames" → 25, "2Gbps" → 2), if any.
 fn leading_number(v: &str) -> Option<f64> {
     let end = v
@@ -490,6 +618,22 @@ mod tests {
         assert!((k.mean_delay_s - 3e-5).abs() < 1e-15);
         assert_eq!(k.max_mean_queue_frames, 7.0);
         assert_eq!(KeyFigures::of(&serde_json::json!({})).jain_index, None);
+    }
+
+    #[test]
+    fn markdown_reports_become_html() {
+        let dir = std::env::temp_dir().join(format!("cnsim-md-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("f.svg"), "<?xml version=\"1.0\"?>\n<svg width=\"10\"></svg>").unwrap();
+        let md = "# Title\n\nSome **bold** and `code` <x>.\n\n- one\n  more\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![Fig. 1](f.svg)\n";
+        let html = markdown_page(md, &dir, "t").unwrap();
+        assert!(html.contains("<h1>Title</h1>"));
+        assert!(html.contains("<p>Some <strong>bold</strong> and <code>code</code> &lt;x&gt;.</p>"));
+        assert!(html.contains("<ul>\n<li>one more</li>\n<li>two</li>\n</ul>"), "{html}");
+        assert!(html.contains("<tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>2</td></tr>"));
+        assert!(html.contains("<figure><svg width=\"10\"></svg><figcaption>Fig. 1</figcaption></figure>"));
+        assert!(markdown_page("![x](missing.svg)", &dir, "t").is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::metrics::TimeSeries;
 
@@ -289,26 +290,54 @@ pub fn plot_time_series(ts: &TimeSeries, path: &Path, scale: f64, unit: &str) ->
     line_chart(path, &title, "time (s)", unit, &lines)
 }
 
-/// A grouped bar chart: one group per category, one bar per series.
+/// One series of a bar chart: a value per category and, from replications, the
+/// half-width of its error bar (none: no bar).
+pub struct Bars {
+    /// Legend label.
+    pub label: String,
+    /// One value per category (NaN: no bar).
+    pub values: Vec<f64>,
+    /// One error half-width per category.
+    pub errors: Option<Vec<f64>>,
+}
+
+/// A grouped bar chart: one group per category, one bar per series, each bar labelled
+/// with its value and, where given, an error bar. The legend sits below the plot area;
+/// `y_max` caps the axis where the quantity has a natural maximum (Jain's index: 1).
 pub fn bar_chart(
     path: &Path,
     title: &str,
     categories: &[String],
     y_label: &str,
-    series: &[(String, Vec<f64>)],
+    series: &[Bars],
+    y_max: Option<f64>,
 ) -> Result<(), String> {
     let err = at(path);
-    let ymax =
-        series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+    let tops = series.iter().flat_map(|s| {
+        s.values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + s.errors.as_ref().and_then(|e| e.get(i)).copied().unwrap_or(0.0))
+    });
+    let tops: Vec<f64> = tops.filter(|v| v.is_finite()).collect();
     let ymin =
-        series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
-    let ymax = if ymax <= ymin { ymin + 1.0 } else { ymax + (ymax - ymin) * 0.35 }; // room for the legend
+        series.iter().flat_map(|s| s.values.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
+    let mut ymax = tops.iter().copied().fold(0.0f64, f64::max);
+    if ymax <= ymin {
+        ymax = ymin + 1.0;
+    }
+    let mut ymax = ymax + (ymax - ymin) * 0.12; // room for the value labels
+    if let Some(cap) = y_max {
+        ymax = ymax.min(cap * 1.08).max(cap.min(ymax));
+    }
     let n = categories.len().max(1);
     write_svg(path, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(45)
+        let legend_rows = series.len().div_ceil(3).max(1) as u32;
+        let (plot, legend) = root.split_vertically(500 - 26 * legend_rows - 8);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 22))
+            .margin(14)
+            .x_label_area_size(40)
             .y_label_area_size(80)
             .build_cartesian_2d(0f64..n as f64, ymin..ymax)
             .map_err(|e| err(&e))?;
@@ -325,30 +354,60 @@ pub fn bar_chart(
                     String::new()
                 }
             })
+            .y_label_formatter(&|y| tick(*y))
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
             .y_desc(y_label)
             .draw()
             .map_err(|e| err(&e))?;
         let k = series.len().max(1) as f64;
         let width = 0.8 / k;
-        for (si, (label, vals)) in series.iter().enumerate() {
+        for (si, s) in series.iter().enumerate() {
             let c = color(si);
-            let bars = vals.iter().enumerate().map(|(ci, &v)| {
-                let x = ci as f64 + 0.1 + si as f64 * width;
-                Rectangle::new([(x, 0.0), (x + width * 0.92, v)], c.filled())
-            });
+            let x_of = |ci: usize| ci as f64 + 0.1 + si as f64 * width;
+            let finite = |&(_, v): &(usize, &f64)| v.is_finite();
             chart
-                .draw_series(bars)
-                .map_err(|e| err(&e))?
-                .label(label.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+                .draw_series(s.values.iter().enumerate().filter(finite).map(|(ci, &v)| {
+                    Rectangle::new([(x_of(ci), 0.0), (x_of(ci) + width * 0.92, v)], c.filled())
+                }))
+                .map_err(|e| err(&e))?;
+            if let Some(errors) = &s.errors {
+                chart
+                    .draw_series(s.values.iter().enumerate().filter(finite).filter_map(|(ci, &v)| {
+                        let e = *errors.get(ci)?;
+                        let mid = x_of(ci) + width * 0.46;
+                        e.is_finite()
+                            .then(|| ErrorBar::new_vertical(mid, v - e, v, v + e, BLACK.stroke_width(1), 6))
+                    }))
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .draw_series(s.values.iter().enumerate().filter(finite).map(|(ci, &v)| {
+                    let e = s
+                        .errors
+                        .as_ref()
+                        .and_then(|e| e.get(ci))
+                        .copied()
+                        .filter(|e| e.is_finite())
+                        .unwrap_or(0.0);
+                    let mid = x_of(ci) + width * 0.46;
+                    Text::new(
+                        tick(v),
+                        (mid, v + e),
+                        TextStyle::from(("sans-serif", 12).into_font())
+                            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                    )
+                }))
+                .map_err(|e| err(&e))?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(|e| err(&e))?;
+        for (i, s) in series.iter().enumerate() {
+            let (row, col) = ((i / 3) as i32, (i % 3) as i32);
+            let (x, y) = (100 + col * 270, 8 + row * 26);
+            legend
+                .draw(&Rectangle::new([(x, y + 2), (x + 14, y + 14)], color(i).filled()))
+                .map_err(|e| err(&e))?;
+            legend.draw(&Text::new(s.label.clone(), (x + 22, y), ("sans-serif", 15))).map_err(|e| err(&e))?;
+        }
         Ok(())
     })
 }

@@ -11,18 +11,19 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::l2::qcn::cp::{QoldUpdate, Sampling};
 use crate::l2::qcn::MulticastScheme;
 use crate::metrics::{jain_index, mean_std, TimeSeries};
 use crate::net::NodeKind;
-use crate::report::plot::{bar_chart, line_chart, Line};
+use crate::report::plot::{bar_chart, line_chart, Bars, Line};
+use crate::run::RunError;
 use crate::scenario::schema::Source;
 use crate::scenario::units::{Duration, Size};
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
+use crate::sweep::table::{mean_std_ci95, Cell, Table};
 
 /// Which topology.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -412,6 +413,8 @@ pub fn measure(sim: &Sim) -> Measures {
 pub struct RunRecord {
     /// What ran.
     pub variant: Variant,
+    /// With which seed.
+    pub seed: u64,
     /// Its metrics.
     pub measures: Measures,
     /// CR per reaction point over time.
@@ -422,55 +425,114 @@ pub struct RunRecord {
     pub scenario_toml: String,
 }
 
-/// Runs one variant.
+/// Runs one variant with `seed`.
 pub fn run_variant(
     v: &Variant,
+    seed: u64,
     duration: Option<Duration>,
     cancel: &AtomicBool,
-) -> Result<RunRecord, String> {
-    let s = v.scenario(duration);
-    let done = crate::run::simulate(&s, &s.name, &mut |_| !cancel.load(Ordering::Relaxed))
-        .map_err(|e| format!("{}: {e}", v.name()))?;
+) -> Result<RunRecord, RunError> {
+    let mut s = v.scenario(duration);
+    s.seed = seed;
+    let done =
+        crate::run::simulate(&s, &s.name, &mut |_| !cancel.load(Ordering::Relaxed)).map_err(|e| match e {
+            RunError::Interrupted => RunError::Interrupted,
+            e => RunError::Output(format!("{} seed {seed}: {e}", v.name())),
+        })?;
     let measures = measure(&done.sim);
     Ok(RunRecord {
         variant: *v,
+        seed,
         measures,
         rates: done.sim.recorder().rates.clone(),
         cnms: done.sim.recorder().cnms.clone(),
-        scenario_toml: crate::run::resolved_scenario_text(&s)?,
+        scenario_toml: crate::run::resolved_scenario_text(&s).map_err(RunError::Output)?,
     })
 }
 
-/// Runs `variants` on `jobs` threads; `progress(done, total)` after each. Results come back
-/// in the order of `variants`, whatever the thread count.
+/// Runs every variant with every seed on `jobs` threads (the shared pool);
+/// `progress(done, total)` after each. Results come back variant by variant, seeds in
+/// order, whatever the thread count.
 pub fn run_all(
     variants: &[Variant],
+    seeds: &[u64],
     jobs: usize,
     duration: Option<Duration>,
     progress: &(dyn Fn(usize, usize) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Vec<RunRecord>, String> {
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<RunRecord, String>>>> =
-        Mutex::new((0..variants.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= variants.len() || cancel.load(Ordering::Relaxed) {
-                    break;
-                }
-                let r = run_variant(&variants[i], duration, cancel);
-                results.lock().expect("no panics while holding the lock")[i] = Some(r);
-                progress(finished.fetch_add(1, Ordering::SeqCst) + 1, variants.len());
-            });
+    let runs: Vec<(Variant, u64)> = variants.iter().flat_map(|v| seeds.iter().map(|&s| (*v, s))).collect();
+    let report = |p: crate::sweep::SweepProgress| progress(p.done, p.to_run);
+    crate::sweep::pool::map_all(&runs, jobs, cancel, &report, |(v, seed)| {
+        run_variant(v, *seed, duration, cancel)
+    })
+    .map_err(|e| e.to_string())
+}
+
+impl Measures {
+    /// The scalar metrics of a run, named as the results table's columns.
+    pub fn scalars(&self) -> Vec<(String, f64)> {
+        let mut v = vec![
+            ("feedback_pct".to_string(), self.feedback_pct),
+            ("cnms_per_frame_pct".to_string(), self.cnms_per_frame_pct),
+            ("loss_pct".to_string(), self.loss_pct),
+            ("source_loss_pct".to_string(), self.source_loss_pct),
+            ("mean_cr_mbps".to_string(), self.mean_cr_mbps),
+            ("cr_std_mbps".to_string(), self.cr_std_mbps),
+            ("queue_mean_frames".to_string(), self.queue_mean(None)),
+            ("silent_cnm_windows_pct".to_string(), 100.0 * self.silent_window_share()),
+            ("cnms".to_string(), self.cnms as f64),
+            ("source_frames".to_string(), self.source_frames as f64),
+            ("switch_drops".to_string(), self.switch_drops as f64),
+        ];
+        for (g, j) in &self.fairness {
+            v.push((format!("jain_{g}"), *j));
         }
-    });
-    if cancel.load(Ordering::Relaxed) {
-        return Err("interrupted".into());
+        let mut switches: Vec<&str> = self.queues.iter().map(|q| q.switch.as_str()).collect();
+        switches.dedup();
+        for sw in switches {
+            v.push((format!("queue_std_frames_{sw}"), self.queue_std(sw)));
+        }
+        v
     }
-    results.into_inner().expect("threads joined").into_iter().map(|r| r.expect("every variant ran")).collect()
+
+    /// The mean over seeds of each measure (a seed's time-window counts are pooled).
+    pub fn mean_of(all: &[&Measures]) -> Measures {
+        let n = all.len().max(1) as f64;
+        let avg = |f: &dyn Fn(&Measures) -> f64| all.iter().map(|m| f(m)).sum::<f64>() / n;
+        let avg_u =
+            |f: &dyn Fn(&Measures) -> u64| (all.iter().map(|m| f(m) as f64).sum::<f64>() / n).round() as u64;
+        let first = all[0];
+        Measures {
+            source_frames: avg_u(&|m| m.source_frames),
+            offered_frames: avg_u(&|m| m.offered_frames),
+            source_dropped: avg_u(&|m| m.source_dropped),
+            cnms: avg_u(&|m| m.cnms),
+            feedback_pct: avg(&|m| m.feedback_pct),
+            cnms_per_frame_pct: avg(&|m| m.cnms_per_frame_pct),
+            queue_arrivals: avg_u(&|m| m.queue_arrivals),
+            switch_drops: avg_u(&|m| m.switch_drops),
+            loss_pct: avg(&|m| m.loss_pct),
+            source_loss_pct: avg(&|m| m.source_loss_pct),
+            mean_cr_mbps: avg(&|m| m.mean_cr_mbps),
+            cr_std_mbps: avg(&|m| m.cr_std_mbps),
+            queues: first
+                .queues
+                .iter()
+                .enumerate()
+                .map(|(i, q)| QueueMeasure {
+                    port: q.port.clone(),
+                    switch: q.switch.clone(),
+                    mean: avg(&|m| m.queues.get(i).map_or(f64::NAN, |q| q.mean)),
+                    std: avg(&|m| m.queues.get(i).map_or(f64::NAN, |q| q.std)),
+                })
+                .collect(),
+            fairness: first.fairness.iter().map(|(g, _)| (g.clone(), avg(&|m| m.fairness_of(g)))).collect(),
+            feedback_bound_sampled_pct: avg(&|m| m.feedback_bound_sampled_pct),
+            feedback_bound_per_frame_pct: avg(&|m| m.feedback_bound_per_frame_pct),
+            cnm_windows: all.iter().flat_map(|m| m.cnm_windows.iter().cloned()).collect(),
+        }
+    }
 }
 
 // ---- the report ------------------------------------------------------------------------
@@ -544,8 +606,10 @@ fn find<'a>(records: &'a [RunRecord], v: &Variant) -> Option<&'a RunRecord> {
     records.iter().find(|r| r.variant == *v)
 }
 
+/// Relative change from `a` to `b`, %; undefined (NaN) against a base near zero (below
+/// 0.05 in the metric's unit: %, Mbit/s), where a ratio says nothing.
 fn change(a: f64, b: f64) -> f64 {
-    if a == 0.0 {
+    if a.abs() < 0.05 {
         f64::NAN
     } else {
         100.0 * (b - a) / a
@@ -617,8 +681,30 @@ fn bound(records: &[RunRecord], p: &PaperNumber) -> Option<(f64, String)> {
     }
 }
 
+/// The 95 % confidence half-width over seeds of a directly measured paper metric, in the
+/// paper's configuration (CBR sources, per-frame check).
+fn primary_ci(runs: &[RunRecord], p: &PaperNumber) -> Option<f64> {
+    let (scheme, f): (Scheme, &dyn Fn(&Measures) -> f64) = match p.metric {
+        Metric::Feedback(s) => (s, &|m| m.feedback_pct),
+        Metric::Loss(s) => (s, &|m| m.loss_pct),
+        Metric::CrStd(s) => (s, &|m| m.cr_std_mbps),
+        _ => return None,
+    };
+    let v = Variant {
+        topology: p.topology,
+        qeq: p.qeq,
+        scheme,
+        source: SourceModel::Cbr,
+        sampling: Sampling::PerFrame,
+    };
+    spread(runs, &v, f)?.1
+}
+
 fn fmt_val(v: f64, rep: Option<f64>) -> String {
-    let one = |x: f64| if x.is_nan() { "–".to_string() } else { format!("{x:.2}") };
+    let one = |x: f64| if x.is_nan() { "n/a".to_string() } else { format!("{x:.2}") };
+    if v.is_nan() && rep.is_none_or(f64::is_nan) {
+        return "n/a (base ≈ 0)".to_string();
+    }
     match rep {
         Some(r) => format!("{} ({})", one(v), one(r)),
         None => one(v),
@@ -629,6 +715,7 @@ fn fmt_val(v: f64, rep: Option<f64>) -> String {
 pub const REPRODUCTION: super::Reproduction = super::Reproduction {
     name: "mliki2016",
     title: "Mliki et al. 2016: QCN with multicast and the enhanced, representative-CP QCN",
+    seeds: (10, 2),
     reproduce,
 };
 
@@ -654,19 +741,93 @@ pub fn reproduce(
         .duration
     };
     let variants = grid();
-    let records = run_all(&variants, options.jobs, Some(duration), progress, stop)?;
-    write_report(dir, &records, duration, options.quick)?;
-    Ok(super::Outcome { runs: records.len(), report: "report.md" })
+    let seeds = options.seeds(REPRODUCTION.seeds.0, REPRODUCTION.seeds.1);
+    let runs = run_all(&variants, &seeds, options.jobs, Some(duration), progress, stop)?;
+    write_results_table(dir, &runs)?;
+    write_report(dir, &runs, duration, options.quick)?;
+    Ok(super::Outcome { runs: runs.len(), report: "report.md" })
 }
 
-/// Writes the figures and `report.md` into `dir` (which exists and is empty).
-pub fn write_report(
-    dir: &Path,
-    records: &[RunRecord],
-    duration: Duration,
-    quick: bool,
-) -> Result<(), String> {
+/// Writes `results.parquet` and `results.csv`: one row per run (variant, seed, metrics).
+fn write_results_table(dir: &Path, runs: &[RunRecord]) -> Result<(), String> {
+    let mut t = Table::default();
+    for r in runs {
+        let v = &r.variant;
+        let mut row = vec![
+            ("variant".to_string(), Cell::Text(v.name())),
+            ("topology".to_string(), Cell::Text(v.topology.key().into())),
+            ("qeq_frames".to_string(), Cell::Int(v.qeq as i64)),
+            ("scheme".to_string(), Cell::Text(v.scheme.key().into())),
+            (
+                "sources".to_string(),
+                Cell::Text(combo_key(v.source, v.sampling).split('-').next().unwrap_or("").into()),
+            ),
+            (
+                "sampling".to_string(),
+                Cell::Text(combo_key(v.source, v.sampling).split_once('-').map_or("", |x| x.1).into()),
+            ),
+            ("seed".to_string(), Cell::Int(r.seed as i64)),
+        ];
+        row.extend(r.measures.scalars().into_iter().map(|(k, x)| (k, Cell::Float(x))));
+        t.push_row(row);
+    }
+    let meta = [("reproduction", "mliki2016".to_string())];
+    let write = |name: &str, bytes: Result<Vec<u8>, String>| {
+        std::fs::write(dir.join(name), bytes?).map_err(|e| format!("{}: {e}", dir.join(name).display()))
+    };
+    write("results.parquet", t.to_parquet(&meta))?;
+    write("results.csv", t.to_csv())
+}
+
+/// Every seed's record of each variant, in grid order.
+fn by_variant(runs: &[RunRecord]) -> Vec<(Variant, Vec<&RunRecord>)> {
+    let mut out: Vec<(Variant, Vec<&RunRecord>)> = Vec::new();
+    for r in runs {
+        match out.iter_mut().find(|(v, _)| *v == r.variant) {
+            Some((_, rs)) => rs.push(r),
+            None => out.push((r.variant, vec![r])),
+        }
+    }
+    out
+}
+
+/// One record per variant: the mean over seeds of every measure; the time series and
+/// scenario are the first seed's.
+fn means(runs: &[RunRecord]) -> Vec<RunRecord> {
+    by_variant(runs)
+        .into_iter()
+        .map(|(variant, rs)| {
+            let all: Vec<&Measures> = rs.iter().map(|r| &r.measures).collect();
+            RunRecord {
+                variant,
+                seed: rs[0].seed,
+                measures: Measures::mean_of(&all),
+                rates: rs[0].rates.clone(),
+                cnms: rs[0].cnms.clone(),
+                scenario_toml: rs[0].scenario_toml.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Mean and 95 % confidence half-width over seeds of `f` for variant `v`.
+fn spread(runs: &[RunRecord], v: &Variant, f: &dyn Fn(&Measures) -> f64) -> Option<(f64, Option<f64>)> {
+    let xs: Vec<f64> =
+        runs.iter().filter(|r| r.variant == *v).map(|r| f(&r.measures)).filter(|x| x.is_finite()).collect();
+    (!xs.is_empty()).then(|| {
+        let (m, _, ci) = mean_std_ci95(&xs);
+        (m, ci)
+    })
+}
+
+/// Writes the figures and `report.md` into `dir` (which exists): `runs` holds every seed
+/// of every variant.
+pub fn write_report(dir: &Path, runs: &[RunRecord], duration: Duration, quick: bool) -> Result<(), String> {
     let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    let mut seeds: Vec<u64> = runs.iter().map(|r| r.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let records = &means(runs);
     std::fs::create_dir_all(dir.join("figures")).map_err(io)?;
     std::fs::create_dir_all(dir.join("scenarios")).map_err(io)?;
     for r in records {
@@ -678,11 +839,16 @@ pub fn write_report(
     let _ = writeln!(w, "# Reproduction of Mliki et al. 2016: QCN with multicast and the enhanced QCN\n");
     let _ = writeln!(
         w,
-        "Produced by `cnsim reproduce mliki2016` (cnsim {}), {} runs of {} simulated{}. Every run's resolved \
-         scenario is in `scenarios/`; the base files are `scenarios/mliki2016/star.toml` and \
+        "Produced by `cnsim reproduce mliki2016` (cnsim {}): {} cells × {} seeds ({}) = {} runs of {} simulated{}. \
+         Every figure below is the mean over the seeds; where a ± or an error bar is shown it is the 95 % \
+         confidence interval of that mean (Student's t). `results.parquet` has every run. Every cell's resolved \
+         scenario (first seed) is in `scenarios/`; the base files are `scenarios/mliki2016/star.toml` and \
          `scenarios/mliki2016/multilink.toml` in the cnsim repository.\n",
         crate::VERSION,
         records.len(),
+        seeds.len(),
+        seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+        runs.len(),
         duration,
         if quick { " (`--quick`: shorter than the full reproduction)" } else { "" }
     );
@@ -718,7 +884,20 @@ pub fn write_report(
             if close(v, p.value) || rep.is_some_and(|r| close(r, p.value)) {
                 any_close = true;
             }
-            let _ = write!(row, " {} |", fmt_val(v, rep));
+            let ci = if i == 0 { primary_ci(runs, &p) } else { None };
+            match ci {
+                Some(ci) => {
+                    let _ = write!(
+                        row,
+                        " {} ± {ci:.2}{} |",
+                        fmt_val(v, None),
+                        rep.map_or(String::new(), |r| format!(" ({})", fmt_val(r, None)))
+                    );
+                }
+                None => {
+                    let _ = write!(row, " {} |", fmt_val(v, rep));
+                }
+            }
         }
         let diff = primary - p.value;
         let b = bound(records, &p);
@@ -748,13 +927,17 @@ pub fn write_report(
     for (p, ours, any_close, outside) in &gaps {
         let _ = writeln!(
             w,
-            "- {} ({}, Qeq {}): paper {} {}, ours {:.2}.{}{}",
+            "- {} ({}, Qeq {}): paper {} {}, ours {}.{}{}",
             p.what,
             p.topology.key(),
             p.qeq,
             p.value,
             p.unit,
-            ours,
+            if ours.is_nan() {
+                "n/a: the standard scheme's value, the base of the change, is ≈ 0".to_string()
+            } else {
+                format!("{ours:.2}")
+            },
             if *outside {
                 " The published value lies outside what the described mechanism can produce with 200 Mbit/s CBR \
                  sources and standard sampling (see the bound)."
@@ -817,7 +1000,7 @@ pub fn write_report(
         let sub = combo_key(*src, *smp);
         let fdir = dir.join("figures").join(&sub);
         std::fs::create_dir_all(&fdir).map_err(io)?;
-        let figs = draw_figures(&fdir, records, *src, *smp)?;
+        let figs = draw_figures(&fdir, records, runs, *src, *smp)?;
         if ci == 0 {
             for (file, caption) in &figs {
                 let _ = writeln!(w, "**{caption}**\n\n![{caption}](figures/{sub}/{file})\n");
@@ -845,6 +1028,7 @@ fn close(ours: f64, paper: f64) -> bool {
 fn draw_figures(
     dir: &Path,
     records: &[RunRecord],
+    runs: &[RunRecord],
     source: SourceModel,
     sampling: Sampling,
 ) -> Result<Vec<(String, String)>, String> {
@@ -892,19 +1076,27 @@ fn draw_figures(
                     schemes: &[Scheme],
                     f: &dyn Fn(&Measures, u64) -> f64|
      -> Result<(), String> {
-        let series: Vec<(String, Vec<f64>)> = schemes
+        let series: Vec<Bars> = schemes
             .iter()
             .map(|&s| {
-                let vals = QEQS
+                let cells: Vec<(f64, Option<f64>)> = QEQS
                     .iter()
-                    .map(|&q| get(topology, q, s).map(|r| f(&r.measures, q)).unwrap_or(f64::NAN))
+                    .map(|&q| {
+                        let Some(r) = get(topology, q, s) else { return (f64::NAN, None) };
+                        spread(runs, &r.variant, &|m| f(m, q)).unwrap_or((f64::NAN, None))
+                    })
                     .collect();
-                (s.label().to_string(), vals)
+                let errors = cells
+                    .iter()
+                    .any(|c| c.1.is_some())
+                    .then(|| cells.iter().map(|c| c.1.unwrap_or(f64::NAN)).collect());
+                Bars { label: s.label().to_string(), values: cells.iter().map(|c| c.0).collect(), errors }
             })
             .collect();
         let file = format!("fig{fig:02}-{name}.svg");
         let caption = format!("Fig. {fig}: {caption}");
-        bar_chart(&dir.join(&file), &caption, &cats, unit, &series)?;
+        let y_max = (unit == "index").then_some(1.0);
+        bar_chart(&dir.join(&file), &caption, &cats, unit, &series, y_max)?;
         out.push((file, caption));
         Ok(())
     };

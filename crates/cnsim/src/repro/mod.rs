@@ -11,8 +11,19 @@ pub mod mliki2016;
 pub struct Options {
     /// Worker threads.
     pub jobs: usize,
-    /// Shorter runs, for a quick look (the report says so).
+    /// Shorter runs and fewer seeds, for a quick look (the report says so).
     pub quick: bool,
+    /// Seeds per cell instead of the reproduction's own number.
+    pub seeds: Option<u64>,
+}
+
+impl Options {
+    /// The seeds of each cell: 1, 2, ..., n, where n is `--seeds` or the reproduction's
+    /// number for a full or a quick run.
+    pub fn seeds(&self, full: u64, quick: u64) -> Vec<u64> {
+        let n = self.seeds.unwrap_or(if self.quick { quick } else { full }).max(1);
+        (1..=n).collect()
+    }
 }
 
 /// What a finished reproduction did.
@@ -27,12 +38,16 @@ pub struct Outcome {
 /// Progress callback: (runs done, runs in all).
 pub type ProgressFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// A registered reproduction.
+/// A registered reproduction. Each writes into its report directory `report.md` (with
+/// its figures as SVG files beside it), `results.parquet` and `results.csv` (one row per
+/// run); the runner then renders `report.html` from `report.md`, figures inline.
 pub struct Reproduction {
     /// The name `cnsim reproduce` takes, e.g. "mliki2016".
     pub name: &'static str,
     /// What it reproduces, in a line.
     pub title: &'static str,
+    /// Seeds per cell, full and `--quick`.
+    pub seeds: (u64, u64),
     /// Runs every simulation (stopping early once `stop` is set) and writes the report
     /// into `dir`, an empty directory.
     pub reproduce:
@@ -52,9 +67,34 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|r| r.name)
 }
 
+/// Runs `repro` into `dir` (an empty directory) and renders `report.html` from its
+/// `report.md`.
+pub fn run(
+    repro: &Reproduction,
+    dir: &Path,
+    options: &Options,
+    progress: ProgressFn,
+    stop: &AtomicBool,
+) -> Result<Outcome, String> {
+    let outcome = (repro.reproduce)(dir, options, progress, stop)?;
+    let md_path = dir.join(outcome.report);
+    let md = std::fs::read_to_string(&md_path).map_err(|e| format!("{}: {e}", md_path.display()))?;
+    let html = crate::report::html::markdown_page(&md, dir, repro.title)?;
+    std::fs::write(dir.join("report.html"), html).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(outcome)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeds_count_from_one() {
+        let o = Options { jobs: 1, quick: false, seeds: None };
+        assert_eq!(o.seeds(10, 2), (1..=10).collect::<Vec<u64>>());
+        assert_eq!(Options { quick: true, ..o }.seeds(10, 2), [1, 2]);
+        assert_eq!(Options { seeds: Some(3), ..o }.seeds(10, 2), [1, 2, 3]);
+    }
 
     #[test]
     fn names_are_unique_and_found() {
