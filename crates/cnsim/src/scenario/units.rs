@@ -25,16 +25,37 @@ fn is_negative(s: &str) -> bool {
     s.trim_start().starts_with('-')
 }
 
-/// Splits "10 Gbps" into ("10", "Gbps").
+/// Splits "10 Gbps" into ("10", "Gbps") and "1e9bps" into ("1e9", "bps"): the number
+/// may have a decimal exponent (`e` followed by an optional sign and digits).
 fn split_number(s: &str) -> (&str, &str) {
     let s = s.trim();
-    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
+    let mut end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
+    let rest = s[end..].as_bytes();
+    if matches!(rest.first(), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(rest.get(1), Some(b'+' | b'-')));
+        let digits = rest[1 + sign..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 {
+            end += 1 + sign + digits;
+        }
+    }
     (&s[..end], s[end..].trim())
 }
 
-/// `digits × 10^exp10 / div`, exactly when the result is an integer, otherwise `None`.
-/// Accepts "12", "12.5", "0.001"; rejects signs, exponents and empty strings.
+/// `number × mult / div`, exactly when the result is an integer, otherwise `None`.
+/// Accepts "12", "12.5", "0.001", "1e9", "2.5E-3"; rejects signs and empty strings.
 fn scale_decimal(num: &str, mult: u128, div: u128) -> Option<u128> {
+    let (num, exp) = match num.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (num, 0),
+    };
+    if exp.unsigned_abs() > 30 {
+        return None;
+    }
+    let (mult, div) = if exp >= 0 {
+        (mult.checked_mul(10u128.pow(exp as u32))?, div)
+    } else {
+        (mult, div.checked_mul(10u128.pow(exp.unsigned_abs()))?)
+    };
     let num = num.replace('_', "");
     if num.is_empty() || num.matches('.').count() > 1 || num == "." {
         return None;
@@ -115,13 +136,24 @@ impl std::str::FromStr for Rate {
         let (num, unit) = split_number(s);
         let mult: u128 = match unit {
             "bps" | "bit/s" | "b/s" => 1,
-            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" => 1_000,
-            "Mbps" | "Mbit/s" => 1_000_000,
-            "Gbps" | "Gbit/s" => 1_000_000_000,
-            "Tbps" | "Tbit/s" => 1_000_000_000_000,
+            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" | "kb/s" | "Kb/s" => 1_000,
+            "Mbps" | "Mbit/s" | "Mb/s" => 1_000_000,
+            "Gbps" | "Gbit/s" | "Gb/s" => 1_000_000_000,
+            "Tbps" | "Tbit/s" | "Tb/s" => 1_000_000_000_000,
             _ => return Err(bad()),
         };
-        let v = scale_decimal(num, mult, 1).ok_or_else(bad)?;
+        let v = match scale_decimal(num, mult, 1) {
+            Some(v) => v,
+            None if scale_decimal(num, mult * 1_000_000, 1).is_some()
+                || num.parse::<f64>().is_ok_and(|x| x.is_finite()) =>
+            {
+                return Err(format!(
+                    "\"{s}\" is not a whole number of bit/s; rates are exact integers of bit/s \
+                     (so that frame times are exact), expected e.g. \"1.5Mbps\" or \"1500001bps\""
+                ))
+            }
+            None => return Err(bad()),
+        };
         if v == 0 {
             return Err(format!("\"{s}\" is zero; expected a positive rate, e.g. \"10Gbps\""));
         }
@@ -167,7 +199,8 @@ impl std::str::FromStr for Duration {
         let mult: u128 = match unit {
             "ps" => 1,
             "ns" => 1_000,
-            "us" | "µs" => 1_000_000,
+            // The micro sign (U+00B5) and the Greek mu (U+03BC) look alike.
+            "us" | "µs" | "μs" => 1_000_000,
             "ms" => 1_000_000_000,
             "s" => 1_000_000_000_000,
             _ => return Err(bad()),
@@ -303,6 +336,13 @@ mod tests {
         assert_eq!("171.875Mbps".parse::<Rate>(), Ok(Rate(171_875_000)));
         assert_eq!("200 Mbit/s".parse::<Rate>(), Ok(Rate(200_000_000)));
         assert!("10Gbs".parse::<Rate>().unwrap_err().contains("expected e.g. \"10Gbps\""));
+        assert_eq!("200Mb/s".parse::<Rate>(), Ok(Rate(200_000_000)));
+        assert_eq!("1e9bps".parse::<Rate>(), Ok(Rate(1_000_000_000)));
+        assert_eq!("2.5E3kbps".parse::<Rate>(), Ok(Rate(2_500_000)));
+        let e = "0.5bps".parse::<Rate>().unwrap_err();
+        assert!(e.contains("not a whole number of bit/s"), "{e}");
+        let e = "1e-3bps".parse::<Rate>().unwrap_err();
+        assert!(e.contains("not a whole number of bit/s"), "{e}");
         assert!("0Gbps".parse::<Rate>().unwrap_err().contains("positive"));
         assert!("-1Gbps".parse::<Rate>().is_err());
         assert!("0.1bps".parse::<Rate>().is_err());
@@ -321,6 +361,9 @@ mod tests {
     fn times_parse_exactly() {
         assert_eq!("500ns".parse::<Duration>(), Ok(Duration(500_000)));
         assert_eq!("1us".parse::<Duration>(), Ok(Duration(1_000_000)));
+        assert_eq!("10μs".parse::<Duration>(), Ok(Duration(10_000_000)), "Greek mu");
+        assert_eq!("10µs".parse::<Duration>(), Ok(Duration(10_000_000)), "micro sign");
+        assert_eq!("2e-6s".parse::<Duration>(), Ok(Duration(2_000_000)));
         assert_eq!("1.5us".parse::<Duration>(), Ok(Duration(1_500_000)));
         assert_eq!("10s".parse::<Duration>(), Ok(Duration(10_000_000_000_000)));
         assert_eq!("0s".parse::<Duration>(), Ok(Duration(0)));
