@@ -401,7 +401,7 @@ fn estimated_work(sim: &Sim) -> f64 {
         let live = f.stop.min(sim.end()).saturating_sub(f.start) as f64 / 1e12;
         let bits = f.frame_size as f64 * 8.0;
         let rate = match &f.pattern {
-            Pattern::Cbr { rate_bps } | Pattern::Poisson { rate_bps } => *rate_bps as f64,
+            Pattern::Cbr { rate_bps, .. } | Pattern::Poisson { rate_bps } => *rate_bps as f64,
             Pattern::OnOff { rate_bps, on, off, .. } => {
                 *rate_bps as f64 * *on as f64 / (on + off).max(1) as f64
             }

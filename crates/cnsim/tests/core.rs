@@ -221,6 +221,28 @@ fn overload_share_is_dropped_on_the_dumbbell() {
     assert!(sent > 0.99 * line && sent <= line + 1.0, "bottleneck sent {sent} of {line}");
 }
 
+/// Strictly periodic senders keep their phases, so the same few flows meet the full
+/// queue every time; per-frame jitter spreads the loss over the flows, at the same
+/// overall loss (the overload share).
+#[test]
+fn cbr_jitter_spreads_drop_tail_loss_over_the_flows() {
+    let losers = |jitter: &str| {
+        let text = cnsim::scenario::bundled::get("dumbbell-cbr-64").unwrap();
+        let sc = parse(text, "dumbbell", &["duration=100ms".into(), format!("traffic[0].jitter={jitter}")])
+            .unwrap();
+        let mut s = build(&sc, "dumbbell").unwrap();
+        s.run_to_end();
+        let offered: u64 = s.flows().iter().map(|f| f.stats.offered_frames).sum();
+        let dropped: u64 = s.flows().iter().map(|f| f.stats.dropped_frames).sum();
+        let share = dropped as f64 / offered as f64;
+        assert!((share - 1.0 / 11.0).abs() < 0.01, "jitter {jitter}: drop share {share}");
+        s.flows().iter().filter(|f| f.stats.dropped_frames > 0).count()
+    };
+    let (periodic, jittered) = (losers("0.0"), losers("0.5"));
+    assert!(periodic <= 16, "periodic: {periodic} of 64 flows lose frames");
+    assert!(jittered >= 48, "jitter 0.5: {jittered} of 64 flows lose frames");
+}
+
 #[test]
 fn adding_a_flow_leaves_other_flows_draws_unchanged() {
     let base = r#"

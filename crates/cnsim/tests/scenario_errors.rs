@@ -649,6 +649,15 @@ fn saturated_source_with_a_rate() {
     );
 }
 
+/// CBR jitter is a fraction of the frame gap, and only CBR sources have it.
+#[test]
+fn cbr_jitter_is_a_fraction_of_a_cbr_source() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"cbr\"\njitter = 1.5"), &[]);
+    assert_located(&e, "traffic[0].jitter", &["1.5 is not a jitter", "from 0 to 1"]);
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"poisson\"\njitter = 0.5"), &[]);
+    assert_located(&e, "traffic[0].jitter", &["not a key of a poisson source; it belongs to kind = \"cbr\""]);
+}
+
 /// Each kind reads its own keys: an on-period on a CBR source is refused, not ignored.
 #[test]
 fn a_key_of_another_kind() {

@@ -528,7 +528,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             ));
         }
         let pattern = match t.source {
-            Source::Cbr { rate } => Pattern::Cbr { rate_bps: rate.0 },
+            Source::Cbr { rate, jitter } => Pattern::Cbr { rate_bps: rate.0, jitter },
             Source::Poisson { rate } => Pattern::Poisson { rate_bps: rate.0 },
             Source::OnOff { rate, on, off, periods } => Pattern::OnOff {
                 rate_bps: rate.0,

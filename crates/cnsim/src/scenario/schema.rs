@@ -541,6 +541,9 @@ pub enum Source {
     Cbr {
         /// `rate`.
         rate: Rate,
+        /// `jitter`: each frame leaves up to this fraction of the frame gap after its
+        /// nominal instant (uniformly at random; 0: strictly periodic).
+        jitter: f64,
     },
     /// `kind = "poisson"`: exponential gaps with mean 8·L/rate.
     Poisson {
@@ -576,7 +579,7 @@ impl Source {
     /// The source's own rate, if its kind has one.
     pub fn rate(&self) -> Option<Rate> {
         match *self {
-            Source::Cbr { rate } | Source::Poisson { rate } | Source::OnOff { rate, .. } => Some(rate),
+            Source::Cbr { rate, .. } | Source::Poisson { rate } | Source::OnOff { rate, .. } => Some(rate),
             Source::Saturated => None,
         }
     }
@@ -613,12 +616,25 @@ impl TryFrom<TrafficEntry> for Traffic {
                 Ok(())
             }
         };
+        if t.kind != TrafficKind::Cbr && t.jitter.is_some() {
+            return Err(at_key(
+                "jitter",
+                format!("\"jitter\" is not a key of a {kind} source; it belongs to kind = \"cbr\""),
+            ));
+        }
         let source = match t.kind {
             TrafficKind::Cbr | TrafficKind::Poisson => {
                 refuse("on", t.on.is_some())?;
                 refuse("off", t.off.is_some())?;
                 if t.kind == TrafficKind::Cbr {
-                    Source::Cbr { rate: rate()? }
+                    let jitter = t.jitter.unwrap_or(0.0);
+                    if !(0.0..=1.0).contains(&jitter) {
+                        return Err(at_key(
+                            "jitter",
+                            format!("{jitter} is not a jitter; expected a fraction of the frame gap from 0 to 1, e.g. jitter = 0.5"),
+                        ));
+                    }
+                    Source::Cbr { rate: rate()?, jitter }
                 } else {
                     Source::Poisson { rate: rate()? }
                 }
@@ -683,6 +699,10 @@ impl From<Traffic> for TrafficEntry {
             Source::OnOff { on, off, periods, .. } => (Some(on), Some(off), periods),
             _ => (None, None, PeriodDistribution::default()),
         };
+        let jitter = match t.source {
+            Source::Cbr { jitter, .. } if jitter > 0.0 => Some(jitter),
+            _ => None,
+        };
         TrafficEntry {
             name: t.name,
             kind: t.source.kind(),
@@ -690,6 +710,7 @@ impl From<Traffic> for TrafficEntry {
             to: t.to,
             frame_size: t.frame_size,
             rate: t.source.rate(),
+            jitter,
             on,
             off,
             periods,
@@ -735,6 +756,12 @@ pub struct TrafficEntry {
     /// Rate (CBR; on/off while on; Poisson mean).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// CBR only: each frame leaves up to this fraction of the frame gap (0 to 1) after
+    /// its nominal instant, uniformly at random; the long-run rate is unchanged. Strictly
+    /// periodic sources (0, the default) keep their phase relative to each other, so at a
+    /// full drop-tail queue the same few flows lose every time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<f64>,
     /// On-period length (on/off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on: Option<Duration>,

@@ -16,10 +16,14 @@ pub use shaper::{Shaper, ShaperState};
 /// When a source produces frames.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pattern {
-    /// Constant bit rate: the k-th frame at `start + k·size·8/rate`.
+    /// Constant bit rate: the k-th frame at `start + k·size·8/rate`, plus, with
+    /// `jitter` > 0, a uniformly random delay of up to `jitter` frame gaps (never before
+    /// the previous frame).
     Cbr {
         /// Rate in bit/s.
         rate_bps: u64,
+        /// Largest delay after the nominal instant, in frame gaps (0 to 1).
+        jitter: f64,
     },
     /// Alternating on and off periods; CBR at `rate_bps` while on. The sending phase
     /// carries over from one on-period to the next: the k-th frame leaves when the source
@@ -211,9 +215,15 @@ impl Flow {
     pub fn next_emission(&mut self, now: Time) -> Option<Time> {
         let size = self.frame_size;
         let next = match self.pattern.clone() {
-            Pattern::Cbr { rate_bps } => {
+            Pattern::Cbr { rate_bps, jitter } => {
                 self.run_count += 1;
-                periodic_instant(self.run_start, self.run_count, size, rate_bps)
+                let nominal = periodic_instant(self.run_start, self.run_count, size, rate_bps);
+                if jitter > 0.0 {
+                    let gap = size as f64 * 8.0 * PS_PER_S as f64 / rate_bps as f64;
+                    (nominal + (self.rng.uniform() * jitter * gap) as Time).max(now)
+                } else {
+                    nominal
+                }
             }
             Pattern::OnOff { rate_bps, on, off, exponential } => {
                 self.run_count += 1;
@@ -290,10 +300,30 @@ mod tests {
 
     #[test]
     fn cbr_emits_on_an_exact_grid() {
-        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000 });
+        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000, jitter: 0.0 });
         assert_eq!(f.first_emission(), Some(0));
         assert_eq!(f.next_emission(0), Some(12 * PS_PER_US));
         assert_eq!(f.next_emission(12 * PS_PER_US), Some(24 * PS_PER_US));
+    }
+
+    #[test]
+    fn jittered_cbr_stays_within_one_gap_and_keeps_its_rate() {
+        // 1 Gbit/s, 1500 B: a 12 µs gap; with jitter 1 the k-th frame leaves in
+        // [12k µs, 12(k+1) µs), in order; over 1 s exactly as many frames as without.
+        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000, jitter: 1.0 });
+        let (mut t, mut k, mut shifted) = (f.first_emission(), 0u64, 0u64);
+        let mut last = 0;
+        while let Some(now) = t {
+            let nominal = k * 12 * PS_PER_US;
+            assert!(now >= nominal.max(last) && now < nominal + 12 * PS_PER_US, "frame {k} at {now}");
+            shifted += u64::from(now > nominal);
+            last = now;
+            k += 1;
+            t = f.next_emission(now);
+        }
+        let periodic = PS_PER_S.div_ceil(12 * PS_PER_US);
+        assert!(k.abs_diff(periodic) <= 1, "{k} frames, {periodic} without jitter");
+        assert!(shifted > k * 9 / 10, "most frames leave after their nominal instant");
     }
 
     /// Offered load of an on/off source over `periods` cycles, bit/s.
@@ -389,7 +419,7 @@ mod tests {
 
     #[test]
     fn emission_stops_at_stop_time() {
-        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000 });
+        let mut f = flow(Pattern::Cbr { rate_bps: 1_000_000_000, jitter: 0.0 });
         f.stop = PS_PER_MS / 100; // 10 us: frames at 0 only
         assert_eq!(f.first_emission(), Some(0));
         assert_eq!(f.next_emission(0), None);
