@@ -286,17 +286,17 @@ fn main() -> ExitCode {
             cmd_validate(&scenario, &set, &memory_limits(max_memory))
         }
         Command::List => {
-            println!("bundled scenarios (cnsim run NAME):");
+            let width = bundled::names().chain(cnsim::repro::names()).map(str::len).max().unwrap_or(0);
+            println!("bundled scenarios (cnsim run NAME; cnsim show NAME prints one):");
             for (name, text) in bundled::BUNDLED {
                 let desc = scenario::parse(text, name, &[])
                     .map(|s| s.description.split_whitespace().collect::<Vec<_>>().join(" "))
                     .unwrap_or_default();
-                let short: String = desc.chars().take(100).collect();
-                println!("  {name:<20} {short}{}", if desc.len() > 100 { "…" } else { "" });
+                print_wrapped(name, &desc, width);
             }
             println!("reproductions (cnsim reproduce NAME):");
             for r in cnsim::repro::REGISTRY {
-                println!("  {:<20} {}", r.name, r.title);
+                print_wrapped(r.name, r.title, width);
             }
             ExitCode::SUCCESS
         }
@@ -362,6 +362,35 @@ fn fail_after(e: &RunError, signals: &Signals) -> ExitCode {
     fail(e)
 }
 
+/// Prints `  NAME  text`, the text wrapped at 100 columns under itself.
+fn print_wrapped(name: &str, text: &str, width: usize) {
+    let indent = width + 4;
+    let mut line = format!("  {name:<width$}  ");
+    let mut fresh = true;
+    for word in text.split_whitespace() {
+        if !fresh && line.chars().count() + 1 + word.chars().count() > 100 {
+            println!("{line}");
+            line = " ".repeat(indent);
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+        fresh = false;
+    }
+    println!("{line}");
+}
+
+/// Seconds as h:mm:ss ("–" when unknown).
+fn clock(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "–".to_string();
+    }
+    let s = secs.round() as u64;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
 /// A progress callback that shows a bar on a terminal once a run has taken a second.
 fn progress_reporter(quiet: bool, interrupted: Arc<AtomicBool>) -> impl FnMut(&Progress) -> bool {
     let show = !quiet && std::io::stderr().is_terminal();
@@ -376,20 +405,25 @@ fn progress_reporter(quiet: bool, interrupted: Arc<AtomicBool>) -> impl FnMut(&P
         }
         if show && bar.is_none() && t0.elapsed().as_secs_f64() > 1.0 {
             let b = ProgressBar::new(p.end / 1_000_000);
-            b.set_style(
-                ProgressStyle::with_template("{bar:40} {msg} [{elapsed_precise}, ETA {eta}]")
-                    .expect("valid template"),
-            );
+            b.set_style(ProgressStyle::with_template("{bar:40} {msg}").expect("valid template"));
             bar = Some(b);
         }
         if let Some(b) = &bar {
             b.set_position(p.now / 1_000_000);
-            let eps = p.events as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+            // Elapsed from the start of the run (the bar appears after a second), and the
+            // ETA from the average pace so far (the bar's own estimate starts late and
+            // runs ~2× too low).
+            let elapsed = t0.elapsed().as_secs_f64();
+            let eps = p.events as f64 / elapsed.max(1e-9);
+            let done = p.now as f64 / (p.end as f64).max(1.0);
+            let eta = if done > 0.0 { elapsed * (1.0 - done) / done } else { f64::NAN };
             b.set_message(format!(
-                "sim {:.3}/{:.3} s, {:.1} M events/s",
+                "sim {:.3}/{:.3} s, {:.1} M events/s [{}, ETA {}]",
                 p.now as f64 / 1e12,
                 p.end as f64 / 1e12,
-                eps / 1e6
+                eps / 1e6,
+                clock(elapsed),
+                clock(eta)
             ));
             if p.now >= p.end {
                 b.finish_and_clear();
@@ -417,7 +451,11 @@ fn cmd_run(
     if csv {
         s.metrics.csv = true;
     }
-    let dir = out.unwrap_or_else(|| PathBuf::from("runs").join(&s.name));
+    let dir = match out {
+        Some(d) => d,
+        None if force => PathBuf::from("runs").join(&s.name),
+        None => cnsim::run::outdir::fresh_default(&PathBuf::from("runs").join(&s.name)),
+    };
     // The output location is checked (and its temporary directory made) before any work.
     let staged = match StagedDir::create(&dir, force) {
         Ok(st) => st,
@@ -430,6 +468,9 @@ fn cmd_run(
         Ok(d) => d,
         Err(e) => return fail_after(&e, signals),
     };
+    if !quiet && std::io::stderr().is_terminal() && done.wall.as_secs_f64() > 1.0 {
+        eprintln!("writing results to {}…", dir.display());
+    }
     if let Err(e) = cnsim::run::write_run_files(&s, &done, staged.path(), &interrupted) {
         return fail_after(&e, signals);
     }
@@ -489,7 +530,19 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
     if !json {
         eprintln!("running {} scenario(s), {runs} interleaved round(s) after a warm-up…", cases.len());
     }
-    let report = match cnsim::bench::run_cases(&cases, runs, true, set) {
+    let mut progress = |p: &cnsim::bench::BenchProgress| {
+        if !json {
+            eprintln!(
+                "  round {}/{}{}: {:<18} {:.3} s",
+                p.round + 1,
+                p.rounds,
+                if p.warmup { " (warm-up)" } else { "" },
+                p.scenario,
+                p.wall_s
+            );
+        }
+    };
+    let report = match cnsim::bench::run_cases(&cases, runs, true, set, &mut progress) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");

@@ -111,6 +111,21 @@ pub struct BenchReport {
     pub ratios: Vec<RatioResult>,
 }
 
+/// One finished benchmark run, for progress reports.
+#[derive(Clone, Debug)]
+pub struct BenchProgress {
+    /// Round, from 0 (the warm-up, when there is one).
+    pub round: usize,
+    /// Rounds in all, the warm-up included.
+    pub rounds: usize,
+    /// Whether this round is the uncounted warm-up.
+    pub warmup: bool,
+    /// The case.
+    pub scenario: &'static str,
+    /// Its wall time, s.
+    pub wall_s: f64,
+}
+
 /// The figures of one timed run.
 #[derive(Clone, Copy)]
 struct Run {
@@ -151,6 +166,7 @@ pub fn run_cases(
     runs: usize,
     warmup: bool,
     overrides: &[String],
+    progress: &mut dyn FnMut(&BenchProgress),
 ) -> Result<BenchReport, String> {
     let scenarios = cases
         .iter()
@@ -164,6 +180,13 @@ pub fn run_cases(
     for round in 0..runs + warmup as usize {
         for (i, (case, s)) in cases.iter().zip(&scenarios).enumerate() {
             let run = run_once(case, s)?;
+            progress(&BenchProgress {
+                round,
+                rounds: runs + warmup as usize,
+                warmup: warmup && round == 0,
+                scenario: case.scenario,
+                wall_s: run.wall_s,
+            });
             if !(warmup && round == 0) {
                 timed[i].push(run);
             }

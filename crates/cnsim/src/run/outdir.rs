@@ -268,9 +268,58 @@ impl Drop for StagedDir {
     }
 }
 
+/// The current UTC time as `YYYYMMDD-HHMMSS`.
+pub fn utc_stamp() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    stamp_of(secs)
+}
+
+/// `secs` since the Unix epoch as `YYYYMMDD-HHMMSS` (UTC; Howard Hinnant's
+/// days-to-civil algorithm).
+fn stamp_of(secs: u64) -> String {
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}", rest / 3600, rest / 60 % 60, rest % 60)
+}
+
+/// The default output directory `dir`, or, when something is already there, a fresh
+/// sibling `<dir>-<UTC date-time>` (with `-2`, `-3`, ... if even that exists), so that
+/// running the same command twice never fails and never replaces anything.
+pub fn fresh_default(dir: &Path) -> PathBuf {
+    if std::fs::symlink_metadata(dir).is_err() {
+        return dir.to_path_buf();
+    }
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stamped = dir.with_file_name(format!("{name}-{}", utc_stamp()));
+    let mut candidate = stamped.clone();
+    let mut n = 2;
+    while std::fs::symlink_metadata(&candidate).is_ok() {
+        candidate = PathBuf::from(format!("{}-{n}", stamped.display()));
+        n += 1;
+    }
+    candidate
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stamps_are_utc_calendar_dates() {
+        assert_eq!(stamp_of(0), "19700101-000000");
+        // 2026-11-22 20:45:07 UTC.
+        assert_eq!(stamp_of(1_795_380_307), "20261122-204507");
+        // 2024-02-29 23:59:59 UTC (a leap day).
+        assert_eq!(stamp_of(1_709_251_199), "20240229-235959");
+    }
 
     #[test]
     fn staging_names_parse() {
