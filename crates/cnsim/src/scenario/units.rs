@@ -30,7 +30,7 @@ fn is_negative(s: &str) -> bool {
 fn split_number(s: &str) -> (&str, &str) {
     let s = s.trim();
     let mut end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
-    let rest = s[end..].as_bytes();
+    let rest = &s.as_bytes()[end..];
     if matches!(rest.first(), Some(b'e' | b'E')) {
         let sign = usize::from(matches!(rest.get(1), Some(b'+' | b'-')));
         let digits = rest[1 + sign..].iter().take_while(|b| b.is_ascii_digit()).count();

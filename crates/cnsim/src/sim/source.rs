@@ -59,7 +59,7 @@ impl Sim {
             let flow = &mut self.flows[f];
             let lane = match flow.pattern {
                 // Jittered sources are not periodic: their events cannot share a lane.
-                Pattern::Cbr { rate_bps, jitter } if jitter == 0.0 => {
+                Pattern::Cbr { rate_bps, jitter: 0.0 } => {
                     let period = (rate_bps, flow.frame_size);
                     match lanes.iter().find(|(p, _)| *p == period) {
                         Some(&(_, l)) => Some(l),
