@@ -4,6 +4,7 @@
 //! [`crate::traffic::FlowStats`]); this module holds the sampled series and turns
 //! counters into the `summary.json` document.
 
+pub mod delay;
 #[cfg(feature = "outputs")]
 pub mod output;
 pub mod recorder;

@@ -9,7 +9,7 @@ use crate::l2::pause::{HostInputStats, PortPauseStats};
 use crate::l2::qcn::cp::CpStats;
 use crate::l2::qcn::rp::RpStats;
 use crate::l2::qcn::{Cp, QcnStats, Rp};
-use crate::net::{Capacity, HeaderKind, NodeKind};
+use crate::net::{Capacity, HeaderKind};
 use crate::protocol::AnyCongestionPoint;
 use crate::sim::{KindCounters, Sim};
 use crate::traffic::FlowStats;
@@ -51,8 +51,16 @@ pub struct FlowSummary {
     pub stats: FlowStats,
     /// Delivered bits over the run's duration, bit/s.
     pub throughput_bps: f64,
-    /// Mean one-way delay of delivered frames, s.
+    /// Mean one-way delay of delivered frames, s (from creation at the source).
     pub mean_delay_s: f64,
+    /// Median one-way delay, s (log histogram: within 3.2 %).
+    pub p50_delay_s: f64,
+    /// 99th percentile of the one-way delay, s (within 3.2 %).
+    pub p99_delay_s: f64,
+    /// Largest one-way delay, s (exact).
+    pub max_delay_s: f64,
+    /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).
+    pub delay_variation_s: f64,
 }
 
 /// One egress queue's counters and derived figures.
@@ -148,8 +156,10 @@ pub struct Summary {
     pub frames: FrameTotals,
     /// Per flow.
     pub flows: Vec<FlowSummary>,
-    /// Per egress queue that saw traffic.
+    /// Per egress queue of every port that carried traffic.
     pub queues: Vec<QueueSummary>,
+    /// Ports (link directions) that carried nothing, left out of `queues`.
+    pub idle_ports: u64,
     /// QCN, when enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qcn: Option<QcnSummary>,
@@ -217,13 +227,18 @@ impl Summary {
                     stats: f.stats.clone(),
                     throughput_bps: f.stats.delivered_bytes as f64 * 8.0 / secs,
                     mean_delay_s: if d == 0 { 0.0 } else { f.stats.delay_sum as f64 / d as f64 / 1e12 },
+                    p50_delay_s: f.stats.delay.quantile_s(0.5),
+                    p99_delay_s: f.stats.delay.quantile_s(0.99),
+                    max_delay_s: f.stats.delay.max as f64 / 1e12,
+                    delay_variation_s: f.stats.delay.variation_s(),
                 }
             })
             .collect();
         let mut queues = Vec::new();
+        let mut idle_ports = 0;
         for (p, port) in net.ports.iter().enumerate() {
-            let used = port.classes.queues().any(|q| q.arrived_frames() > 0);
-            if !used && net.nodes[port.node as usize].kind != NodeKind::Switch {
+            if !port.classes.queues().any(|q| q.arrived_frames() > 0) {
+                idle_ports += 1;
                 continue;
             }
             let several = port.classes.count() > 1;
@@ -328,6 +343,7 @@ impl Summary {
             },
             flows,
             queues,
+            idle_ports,
             qcn,
             pause,
         }

@@ -37,6 +37,7 @@ impl Sim {
                 st.delivered_frames += 1;
                 st.delivered_bytes += frame.size as u64;
                 st.delay_sum += (now - frame.born) as u128;
+                st.delay.record(now - frame.born);
                 self.frames.free(id);
             }
             Header::Cnm(_) => {

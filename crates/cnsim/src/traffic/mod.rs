@@ -92,6 +92,9 @@ pub struct FlowStats {
     /// Sum of one-way delays of delivered frames, ps.
     #[serde(skip)]
     pub delay_sum: u128,
+    /// Distribution of the one-way delays of delivered frames.
+    #[serde(skip)]
+    pub delay: crate::metrics::delay::DelayStats,
 }
 
 /// A traffic source and its counters. The fields an emission reads and writes come
