@@ -126,6 +126,8 @@ enum Command {
     },
     /// List the bundled scenarios and the reproductions.
     List,
+    /// Print the reference of every scenario key: default, unit, meaning (docs/scenario-keys.md).
+    Keys,
     /// Print a bundled scenario's file, to copy and edit (cnsim show NAME > mine.toml).
     Show {
         /// Bundled scenario name (see `cnsim list`).
@@ -298,6 +300,10 @@ fn main() -> ExitCode {
             for r in cnsim::repro::REGISTRY {
                 print_wrapped(r.name, r.title, width);
             }
+            ExitCode::SUCCESS
+        }
+        Command::Keys => {
+            print!("{}", include_str!("../../../docs/scenario-keys.md"));
             ExitCode::SUCCESS
         }
         Command::Show { name } => match bundled::get(&name) {

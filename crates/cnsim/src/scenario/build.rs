@@ -70,8 +70,10 @@ pub const MAX_NODES: u64 = 1_000_000;
 /// Most unicast forwarding-table entries (switches × hosts, 4 bytes each) a topology may
 /// need: 1 GiB of tables.
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 28;
-/// Most samples a time series may take (duration / `metrics.interval`).
-pub const MAX_SAMPLES: u64 = 1_000_000;
+/// Most samples a time series may take (duration / `metrics.interval`): 100 million,
+/// e.g. 10 ns samples over a second, for those who study transients. The memory the
+/// series need is bounded separately, with the rest of the run's (see `budget`).
+pub const MAX_SAMPLES: u64 = 100_000_000;
 
 /// Checks the size of what the topology section describes before anything is generated,
 /// so that a huge count is a located error rather than exhausted memory.
