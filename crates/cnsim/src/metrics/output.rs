@@ -100,7 +100,9 @@ mod tests {
             let e = result.unwrap_err();
             assert!(e.contains("No space left on device"), "{e}");
         }
-        let e = crate::report::plot::plot_time_series(&ts, full, 1.0, "frames").unwrap_err();
+        let style =
+            crate::report::plot::ChartStyle { step: crate::report::plot::Step::None, worst_is_lowest: false };
+        let e = crate::report::plot::plot_time_series(&ts, full, 1.0, "frames", "", style).unwrap_err();
         assert!(e.contains("No space left on device"), "{e}");
     }
 }

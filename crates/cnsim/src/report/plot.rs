@@ -197,14 +197,65 @@ pub fn decimate(xs: &[f64], ys: &[f64], buckets: usize) -> (Vec<f64>, Vec<f64>) 
     (ox, oy)
 }
 
-/// Draws a line chart to `path`. Legends are shown for up to 12 series; long series are
-/// decimated to 600 min/max buckets.
+/// How a series is drawn between its samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Straight lines between samples (an instantaneous quantity, e.g. a queue length).
+    None,
+    /// Each value holds over the interval that ends at its sample (an average over the
+    /// interval, e.g. throughput).
+    Before,
+    /// Each value holds until the next sample (a piecewise-constant state, e.g. a rate).
+    After,
+}
+
+/// How a line chart is drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct ChartStyle {
+    /// Steps for piecewise-constant series.
+    pub step: Step,
+    /// With many series, the worst are those with the lowest mean (throughput, rates)
+    /// rather than the highest (queue lengths).
+    pub worst_is_lowest: bool,
+}
+
+/// Series above which a chart shows a summary (min–max band, median, the worst three
+/// named) instead of one line each.
+pub const MAX_LINES: usize = 12;
+
+/// The points of a series drawn with `step`.
+fn stepped(xs: &[f64], ys: &[f64], step: Step) -> Vec<(f64, f64)> {
+    let n = xs.len().min(ys.len());
+    let mut out = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        match step {
+            Step::None => out.push((xs[i], ys[i])),
+            Step::Before => {
+                let from = if i == 0 { 0.0f64.min(xs[0]) } else { xs[i - 1] };
+                out.push((from, ys[i]));
+                out.push((xs[i], ys[i]));
+            }
+            Step::After => {
+                out.push((xs[i], ys[i]));
+                if let Some(&next) = xs.get(i + 1) {
+                    out.push((next, ys[i]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Draws a line chart to `path`: one line per series (legend below the plot) up to
+/// [`MAX_LINES`] series; beyond, the min–max band over the series, their median and the
+/// three worst series by name. Long series are decimated to 600 min/max buckets.
 pub fn line_chart(
     path: &Path,
     title: &str,
     x_label: &str,
     y_label: &str,
     lines: &[Line],
+    style: ChartStyle,
 ) -> Result<(), String> {
     let err = at(path);
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, f64::MIN);
@@ -221,6 +272,9 @@ pub fn line_chart(
     if x0 > x1 {
         (x0, x1) = (0.0, 1.0);
     }
+    if style.step == Step::Before {
+        x0 = x0.min(0.0);
+    }
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
@@ -228,52 +282,131 @@ pub fn line_chart(
         y1 = y0 + 1.0;
     }
     let y1 = y1 + (y1 - y0) * 0.05;
+    let data: Vec<&Line> = lines.iter().filter(|l| !l.reference).collect();
+    let summary = data.len() > MAX_LINES;
+    // What the legend lists: (label, colour, dashed, band).
+    let mut legend: Vec<(String, RGBColor, bool, bool)> = Vec::new();
     write_svg(path, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
+        let rows = if summary { 2 } else { (lines.len().min(MAX_LINES + 3)).div_ceil(3).max(1) } as u32;
+        let (plot, legend_area) = root.split_vertically(500 - 24 * rows - 10);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 21))
+            .margin(14)
+            .x_label_area_size(48)
+            .y_label_area_size(84)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| err(&e))?;
         chart
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(y_label)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 16))
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(|e| err(&e))?;
-        let legend = lines.len() <= 12;
-        for (i, l) in lines.iter().enumerate() {
-            let c = color(i);
-            let (dx, dy) = decimate(l.xs, l.ys, 600);
-            let pts = dx.into_iter().zip(dy);
-            let s = if l.reference {
-                chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
-            } else {
-                chart.draw_series(LineSeries::new(pts, c.stroke_width(if legend { 2 } else { 1 })))
+        if summary {
+            let n = data.iter().map(|l| l.xs.len().min(l.ys.len())).min().unwrap_or(0);
+            let buckets = 600.min(n.max(1));
+            let xs = data[0].xs;
+            let (mut band_hi, mut band_lo, mut median) = (Vec::new(), Vec::new(), Vec::new());
+            for b in 0..buckets {
+                let (lo, hi) = (b * n / buckets, ((b + 1) * n / buckets).max(b * n / buckets + 1).min(n));
+                if lo >= n {
+                    break;
+                }
+                let x = xs[hi - 1];
+                let mut means: Vec<f64> = data
+                    .iter()
+                    .map(|l| l.ys[lo..hi].iter().sum::<f64>() / (hi - lo) as f64)
+                    .filter(|v| v.is_finite())
+                    .collect();
+                means.sort_by(f64::total_cmp);
+                let all = data.iter().flat_map(|l| l.ys[lo..hi].iter().copied()).filter(|v| v.is_finite());
+                let (mn, mx) = all.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+                band_hi.push((x, mx));
+                band_lo.push((x, mn));
+                median.push((x, means.get(means.len() / 2).copied().unwrap_or(f64::NAN)));
             }
-            .map_err(|e| err(&e))?;
-            if legend {
-                s.label(l.label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+            let band: Vec<(f64, f64)> =
+                band_hi.iter().copied().chain(band_lo.iter().rev().copied()).collect();
+            let grey = RGBColor(170, 190, 215);
+            chart
+                .draw_series(std::iter::once(Polygon::new(band, grey.mix(0.6).filled())))
+                .map_err(|e| err(&e))?;
+            legend.push((format!("min–max of {} series", data.len()), grey, false, true));
+            chart
+                .draw_series(LineSeries::new(median, RGBColor(0, 0, 0).stroke_width(2)))
+                .map_err(|e| err(&e))?;
+            legend.push(("median".to_string(), RGBColor(0, 0, 0), false, false));
+            let mut by_mean: Vec<(f64, &Line)> = data
+                .iter()
+                .map(|l| (l.ys.iter().filter(|v| v.is_finite()).sum::<f64>() / l.ys.len().max(1) as f64, *l))
+                .collect();
+            by_mean.sort_by(
+                |a, b| if style.worst_is_lowest { a.0.total_cmp(&b.0) } else { b.0.total_cmp(&a.0) },
+            );
+            for (i, (_, l)) in by_mean.iter().take(3).enumerate() {
+                let c = color(i + 1);
+                let (dx, dy) = decimate(l.xs, l.ys, 600);
+                chart
+                    .draw_series(LineSeries::new(stepped(&dx, &dy, style.step), c.stroke_width(1)))
+                    .map_err(|e| err(&e))?;
+                let which = if style.worst_is_lowest { "lowest" } else { "highest" };
+                legend.push((format!("{} ({which} mean #{})", l.label, i + 1), c, false, false));
+            }
+        } else {
+            for (i, l) in data.iter().enumerate() {
+                let c = color(i);
+                let (dx, dy) = decimate(l.xs, l.ys, 600);
+                chart
+                    .draw_series(LineSeries::new(stepped(&dx, &dy, style.step), c.stroke_width(2)))
+                    .map_err(|e| err(&e))?;
+                legend.push((l.label.to_string(), c, false, false));
             }
         }
-        if legend {
+        for l in lines.iter().filter(|l| l.reference) {
+            let c = RGBColor(90, 90, 90);
+            let (dx, dy) = decimate(l.xs, l.ys, 600);
             chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
+                .draw_series(DashedLineSeries::new(dx.into_iter().zip(dy), 8, 5, c.stroke_width(2)))
                 .map_err(|e| err(&e))?;
+            legend.push((l.label.to_string(), c, true, false));
+        }
+        for (i, (label, c, dashed, band)) in legend.iter().enumerate().take(3 * rows as usize) {
+            let (row, col) = ((i / 3) as i32, (i % 3) as i32);
+            let (x, y) = (90 + col * 270, 6 + row * 24);
+            if *band {
+                legend_area.draw(&Rectangle::new([(x, y + 2), (x + 22, y + 14)], c.mix(0.6).filled()))
+            } else if *dashed {
+                legend_area
+                    .draw(&PathElement::new(vec![(x, y + 8), (x + 8, y + 8)], c.stroke_width(2)))
+                    .map_err(|e| err(&e))?;
+                legend_area.draw(&PathElement::new(vec![(x + 14, y + 8), (x + 22, y + 8)], c.stroke_width(2)))
+            } else {
+                legend_area.draw(&PathElement::new(vec![(x, y + 8), (x + 22, y + 8)], c.stroke_width(3)))
+            }
+            .map_err(|e| err(&e))?;
+            let shown: String = label.chars().take(34).collect();
+            legend_area.draw(&Text::new(shown, (x + 30, y), ("sans-serif", 14))).map_err(|e| err(&e))?;
         }
         Ok(())
     })
 }
 
-/// Plots every column of a time series against time.
-pub fn plot_time_series(ts: &TimeSeries, path: &Path, scale: f64, unit: &str) -> Result<(), String> {
+/// Plots every column of a time series against time, as a figure for a report: the
+/// title names the series and `context` (scenario and seed), the y label the unit and,
+/// for per-interval values, the interval.
+pub fn plot_time_series(
+    ts: &TimeSeries,
+    path: &Path,
+    scale: f64,
+    unit: &str,
+    context: &str,
+    style: ChartStyle,
+) -> Result<(), String> {
     let scaled: Vec<Vec<f64>> =
         ts.columns.iter().map(|c| c.values.iter().map(|v| v / scale).collect()).collect();
     let lines: Vec<Line> = ts
@@ -282,12 +415,9 @@ pub fn plot_time_series(ts: &TimeSeries, path: &Path, scale: f64, unit: &str) ->
         .zip(&scaled)
         .map(|(c, ys)| Line { label: &c.name, xs: &ts.times_s, ys, reference: false })
         .collect();
-    let title = if ts.columns.len() > 12 {
-        format!("{} ({} series)", ts.name.replace('_', " "), ts.columns.len())
-    } else {
-        ts.name.replace('_', " ")
-    };
-    line_chart(path, &title, "time (s)", unit, &lines)
+    let what = ts.name.replace('_', " ");
+    let title = if context.is_empty() { what } else { format!("{what} — {context}") };
+    line_chart(path, &title, "time (s)", unit, &lines, style)
 }
 
 /// One series of a bar chart: a value per category and, from replications, the
@@ -415,6 +545,37 @@ pub fn bar_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steps_hold_values_over_their_interval() {
+        let (xs, ys) = ([1.0, 2.0], [5.0, 7.0]);
+        assert_eq!(stepped(&xs, &ys, Step::None), [(1.0, 5.0), (2.0, 7.0)]);
+        assert_eq!(stepped(&xs, &ys, Step::Before), [(0.0, 5.0), (1.0, 5.0), (1.0, 7.0), (2.0, 7.0)]);
+        assert_eq!(stepped(&xs, &ys, Step::After), [(1.0, 5.0), (2.0, 5.0), (2.0, 7.0)]);
+    }
+
+    /// 64 flows over 10 000 samples: a band, the median and the three worst by name,
+    /// not 64 lines; the file stays small.
+    #[test]
+    fn many_series_are_summarised_in_a_small_file() {
+        let mut ts = TimeSeries::new("throughput", "bit/s", (0..64).map(|i| format!("flow{i}")));
+        for k in 0..10_000 {
+            ts.times_s.push(k as f64 * 1e-3);
+            for (i, c) in ts.columns.iter_mut().enumerate() {
+                c.values.push(1e8 + (i as f64) * 1e6 + ((k * (i + 3)) % 17) as f64 * 1e5);
+            }
+        }
+        let path = std::env::temp_dir().join(format!("cnsim-plot-{}.svg", std::process::id()));
+        let style = ChartStyle { step: Step::Before, worst_is_lowest: true };
+        plot_time_series(&ts, &path, 1e6, "Mbit/s", "test, seed 1", style).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(svg.contains("throughput — test, seed 1"));
+        assert!(svg.contains("min–max of 64 series") && svg.contains("median"));
+        assert!(svg.contains("flow0 (lowest mean #1)") && svg.contains("flow2 (lowest mean #3)"));
+        assert!(!svg.contains("flow63"), "the other flows are not drawn one by one");
+        assert!(svg.len() < 400_000, "{} bytes", svg.len());
+    }
 
     #[test]
     fn ticks_are_short() {

@@ -17,7 +17,7 @@ use crate::l2::qcn::cp::{QoldUpdate, Sampling};
 use crate::l2::qcn::MulticastScheme;
 use crate::metrics::{jain_index, mean_std, TimeSeries};
 use crate::net::NodeKind;
-use crate::report::plot::{bar_chart, line_chart, Bars, Line};
+use crate::report::plot::{bar_chart, line_chart, Bars, ChartStyle, Line, Step};
 use crate::run::RunError;
 use crate::scenario::schema::Source;
 use crate::scenario::units::{Duration, Size};
@@ -1063,7 +1063,8 @@ fn draw_figures(
         });
         let file = format!("fig{fig:02}-cr-{}-q{qeq}.svg", scheme.key());
         let caption = format!("Fig. {fig}: CR, Qeq = {qeq} frames, {}", scheme.label());
-        line_chart(&dir.join(&file), &caption, "time (s)", "CR (Mbit/s)", &lines)?;
+        let style = ChartStyle { step: Step::After, worst_is_lowest: true };
+        line_chart(&dir.join(&file), &caption, "time (s)", "CR (Mbit/s)", &lines, style)?;
         out.push((file, caption));
     }
     let cats: Vec<String> = QEQS.iter().map(|q| format!("Qeq {q}")).collect();
@@ -1148,7 +1149,8 @@ fn draw_figures(
             .collect();
         let file = format!("cnms-over-time-{}-q{qeq}.svg", scheme.key());
         let caption = format!("CNMs received per 10 ms by each source, star, Qeq {qeq}, {}", scheme.label());
-        line_chart(&dir.join(&file), &caption, "time (s)", "CNMs per 10 ms", &lines)?;
+        let style = ChartStyle { step: Step::Before, worst_is_lowest: false };
+        line_chart(&dir.join(&file), &caption, "time (s)", "CNMs per 10 ms", &lines, style)?;
         out.push((file, caption));
     }
     Ok(out)

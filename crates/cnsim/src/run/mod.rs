@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::metrics::output::{write_csv, write_json, write_parquet};
 use crate::metrics::summary::Summary;
 use crate::metrics::TimeSeries;
-use crate::report::plot::plot_time_series;
+use crate::report::plot::{plot_time_series, ChartStyle, Step};
 use crate::scenario::{build_with, Limits, Scenario, ScenarioError};
 use crate::sim::{Halt, Progress, Sim};
 pub use outdir::StagedDir;
@@ -125,7 +125,14 @@ pub fn simulate_with(
 }
 
 /// Writes the files of `table` (Parquet/CSV/SVG as the scenario asks) into `dir`.
-fn write_table(s: &Scenario, table: &TimeSeries, dir: &Path, scale: f64, unit: &str) -> Result<(), String> {
+fn write_table(
+    s: &Scenario,
+    table: &TimeSeries,
+    dir: &Path,
+    scale: f64,
+    unit: &str,
+    style: ChartStyle,
+) -> Result<(), String> {
     if table.is_empty() {
         return Ok(());
     }
@@ -136,7 +143,9 @@ fn write_table(s: &Scenario, table: &TimeSeries, dir: &Path, scale: f64, unit: &
         write_csv(table, &dir.join(format!("{}.csv", table.name)))?;
     }
     if s.metrics.plots {
-        plot_time_series(table, &dir.join("plots").join(format!("{}.svg", table.name)), scale, unit)?;
+        let context = format!("{}, seed {}", s.name, s.seed);
+        let path = dir.join("plots").join(format!("{}.svg", table.name));
+        plot_time_series(table, &path, scale, unit, &context, style)?;
     }
     Ok(())
 }
@@ -167,14 +176,22 @@ pub fn write_run_files(
     write_json(&summary, &dir.join("summary.json")).map_err(out)?;
     write_json(&done.timing(), &dir.join("timing.json")).map_err(out)?;
     let r = done.sim.recorder();
-    for (table, scale, unit) in [
-        (&r.queues, 1.0, "frames"),
-        (&r.throughput, 1e6, "Mbit/s"),
-        (&r.rates, 1e6, "Mbit/s"),
-        (&r.cnms, 1.0, "CNMs per interval"),
+    let bin = s.metrics.interval;
+    let per_bin = |what: &str| format!("{what} per {bin} interval");
+    let lowest = |step| ChartStyle { step, worst_is_lowest: true };
+    for (table, scale, unit, style) in [
+        (
+            &r.queues,
+            1.0,
+            "frames waiting".to_string(),
+            ChartStyle { step: Step::None, worst_is_lowest: false },
+        ),
+        (&r.throughput, 1e6, format!("Mbit/s (mean over each {bin} interval)"), lowest(Step::Before)),
+        (&r.rates, 1e6, "rate CR (Mbit/s)".to_string(), lowest(Step::After)),
+        (&r.cnms, 1.0, per_bin("CNMs"), ChartStyle { step: Step::Before, worst_is_lowest: false }),
     ] {
         check()?;
-        write_table(s, table, dir, scale, unit).map_err(out)?;
+        write_table(s, table, dir, scale, &unit, style).map_err(out)?;
     }
     check()
 }

@@ -1129,8 +1129,10 @@ link = { rate = "1Gbps", delay = "1us" }
 
     #[test]
     fn sampling_is_bounded() {
-        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"999ps\"\n"));
+        // 1 ms in samples of 9 ps: 111 111 111 samples, more than MAX_SAMPLES.
+        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"9ps\"\n"));
         assert_eq!(e.path, "metrics.interval", "{e}");
-        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"1ns\"\n")).unwrap_or_else(|e| panic!("{e}"));
+        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"10ps\"\nqueues = []\nflows = false\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }
