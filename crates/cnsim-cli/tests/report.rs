@@ -106,6 +106,7 @@ fn reports_render_in_a_browser() {
     assert_eq!(rows, 84, "84 cells × 1 seed");
     let md = std::fs::read_to_string(root.join("rep/report.md")).unwrap();
     assert!(!md.contains("NaN") && !md.contains("– (–)"), "undefined values are said in words");
+    assert!(md.contains("| QCN off | 25 | n/a | n/a |"), "no feedback or CR without QCN");
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();

@@ -130,6 +130,10 @@ fn the_results_table_has_a_row_per_run() {
     let col =
         |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
     let (rate, seed, offered) = (col("traffic[0].rate"), col("seed"), col("flows[ab/a].offered_bytes"));
+    // Per-flow delay percentiles and jitter are figures of every run.
+    for figure in ["p50_delay_s", "p99_delay_s", "max_delay_s", "delay_variation_s"] {
+        col(&format!("flows[ab/a].{figure}"));
+    }
     let got: Vec<(&str, &str)> = rows.iter().map(|r| (r[rate], r[seed])).collect();
     assert_eq!(
         got,

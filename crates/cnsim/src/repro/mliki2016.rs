@@ -966,23 +966,26 @@ pub fn write_report(dir: &Path, runs: &[RunRecord], duration: Duration, quick: b
                         if scheme == Scheme::Off { Variant { sampling: Sampling::PerFrame, ..v } } else { v };
                     let Some(r) = find(records, &v) else { continue };
                     let m = &r.measures;
+                    // Feedback, CR and CNM windows do not exist without QCN.
+                    let qcn_only =
+                        |text: String| if scheme == Scheme::Off { "n/a".to_string() } else { text };
                     let qs: Vec<f64> = m.queues.iter().map(|q| q.std).collect();
                     let jain: Vec<String> = m.fairness.iter().map(|(g, j)| format!("{g} {j:.3}")).collect();
                     let _ = writeln!(
                         w,
-                        "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.0} |",
+                        "| {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {:.1} | {:.1} | {} | {} |",
                         scheme.label(),
                         qeq,
-                        m.feedback_pct,
-                        m.cnms_per_frame_pct,
+                        qcn_only(format!("{:.2}", m.feedback_pct)),
+                        qcn_only(format!("{:.2}", m.cnms_per_frame_pct)),
                         m.loss_pct,
                         m.source_loss_pct,
-                        m.mean_cr_mbps,
-                        m.cr_std_mbps,
+                        qcn_only(format!("{:.1}", m.mean_cr_mbps)),
+                        qcn_only(format!("{:.1}", m.cr_std_mbps)),
                         m.queue_mean(None),
                         mean_std(&qs).0,
                         jain.join(", "),
-                        100.0 * m.silent_window_share()
+                        qcn_only(format!("{:.0}", 100.0 * m.silent_window_share()))
                     );
                 }
             }
