@@ -39,6 +39,36 @@ fn write_svg(
     std::fs::write(path, svg).map_err(|e| at(path)(&e))
 }
 
+/// Renders an SVG (one of these charts) as a PNG at twice its size (1800 × 1000 for a
+/// chart), for slides and documents that take no SVG. Text uses the system's sans-serif
+/// font; on a machine without fonts the PNG has the drawing but no text.
+pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    use std::sync::OnceLock;
+    // Loading the system fonts takes a while: once per process.
+    static FONTS: OnceLock<std::sync::Arc<usvg::fontdb::Database>> = OnceLock::new();
+    let fonts = FONTS.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_system_fonts();
+        for family in ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"] {
+            if db.faces().any(|f| f.families.iter().any(|(name, _)| name == family)) {
+                db.set_sans_serif_family(family);
+                break;
+            }
+        }
+        std::sync::Arc::new(db)
+    });
+    let options =
+        usvg::Options { font_family: "sans-serif".into(), fontdb: fonts.clone(), ..Default::default() };
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| format!("SVG: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
+        .ok_or_else(|| "an empty drawing".to_string())?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::from_scale(2.0, 2.0), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("PNG: {e}"))
+}
+
 /// Draws a 900 × 500 chart with `draw` on a white background into an SVG string.
 pub fn render_svg(
     draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), String>,
@@ -575,6 +605,22 @@ mod tests {
         assert!(svg.contains("flow0 (lowest mean #1)") && svg.contains("flow2 (lowest mean #3)"));
         assert!(!svg.contains("flow63"), "the other flows are not drawn one by one");
         assert!(svg.len() < 400_000, "{} bytes", svg.len());
+    }
+
+    #[test]
+    fn charts_render_as_png() {
+        let svg = error_bar_svg(
+            "t",
+            "x",
+            "y",
+            &[ErrorSeries { label: "a".into(), points: vec![(0.0, 1.0, 0.5, 1.5), (1.0, 2.0, 1.5, 2.5)] }],
+            None,
+        )
+        .unwrap();
+        let png = svg_to_png(&svg).unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+        // 1800 × 1000 pixels: the IHDR chunk holds width and height big-endian.
+        assert_eq!(&png[16..24], &[0, 0, 7, 8, 0, 0, 3, 232]);
     }
 
     #[test]

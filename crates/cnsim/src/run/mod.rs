@@ -146,6 +146,13 @@ fn write_table(
         let context = format!("{}, seed {}", s.name, s.seed);
         let path = dir.join("plots").join(format!("{}.svg", table.name));
         plot_time_series(table, &path, scale, unit, &context, style)?;
+        if s.metrics.png {
+            let svg = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let png =
+                crate::report::plot::svg_to_png(&svg).map_err(|e| format!("{}: {e}", path.display()))?;
+            let png_path = path.with_extension("png");
+            std::fs::write(&png_path, png).map_err(|e| format!("{}: {e}", png_path.display()))?;
+        }
     }
     Ok(())
 }

@@ -990,6 +990,9 @@ pub struct Metrics {
     /// Draw SVG plots of the time series.
     #[serde(default = "default_true")]
     pub plots: bool,
+    /// Also render each plot as PNG (1800 × 1000 pixels).
+    #[serde(default)]
+    pub png: bool,
 }
 
 impl Default for Metrics {
@@ -1002,6 +1005,7 @@ impl Default for Metrics {
             parquet: true,
             csv: false,
             plots: true,
+            png: false,
         }
     }
 }
