@@ -28,6 +28,8 @@ kind = "poisson"
 from = "c"
 to = "b"
 rate = "400Mbps"
+[metrics]
+delay_percentiles = true
 "#;
 
 fn tree(tag: &str) -> PathBuf {

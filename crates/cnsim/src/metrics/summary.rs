@@ -53,10 +53,14 @@ pub struct FlowSummary {
     pub throughput_bps: f64,
     /// Mean one-way delay of delivered frames, s (from creation at the source).
     pub mean_delay_s: f64,
-    /// Median one-way delay, s (log histogram: within 3.2 %).
-    pub p50_delay_s: f64,
-    /// 99th percentile of the one-way delay, s (within 3.2 %).
-    pub p99_delay_s: f64,
+    /// Median one-way delay, s (log histogram: within 3.2 %), with
+    /// `metrics.delay_percentiles`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_delay_s: Option<f64>,
+    /// 99th percentile of the one-way delay, s (within 3.2 %), with
+    /// `metrics.delay_percentiles`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p99_delay_s: Option<f64>,
     /// Largest one-way delay, s (exact).
     pub max_delay_s: f64,
     /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).

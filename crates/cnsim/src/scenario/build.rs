@@ -681,6 +681,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 }
             };
             let mut flow = Flow::new(name, src, dst, size, t.priority, pattern.clone(), start, stop, rng);
+            if s.metrics.delay_percentiles {
+                flow.stats.delay = crate::metrics::delay::DelayStats::with_percentiles();
+            }
             let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
             check_source_rate(t, &tp, &src_name, line, file)?;
             if let Pattern::OnOff { on, off, exponential: true, .. } = pattern {

@@ -993,6 +993,10 @@ pub struct Metrics {
     /// Also render each plot as PNG (1800 × 1000 pixels).
     #[serde(default)]
     pub png: bool,
+    /// Keep a histogram of each flow's one-way delays, for `p50_delay_s` and
+    /// `p99_delay_s` in `summary.json` (one more cache line per delivered frame).
+    #[serde(default)]
+    pub delay_percentiles: bool,
 }
 
 impl Default for Metrics {
@@ -1006,6 +1010,7 @@ impl Default for Metrics {
             csv: false,
             plots: true,
             png: false,
+            delay_percentiles: false,
         }
     }
 }
