@@ -649,6 +649,17 @@ fn saturated_source_with_a_rate() {
     );
 }
 
+/// Regression: `periods` on a CBR source was accepted and ignored; it is onoff's key.
+#[test]
+fn periods_belong_to_onoff_sources() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"cbr\"\nperiods = \"exponential\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].periods",
+        &["\"periods\" is not a key of a cbr source; it belongs to kind = \"onoff\""],
+    );
+}
+
 /// CBR jitter is a fraction of the frame gap, and only CBR sources have it.
 #[test]
 fn cbr_jitter_is_a_fraction_of_a_cbr_source() {

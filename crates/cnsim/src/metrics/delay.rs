@@ -12,6 +12,9 @@ const OCTAVES: u64 = 32;
 /// Buckets: 16 exact ones (0–15 ns), then 16 per octave.
 const BUCKETS: usize = (SUB + OCTAVES * SUB) as usize;
 
+/// Memory of one flow's histogram, bytes.
+pub const HISTOGRAM_BYTES: u64 = BUCKETS as u64 * 4;
+
 /// The bucket of a delay of `ns` nanoseconds.
 fn bucket(ns: u64) -> usize {
     if ns < SUB {

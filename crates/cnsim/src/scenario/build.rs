@@ -561,8 +561,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             Size::Bytes(b) => (b / u64::from(size)) as usize,
         };
         let limiter_slots = (source_queue as u64).min(PREALLOC_FRAMES);
+        let histogram = if s.metrics.delay_percentiles { crate::metrics::delay::HISTOGRAM_BYTES } else { 0 };
         budget.charge(
-            n_srcs.saturating_mul(FLOW_BYTES + 4 * limiter_slots),
+            n_srcs.saturating_mul(FLOW_BYTES + 4 * limiter_slots + histogram),
             &format!("{tp}.from"),
             &format!("{n_srcs} flows"),
             "to fit, use fewer source hosts or a smaller source_queue",

@@ -626,6 +626,7 @@ impl TryFrom<TrafficEntry> for Traffic {
             TrafficKind::Cbr | TrafficKind::Poisson => {
                 refuse("on", t.on.is_some())?;
                 refuse("off", t.off.is_some())?;
+                refuse("periods", t.periods.is_some())?;
                 if t.kind == TrafficKind::Cbr {
                     let jitter = t.jitter.unwrap_or(0.0);
                     if !(0.0..=1.0).contains(&jitter) {
@@ -658,7 +659,7 @@ impl TryFrom<TrafficEntry> for Traffic {
                         "\"0s\" is not an on-period; expected a positive time, e.g. \"20ms\"",
                     ));
                 }
-                Source::OnOff { rate: rate()?, on, off, periods: t.periods }
+                Source::OnOff { rate: rate()?, on, off, periods: t.periods.unwrap_or_default() }
             }
             TrafficKind::Saturated => {
                 if let Some(r) = t.rate {
@@ -672,6 +673,7 @@ impl TryFrom<TrafficEntry> for Traffic {
                 }
                 refuse("on", t.on.is_some())?;
                 refuse("off", t.off.is_some())?;
+                refuse("periods", t.periods.is_some())?;
                 Source::Saturated
             }
         };
@@ -696,8 +698,8 @@ impl TryFrom<TrafficEntry> for Traffic {
 impl From<Traffic> for TrafficEntry {
     fn from(t: Traffic) -> Self {
         let (on, off, periods) = match t.source {
-            Source::OnOff { on, off, periods, .. } => (Some(on), Some(off), periods),
-            _ => (None, None, PeriodDistribution::default()),
+            Source::OnOff { on, off, periods, .. } => (Some(on), Some(off), Some(periods)),
+            _ => (None, None, None),
         };
         let jitter = match t.source {
             Source::Cbr { jitter, .. } if jitter > 0.0 => Some(jitter),
@@ -768,9 +770,9 @@ pub struct TrafficEntry {
     /// Off-period length (on/off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off: Option<Duration>,
-    /// On/off period distribution.
-    #[serde(default)]
-    pub periods: PeriodDistribution,
+    /// On/off period distribution (onoff only; default fixed lengths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periods: Option<PeriodDistribution>,
     /// Start time.
     #[serde(default)]
     pub start: Start,
