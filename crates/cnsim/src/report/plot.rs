@@ -101,6 +101,72 @@ pub fn tick(v: f64) -> String {
     }
 }
 
+/// How a legend entry's key is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// A short line, as the series is drawn.
+    Line,
+    /// A dashed line (a reference line).
+    Dashed,
+    /// A light patch (a band).
+    Band,
+    /// A filled square (a bar).
+    Square,
+}
+
+/// One entry of a legend.
+struct Entry {
+    label: String,
+    color: RGBColor,
+    key: Key,
+}
+
+/// Height of a legend row, pixels; rows hold three entries, at most five rows.
+const LEGEND_ROW: u32 = 24;
+
+/// Rows a legend of `entries` entries takes (1 to 5).
+fn legend_rows(entries: usize) -> u32 {
+    entries.div_ceil(3).clamp(1, 5) as u32
+}
+
+/// Splits a chart into the plot area and, below it, room for a legend of `entries`.
+fn split_for_legend<'a>(
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    entries: usize,
+) -> (DrawingArea<SVGBackend<'a>, plotters::coord::Shift>, DrawingArea<SVGBackend<'a>, plotters::coord::Shift>)
+{
+    root.split_vertically(500 - LEGEND_ROW * legend_rows(entries) - 10)
+}
+
+/// Draws a legend below the plot: three entries per row, as many rows as
+/// [`legend_rows`] allows, labels cut at 34 characters.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    entries: &[Entry],
+) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let rows = legend_rows(entries.len()) as usize;
+    for (i, entry) in entries.iter().enumerate().take(3 * rows) {
+        let (row, col) = ((i / 3) as i32, (i % 3) as i32);
+        let (x, y) = (90 + col * 270, 6 + row * LEGEND_ROW as i32);
+        let c = entry.color;
+        match entry.key {
+            Key::Line => area.draw(&PathElement::new(vec![(x, y + 8), (x + 22, y + 8)], c.stroke_width(3))),
+            Key::Dashed => area
+                .draw(&PathElement::new(vec![(x, y + 8), (x + 8, y + 8)], c.stroke_width(2)))
+                .and_then(|_| {
+                    area.draw(&PathElement::new(vec![(x + 14, y + 8), (x + 22, y + 8)], c.stroke_width(2)))
+                }),
+            Key::Band => area.draw(&Rectangle::new([(x, y + 2), (x + 22, y + 14)], c.mix(0.6).filled())),
+            Key::Square => area.draw(&Rectangle::new([(x + 4, y + 2), (x + 16, y + 14)], c.filled())),
+        }
+        .map_err(|x| e(&x))?;
+        let shown: String = entry.label.chars().take(34).collect();
+        area.draw(&Text::new(shown, (x + 30, y), ("sans-serif", 14))).map_err(|x| e(&x))?;
+    }
+    Ok(())
+}
+
 /// One series of an error-bar chart: points `(x, mean, low, high)`.
 pub struct ErrorSeries {
     /// Legend label.
@@ -136,8 +202,7 @@ pub fn error_bar_svg(
     let y1 = y1 + (y1 - y0) * 0.08;
     render_svg(|root| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
-        let legend_rows = series.len().div_ceil(3).min(4) as u32;
-        let (plot, legend) = root.split_vertically(500 - 26 * legend_rows.max(1) - 8);
+        let (plot, legend) = split_for_legend(root, series.len());
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 22))
             .margin(14)
@@ -174,16 +239,12 @@ pub fn error_bar_svg(
                 }))
                 .map_err(|x| e(&x))?;
         }
-        // The legend, below the plot: a swatch and the label, three per row.
-        for (i, s) in series.iter().enumerate().take(12) {
-            let (row, col) = ((i / 3) as i32, (i % 3) as i32);
-            let (x, y) = (100 + col * 270, 10 + row * 26);
-            legend
-                .draw(&Rectangle::new([(x, y + 4), (x + 22, y + 10)], color(i).filled()))
-                .map_err(|x| e(&x))?;
-            legend.draw(&Text::new(s.label.clone(), (x + 30, y), ("sans-serif", 15))).map_err(|x| e(&x))?;
-        }
-        Ok(())
+        let entries: Vec<Entry> = series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Entry { label: s.label.clone(), color: color(i), key: Key::Line })
+            .collect();
+        draw_legend(&legend, &entries)
     })
 }
 
@@ -314,11 +375,12 @@ pub fn line_chart(
     let y1 = y1 + (y1 - y0) * 0.05;
     let data: Vec<&Line> = lines.iter().filter(|l| !l.reference).collect();
     let summary = data.len() > MAX_LINES;
-    // What the legend lists: (label, colour, dashed, band).
-    let mut legend: Vec<(String, RGBColor, bool, bool)> = Vec::new();
+    let references = lines.len() - data.len();
+    // A summary lists the band, the median and the three worst series.
+    let entries = if summary { 5 } else { data.len() } + references;
+    let mut legend: Vec<Entry> = Vec::new();
     write_svg(path, |root| {
-        let rows = if summary { 2 } else { (lines.len().min(MAX_LINES + 3)).div_ceil(3).max(1) } as u32;
-        let (plot, legend_area) = root.split_vertically(500 - 24 * rows - 10);
+        let (plot, legend_area) = split_for_legend(root, entries);
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 21))
             .margin(14)
@@ -366,11 +428,15 @@ pub fn line_chart(
             chart
                 .draw_series(std::iter::once(Polygon::new(band, grey.mix(0.6).filled())))
                 .map_err(|e| err(&e))?;
-            legend.push((format!("min–max of {} series", data.len()), grey, false, true));
+            legend.push(Entry {
+                label: format!("min–max of {} series", data.len()),
+                color: grey,
+                key: Key::Band,
+            });
             chart
                 .draw_series(LineSeries::new(median, RGBColor(0, 0, 0).stroke_width(2)))
                 .map_err(|e| err(&e))?;
-            legend.push(("median".to_string(), RGBColor(0, 0, 0), false, false));
+            legend.push(Entry { label: "median".to_string(), color: RGBColor(0, 0, 0), key: Key::Line });
             let mut by_mean: Vec<(f64, &Line)> = data
                 .iter()
                 .map(|l| (l.ys.iter().filter(|v| v.is_finite()).sum::<f64>() / l.ys.len().max(1) as f64, *l))
@@ -385,7 +451,11 @@ pub fn line_chart(
                     .draw_series(LineSeries::new(stepped(&dx, &dy, style.step), c.stroke_width(1)))
                     .map_err(|e| err(&e))?;
                 let which = if style.worst_is_lowest { "lowest" } else { "highest" };
-                legend.push((format!("{} ({which} mean #{})", l.label, i + 1), c, false, false));
+                legend.push(Entry {
+                    label: format!("{} ({which} mean #{})", l.label, i + 1),
+                    color: c,
+                    key: Key::Line,
+                });
             }
         } else {
             for (i, l) in data.iter().enumerate() {
@@ -394,7 +464,7 @@ pub fn line_chart(
                 chart
                     .draw_series(LineSeries::new(stepped(&dx, &dy, style.step), c.stroke_width(2)))
                     .map_err(|e| err(&e))?;
-                legend.push((l.label.to_string(), c, false, false));
+                legend.push(Entry { label: l.label.to_string(), color: c, key: Key::Line });
             }
         }
         for l in lines.iter().filter(|l| l.reference) {
@@ -403,26 +473,9 @@ pub fn line_chart(
             chart
                 .draw_series(DashedLineSeries::new(dx.into_iter().zip(dy), 8, 5, c.stroke_width(2)))
                 .map_err(|e| err(&e))?;
-            legend.push((l.label.to_string(), c, true, false));
+            legend.push(Entry { label: l.label.to_string(), color: c, key: Key::Dashed });
         }
-        for (i, (label, c, dashed, band)) in legend.iter().enumerate().take(3 * rows as usize) {
-            let (row, col) = ((i / 3) as i32, (i % 3) as i32);
-            let (x, y) = (90 + col * 270, 6 + row * 24);
-            if *band {
-                legend_area.draw(&Rectangle::new([(x, y + 2), (x + 22, y + 14)], c.mix(0.6).filled()))
-            } else if *dashed {
-                legend_area
-                    .draw(&PathElement::new(vec![(x, y + 8), (x + 8, y + 8)], c.stroke_width(2)))
-                    .map_err(|e| err(&e))?;
-                legend_area.draw(&PathElement::new(vec![(x + 14, y + 8), (x + 22, y + 8)], c.stroke_width(2)))
-            } else {
-                legend_area.draw(&PathElement::new(vec![(x, y + 8), (x + 22, y + 8)], c.stroke_width(3)))
-            }
-            .map_err(|e| err(&e))?;
-            let shown: String = label.chars().take(34).collect();
-            legend_area.draw(&Text::new(shown, (x + 30, y), ("sans-serif", 14))).map_err(|e| err(&e))?;
-        }
-        Ok(())
+        draw_legend(&legend_area, &legend)
     })
 }
 
@@ -492,8 +545,7 @@ pub fn bar_chart(
     }
     let n = categories.len().max(1);
     write_svg(path, |root| {
-        let legend_rows = series.len().div_ceil(3).max(1) as u32;
-        let (plot, legend) = root.split_vertically(500 - 26 * legend_rows - 8);
+        let (plot, legend) = split_for_legend(root, series.len());
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 22))
             .margin(14)
@@ -560,15 +612,12 @@ pub fn bar_chart(
                 }))
                 .map_err(|e| err(&e))?;
         }
-        for (i, s) in series.iter().enumerate() {
-            let (row, col) = ((i / 3) as i32, (i % 3) as i32);
-            let (x, y) = (100 + col * 270, 8 + row * 26);
-            legend
-                .draw(&Rectangle::new([(x, y + 2), (x + 14, y + 14)], color(i).filled()))
-                .map_err(|e| err(&e))?;
-            legend.draw(&Text::new(s.label.clone(), (x + 22, y), ("sans-serif", 15))).map_err(|e| err(&e))?;
-        }
-        Ok(())
+        let entries: Vec<Entry> = series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Entry { label: s.label.clone(), color: color(i), key: Key::Square })
+            .collect();
+        draw_legend(&legend, &entries)
     })
 }
 
