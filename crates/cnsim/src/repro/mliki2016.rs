@@ -772,11 +772,7 @@ fn write_results_table(dir: &Path, runs: &[RunRecord]) -> Result<(), String> {
         t.push_row(row);
     }
     let meta = [("reproduction", "mliki2016".to_string())];
-    let write = |name: &str, bytes: Result<Vec<u8>, String>| {
-        std::fs::write(dir.join(name), bytes?).map_err(|e| format!("{}: {e}", dir.join(name).display()))
-    };
-    write("results.parquet", t.to_parquet(&meta))?;
-    write("results.csv", t.to_csv())
+    t.write_files(dir, "results", &meta)
 }
 
 /// Every seed's record of each variant, in grid order.

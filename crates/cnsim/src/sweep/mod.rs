@@ -114,7 +114,12 @@ pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, 
         grid.first_seed = args.seed;
     }
     grid.check(if args.zip.is_empty() { &file } else { "--zip" })?;
-    let base = scenario::from_document(doc.clone(), &file, overrides)?;
+    // The overrides are the same for every run: applied once, to the base document.
+    for o in overrides {
+        scenario::apply_override(&mut doc, o)?;
+    }
+    let base =
+        scenario::deserialize(doc.clone(), &file).map_err(|e| scenario::blame_override(e, overrides))?;
     let first = grid.first_seed.unwrap_or(base.seed);
     let seeds: Vec<u64> = (0..grid.repeat)
         .map(|i| {
@@ -132,9 +137,6 @@ pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, 
     for (point, values) in grid.points().into_iter().enumerate() {
         for &seed in &seeds {
             let mut d = doc.clone();
-            for o in overrides {
-                scenario::apply_override(&mut d, o)?;
-            }
             for (axis, v) in axes.iter().zip(&values) {
                 let shown = format!("{}={}", axis.key, grid::shown_value(v));
                 scenario::set_key(&mut d, &axis.key, v.clone(), &shown)?;
@@ -300,12 +302,8 @@ pub fn execute(
     let runs_dir = dir.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| output(&runs_dir)(e.to_string()))?;
     // Distinct runs (two points may resolve to the same scenario), in plan order.
-    let mut distinct: Vec<&PlannedRun> = Vec::new();
-    for r in &plan.runs {
-        if !distinct.iter().any(|d| d.id == r.id) {
-            distinct.push(r);
-        }
-    }
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<&PlannedRun> = plan.runs.iter().filter(|r| seen.insert(r.id.as_str())).collect();
     let mut todo = Vec::new();
     let mut other_versions = Vec::new();
     for r in &distinct {
@@ -376,15 +374,11 @@ pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, 
         results.push_row(cells);
     }
     let meta = [("cnsim_version", crate::VERSION.to_string()), ("scenario", plan.file.clone())];
-    let write = |name: &str, t: &Table| -> Result<(), RunError> {
-        let parquet = t.to_parquet(&meta).map_err(output(&dir.join(format!("{name}.parquet"))))?;
-        table::write_atomically(&dir.join(format!("{name}.parquet")), &parquet).map_err(RunError::Output)?;
-        let csv = t.to_csv().map_err(output(&dir.join(format!("{name}.csv"))))?;
-        table::write_atomically(&dir.join(format!("{name}.csv")), &csv).map_err(RunError::Output)
-    };
-    write("results", &results)?;
+    results.write_files(dir, "results", &meta).map_err(RunError::Output)?;
     if summarize {
-        write("results_summary", &table::summarize(&results, &axes))?;
+        table::summarize(&results, &axes)
+            .write_files(dir, "results_summary", &meta)
+            .map_err(RunError::Output)?;
     }
     Ok(results)
 }

@@ -183,6 +183,17 @@ impl Table {
         Ok(buffer)
     }
 
+    /// Writes the table as `<stem>.parquet` and `<stem>.csv` into `dir`, each file
+    /// renamed into place only when complete.
+    pub fn write_files(&self, dir: &Path, stem: &str, metadata: &[(&str, String)]) -> Result<(), String> {
+        let parquet = dir.join(format!("{stem}.parquet"));
+        let bytes = self.to_parquet(metadata).map_err(|e| format!("{}: {e}", parquet.display()))?;
+        write_atomically(&parquet, &bytes)?;
+        let csv = dir.join(format!("{stem}.csv"));
+        let bytes = self.to_csv().map_err(|e| format!("{}: {e}", csv.display()))?;
+        write_atomically(&csv, &bytes)
+    }
+
     /// The table as CSV: a header, then one line per row; null is an empty field.
     pub fn to_csv(&self) -> Result<Vec<u8>, String> {
         let mut w = csv::Writer::from_writer(Vec::new());
