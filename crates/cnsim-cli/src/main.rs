@@ -388,6 +388,20 @@ fn print_wrapped(name: &str, text: &str, width: usize) {
     println!("{line}");
 }
 
+/// Shows `done` of `total` runs on a bar made at the first call (for sweeps and
+/// reproductions: one bar for all their runs).
+fn show_runs(bar: &std::sync::OnceLock<ProgressBar>, done: usize, total: usize) {
+    let b = bar.get_or_init(|| {
+        let b = ProgressBar::new(total as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
+                .expect("valid template"),
+        );
+        b
+    });
+    b.set_position(done as u64);
+}
+
 /// Seconds as h:mm:ss ("–" when unknown).
 fn clock(secs: f64) -> String {
     if !secs.is_finite() || secs < 0.0 {
@@ -626,15 +640,7 @@ fn cmd_reproduce(
     let bar = std::sync::OnceLock::<ProgressBar>::new();
     let progress = |done: usize, total: usize| {
         if show {
-            let b = bar.get_or_init(|| {
-                let b = ProgressBar::new(total as u64);
-                b.set_style(
-                    ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
-                        .expect("valid template"),
-                );
-                b
-            });
-            b.set_position(done as u64);
+            show_runs(&bar, done, total);
         }
     };
     let t0 = Instant::now();
@@ -734,15 +740,7 @@ fn cmd_sweep(
     let bar = std::sync::OnceLock::<ProgressBar>::new();
     let progress = |p: cnsim::sweep::SweepProgress| {
         if show {
-            let b = bar.get_or_init(|| {
-                let b = ProgressBar::new(p.to_run as u64);
-                b.set_style(
-                    ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise}, ETA {eta}]")
-                        .expect("valid template"),
-                );
-                b
-            });
-            b.set_position(p.done as u64);
+            show_runs(&bar, p.done, p.to_run);
         }
         if p.done > 0 {
             hold(&format!("sweep:{}", p.done), signals);

@@ -171,11 +171,19 @@ fn figure(svg: &str, caption: &str) -> String {
     format!("<figure>{}<figcaption>{}</figcaption></figure>\n", inline_svg(svg), caption)
 }
 
+/// A figure's name with its unit in parentheses, if it has one.
+fn labelled(name: &str, unit: &str) -> String {
+    if unit.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({unit})")
+    }
+}
+
 fn definitions() -> String {
     let mut s = String::from("<h2>Definitions</h2>\n<dl>\n");
     for (name, unit, def) in DEFINITIONS {
-        let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
-        let _ = writeln!(s, "<dt>{}{}</dt><dd>{}</dd>", escape(name), escape(&unit), escape(def));
+        let _ = writeln!(s, "<dt>{}</dt><dd>{}</dd>", escape(&labelled(name, unit)), escape(def));
     }
     s.push_str(
         "<dt>queue length</dt><dd>frames waiting in an egress queue, sampled every \
@@ -218,8 +226,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
 fn key_figure_table(rows: &[(String, [Option<f64>; 8])]) -> String {
     let mut s = String::from("<table><tr><th></th>");
     for (name, unit, _) in DEFINITIONS {
-        let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
-        let _ = write!(s, "<th>{}{}</th>", escape(name), escape(&unit));
+        let _ = write!(s, "<th>{}</th>", escape(&labelled(name, unit)));
     }
     s.push_str("</tr>\n");
     for (label, values) in rows {
@@ -388,8 +395,7 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
         let _ = write!(b, "<th>{}</th>", escape(k));
     }
     for (name, unit, _) in DEFINITIONS {
-        let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
-        let _ = write!(b, "<th>{}{}</th>", escape(name), escape(&unit));
+        let _ = write!(b, "<th>{}</th>", escape(&labelled(name, unit)));
     }
     b.push_str("</tr>\n");
     for (values, figs) in &points {
@@ -438,7 +444,7 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
                 continue;
             }
             series.truncate(12);
-            let y = if unit.is_empty() { name.to_string() } else { format!("{name} ({unit})") };
+            let y = labelled(name, unit);
             let title = format!("{name} vs {first_key} — {scenario}, {seeds} seed(s)");
             let names = numeric.is_none().then_some(first_values.as_slice());
             let svg = error_bar_svg(&title, first_key, &y, &series, names)?;
