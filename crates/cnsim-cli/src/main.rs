@@ -298,7 +298,7 @@ fn main() -> ExitCode {
             }
             println!("reproductions (cnsim reproduce NAME):");
             for r in cnsim::repro::REGISTRY {
-                print_wrapped(r.name, r.title, width);
+                print_wrapped(r.name, (r.declare)().title, width);
             }
             ExitCode::SUCCESS
         }
@@ -325,7 +325,8 @@ fn main() -> ExitCode {
         Command::Reproduce { list: true, .. } => {
             println!("{:<12} {:>6} {:>6}  title", "name", "seeds", "quick");
             for r in cnsim::repro::REGISTRY {
-                println!("{:<12} {:>6} {:>6}  {}", r.name, r.seeds.0, r.seeds.1, r.title);
+                let study = (r.declare)();
+                println!("{:<12} {:>6} {:>6}  {}", r.name, study.seeds.0, study.seeds.1, study.title);
             }
             ExitCode::SUCCESS
         }
@@ -667,7 +668,7 @@ fn cmd_reproduce(
     if !quiet {
         eprintln!(
             "{}: {} runs in {:.1} s on {jobs} threads -> {}",
-            repro.title,
+            (repro.declare)().title,
             outcome.runs,
             t0.elapsed().as_secs_f64(),
             dir.join(outcome.report).display()

@@ -107,6 +107,13 @@ fn reports_render_in_a_browser() {
     let md = std::fs::read_to_string(root.join("rep/report.md")).unwrap();
     assert!(!md.contains("NaN") && !md.contains("– (–)"), "undefined values are said in words");
     assert!(md.contains("| QCN off | 25 | n/a | n/a |"), "no feedback or CR without QCN");
+    // The comparison as a table: 30 paper numbers × 4 configurations, each with the paper's
+    // value and ours; a figure also as a vector PDF.
+    let cmp = std::fs::read_to_string(root.join("rep/comparison.csv")).unwrap();
+    assert_eq!(cmp.lines().count() - 1, 30 * 4);
+    assert!(cmp.lines().next().unwrap().starts_with("what,where,unit,paper,configuration,ours"));
+    let pdf = std::fs::read(root.join("rep/figures/cbr-per-frame/fig08-loss.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();

@@ -41,9 +41,80 @@ fn write_svg(
 
 /// Renders an SVG (one of these charts) as a PNG at twice its size (1800 × 1000 for a
 /// chart), for slides and documents that take no SVG. Text uses the system's sans-serif
-/// font; on a machine without fonts the PNG has the drawing but no text.
+/// font; on a machine without fonts the PNG (and the PDF) has the drawing but no text.
 pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, String> {
-    use resvg::{tiny_skia, usvg};
+    use resvg::tiny_skia;
+    let tree = parse_svg(svg)?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
+        .ok_or_else(|| "an empty drawing".to_string())?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::from_scale(2.0, 2.0), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("PNG: {e}"))
+}
+
+/// Converts an SVG (one of these charts) to a one-page vector PDF, for a figure in a
+/// paper: text stays text, in an embedded subset of the system's sans-serif font.
+pub fn svg_to_pdf(svg: &str) -> Result<Vec<u8>, String> {
+    let tree = parse_svg(svg)?;
+    let pdf = svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), svg2pdf::PageOptions::default())
+        .map_err(|e| format!("PDF: {e}"))?;
+    Ok(sort_resource_entries(pdf))
+}
+
+/// svg2pdf writes the entries of a resource dictionary (`/xo3 12 0 R`, one per line) in
+/// hash-map order, so one chart would give different bytes on every run. Sorting each
+/// run of such lines outside streams fixes the order without moving anything else: the
+/// run keeps its length, so the cross-reference offsets stay right.
+fn sort_resource_entries(pdf: Vec<u8>) -> Vec<u8> {
+    fn is_entry(line: &[u8]) -> bool {
+        let Ok(line) = std::str::from_utf8(line) else { return false };
+        let Some(rest) = line.trim_start().strip_prefix('/') else { return false };
+        let mut words = rest.split(' ');
+        let name_ok =
+            words.next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric()));
+        let id_ok = words.next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        name_ok && id_ok && words.next() == Some("0") && words.next() == Some("R") && words.next().is_none()
+    }
+    let mut lines: Vec<&[u8]> = pdf.split(|&b| b == b'\n').collect();
+    let mut in_stream = false;
+    let mut i = 0;
+    while i < lines.len() {
+        if in_stream {
+            in_stream = !lines[i].starts_with(b"endstream");
+            i += 1;
+            continue;
+        }
+        if lines[i] == b"stream" {
+            in_stream = true;
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < lines.len() && is_entry(lines[i]) {
+            i += 1;
+        }
+        if i > start {
+            lines[start..i].sort_unstable();
+        } else {
+            i += 1;
+        }
+    }
+    lines.join(&b'\n')
+}
+
+/// Writes the chart in the SVG file `path` again as a PDF beside it.
+pub fn write_pdf(path: &Path) -> Result<(), String> {
+    let err = at(path);
+    let svg = std::fs::read_to_string(path).map_err(|e| err(&e))?;
+    let pdf = svg_to_pdf(&svg).map_err(|e| err(&e))?;
+    std::fs::write(path.with_extension("pdf"), pdf).map_err(|e| err(&e))
+}
+
+/// Parses an SVG with the system's sans-serif font (DejaVu Sans, Liberation Sans, Arial
+/// or Helvetica, the first installed).
+fn parse_svg(svg: &str) -> Result<resvg::usvg::Tree, String> {
+    use resvg::usvg;
     use std::sync::OnceLock;
     // Loading the system fonts takes a while: once per process.
     static FONTS: OnceLock<std::sync::Arc<usvg::fontdb::Database>> = OnceLock::new();
@@ -60,13 +131,7 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, String> {
     });
     let options =
         usvg::Options { font_family: "sans-serif".into(), fontdb: fonts.clone(), ..Default::default() };
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| format!("SVG: {e}"))?;
-    let size = tree.size().to_int_size();
-    let mut pixmap = tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
-        .ok_or_else(|| "an empty drawing".to_string())?;
-    pixmap.fill(tiny_skia::Color::WHITE);
-    resvg::render(&tree, tiny_skia::Transform::from_scale(2.0, 2.0), &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| format!("PNG: {e}"))
+    usvg::Tree::from_str(svg, &options).map_err(|e| format!("SVG: {e}"))
 }
 
 /// Draws a 900 × 500 chart with `draw` on a white background into an SVG string.
@@ -670,6 +735,44 @@ mod tests {
         assert!(png.starts_with(b"\x89PNG"));
         // 1800 × 1000 pixels: the IHDR chunk holds width and height big-endian.
         assert_eq!(&png[16..24], &[0, 0, 7, 8, 0, 0, 3, 232]);
+    }
+
+    #[test]
+    fn resource_entries_are_sorted_in_place_and_streams_left_alone() {
+        let pdf = b"<<\n  /XObject <<\n    /xo13 34 0 R\n    /xo2 12 0 R\n  >>\n>>\nstream\n/b 2 0 R\n/a 1 0 R\nendstream\n";
+        let sorted = sort_resource_entries(pdf.to_vec());
+        assert_eq!(sorted.len(), pdf.len(), "offsets stay right");
+        assert_eq!(
+            std::str::from_utf8(&sorted).unwrap(),
+            "<<\n  /XObject <<\n    /xo13 34 0 R\n    /xo2 12 0 R\n  >>\n>>\nstream\n/b 2 0 R\n/a 1 0 R\nendstream\n",
+            "already in byte order; the stream's lines are not entries to sort"
+        );
+        let swapped = b"  /xo2 12 0 R\n  /xo13 34 0 R\n  /Font 5 0 R\n";
+        assert_eq!(
+            std::str::from_utf8(&sort_resource_entries(swapped.to_vec())).unwrap(),
+            "  /Font 5 0 R\n  /xo13 34 0 R\n  /xo2 12 0 R\n"
+        );
+    }
+
+    #[test]
+    fn charts_convert_to_a_one_page_vector_pdf_the_same_each_time() {
+        let svg = error_bar_svg(
+            "a title",
+            "x",
+            "y",
+            &[ErrorSeries { label: "a".into(), points: vec![(0.0, 1.0, 0.5, 1.5), (1.0, 2.0, 1.5, 2.5)] }],
+            None,
+        )
+        .unwrap();
+        let pdf = svg_to_pdf(&svg).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"), "{:?}", &pdf[..8]);
+        let text = String::from_utf8_lossy(&pdf);
+        assert_eq!(text.matches("/Type /Page\n").count(), 1, "one page");
+        // One SVG pixel is one PDF point.
+        assert!(text.contains("/MediaBox [0 0 900 500]"));
+        for _ in 0..5 {
+            assert!(svg_to_pdf(&svg).unwrap() == pdf, "no date, id or hash order: the same bytes each time");
+        }
     }
 
     #[test]

@@ -9,21 +9,19 @@
 //! (`scenarios/mliki2016/*.toml`) with a few keys changed; the report stores every
 //! variant's resolved scenario.
 
-use std::fmt::Write as _;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-
+use super::study::{
+    Alternative, Axis, Bound, Cell, Column, Comparison, Figure, Level, Limit, Measured, MetricDoc,
+    PaperNumber, Quantity, Study, TableColumn, Tables,
+};
 use crate::l2::qcn::cp::{QoldUpdate, Sampling};
 use crate::l2::qcn::MulticastScheme;
-use crate::metrics::{jain_index, mean_std, TimeSeries};
+use crate::metrics::{jain_index, mean_std};
 use crate::net::NodeKind;
-use crate::report::plot::{bar_chart, line_chart, Bars, ChartStyle, Line, Step};
-use crate::run::RunError;
+use crate::report::plot::Step;
 use crate::scenario::schema::Source;
 use crate::scenario::units::{Duration, Size};
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
-use crate::sweep::table::{mean_std_ci95, Cell, Table};
 
 /// Which topology.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,17 +71,6 @@ pub struct Variant {
 
 /// Qeq values of the paper (25 %, 50 %, 75 % of a 100-frame queue).
 pub const QEQS: [u64; 3] = [25, 50, 75];
-/// The four (source model, sampling) combinations, the first being the paper's text:
-/// 200 Mbit/s CBR sources and a CP that checks every frame.
-pub const COMBOS: [(SourceModel, Sampling); 4] = [
-    (SourceModel::Cbr, Sampling::PerFrame),
-    (SourceModel::Cbr, Sampling::Standard),
-    (SourceModel::Saturated, Sampling::PerFrame),
-    (SourceModel::Saturated, Sampling::Standard),
-];
-const SCHEMES: [Scheme; 4] =
-    [Scheme::Off, Scheme::Standard, Scheme::Enhanced, Scheme::EnhancedRepresentative];
-
 impl Topology {
     fn key(self) -> &'static str {
         match self {
@@ -103,51 +90,41 @@ impl Scheme {
             Scheme::EnhancedRepresentative => "enhanced-rep",
         }
     }
-    fn label(self) -> &'static str {
-        match self {
-            Scheme::Off => "QCN off",
-            Scheme::Standard => "QCN with multicast",
-            Scheme::Enhanced => "enhanced (as printed)",
-            Scheme::EnhancedRepresentative => "enhanced (prose reading)",
-        }
-    }
-}
-
-/// Short name of a (source, sampling) combination.
-pub fn combo_key(source: SourceModel, sampling: Sampling) -> String {
-    let s = match source {
-        SourceModel::Cbr => "cbr",
-        SourceModel::Saturated => "saturated",
-    };
-    let m = match sampling {
-        Sampling::PerFrame => "per-frame",
-        Sampling::Standard => "sampled",
-    };
-    format!("{s}-{m}")
-}
-
-fn combo_label(source: SourceModel, sampling: Sampling) -> String {
-    let s = match source {
-        SourceModel::Cbr => "200 Mbit/s CBR sources",
-        SourceModel::Saturated => "saturated sources",
-    };
-    let m = match sampling {
-        Sampling::PerFrame => "per-frame check",
-        Sampling::Standard => "standard sampling",
-    };
-    format!("{s}, {m}")
 }
 
 impl Variant {
-    /// A file-friendly name, e.g. "star-q25-standard-cbr-per-frame".
+    /// A file-friendly name, e.g. "star-cbr-per-frame-standard-q25" (the cell's name in
+    /// the reproduction).
     pub fn name(&self) -> String {
-        format!(
-            "{}-q{}-{}-{}",
-            self.topology.key(),
-            self.qeq,
-            self.scheme.key(),
-            combo_key(self.source, self.sampling)
-        )
+        let source = match self.source {
+            SourceModel::Cbr => "cbr",
+            SourceModel::Saturated => "saturated",
+        };
+        let sampling = match self.sampling {
+            Sampling::PerFrame => "per-frame",
+            Sampling::Standard => "sampled",
+        };
+        format!("{}-{source}-{sampling}-{}-q{}", self.topology.key(), self.scheme.key(), self.qeq)
+    }
+
+    /// The variant of a cell of [`study`]'s grid.
+    pub fn of(cell: &Cell) -> Variant {
+        Variant {
+            topology: if cell.get("topology") == "multilink" { Topology::Multilink } else { Topology::Star },
+            qeq: cell.get("qeq_frames").parse().unwrap_or(25),
+            scheme: match cell.get("scheme") {
+                "off" => Scheme::Off,
+                "enhanced" => Scheme::Enhanced,
+                "enhanced-rep" => Scheme::EnhancedRepresentative,
+                _ => Scheme::Standard,
+            },
+            source: if cell.get("sources") == "saturated" {
+                SourceModel::Saturated
+            } else {
+                SourceModel::Cbr
+            },
+            sampling: if cell.get("sampling") == "sampled" { Sampling::Standard } else { Sampling::PerFrame },
+        }
     }
 
     /// The scenario of this variant, from the bundled base file.
@@ -191,25 +168,6 @@ impl Variant {
         }
         s
     }
-}
-
-/// The whole grid, in report order.
-pub fn grid() -> Vec<Variant> {
-    let mut v = Vec::new();
-    for topology in [Topology::Star, Topology::Multilink] {
-        for (source, sampling) in COMBOS {
-            for scheme in SCHEMES {
-                // Sampling is meaningless without QCN: one QCN-off run per source model.
-                if scheme == Scheme::Off && sampling == Sampling::Standard {
-                    continue;
-                }
-                for qeq in QEQS {
-                    v.push(Variant { topology, qeq, scheme, source, sampling });
-                }
-            }
-        }
-    }
-    v
 }
 
 /// One queue's statistics.
@@ -409,66 +367,6 @@ pub fn measure(sim: &Sim) -> Measures {
     m
 }
 
-/// A finished variant.
-pub struct RunRecord {
-    /// What ran.
-    pub variant: Variant,
-    /// With which seed.
-    pub seed: u64,
-    /// Its metrics.
-    pub measures: Measures,
-    /// CR per reaction point over time.
-    pub rates: TimeSeries,
-    /// CNMs per reaction point per interval.
-    pub cnms: TimeSeries,
-    /// The resolved scenario.
-    pub scenario_toml: String,
-}
-
-/// Runs one variant with `seed`.
-pub fn run_variant(
-    v: &Variant,
-    seed: u64,
-    duration: Option<Duration>,
-    cancel: &AtomicBool,
-) -> Result<RunRecord, RunError> {
-    let mut s = v.scenario(duration);
-    s.seed = seed;
-    let done =
-        crate::run::simulate(&s, &s.name, &mut |_| !cancel.load(Ordering::Relaxed)).map_err(|e| match e {
-            RunError::Interrupted => RunError::Interrupted,
-            e => RunError::Output(format!("{} seed {seed}: {e}", v.name())),
-        })?;
-    let measures = measure(&done.sim);
-    Ok(RunRecord {
-        variant: *v,
-        seed,
-        measures,
-        rates: done.sim.recorder().rates.clone(),
-        cnms: done.sim.recorder().cnms.clone(),
-        scenario_toml: crate::run::resolved_scenario_text(&s).map_err(RunError::Output)?,
-    })
-}
-
-/// Runs every variant with every seed on `jobs` threads (the shared pool);
-/// `progress(done, total)` after each. Results come back variant by variant, seeds in
-/// order, whatever the thread count.
-pub fn run_all(
-    variants: &[Variant],
-    seeds: &[u64],
-    jobs: usize,
-    duration: Option<Duration>,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    cancel: &AtomicBool,
-) -> Result<Vec<RunRecord>, String> {
-    let runs: Vec<(Variant, u64)> = variants.iter().flat_map(|v| seeds.iter().map(|&s| (*v, s))).collect();
-    let report = |p: crate::sweep::SweepProgress| progress(p.done, p.to_run);
-    crate::sweep::pool::map_all(&runs, jobs, cancel, &report, |(v, seed)| {
-        run_variant(v, *seed, duration, cancel)
-    })
-    .map_err(|e| e.to_string())
-}
-
 impl Measures {
     /// The scalar metrics of a run, named as the results table's columns.
     pub fn scalars(&self) -> Vec<(String, f64)> {
@@ -480,10 +378,16 @@ impl Measures {
             ("mean_cr_mbps".to_string(), self.mean_cr_mbps),
             ("cr_std_mbps".to_string(), self.cr_std_mbps),
             ("queue_mean_frames".to_string(), self.queue_mean(None)),
+            (
+                "queue_std_frames".to_string(),
+                mean_std(&self.queues.iter().map(|q| q.std).collect::<Vec<_>>()).0,
+            ),
             ("silent_cnm_windows_pct".to_string(), 100.0 * self.silent_window_share()),
             ("cnms".to_string(), self.cnms as f64),
             ("source_frames".to_string(), self.source_frames as f64),
             ("switch_drops".to_string(), self.switch_drops as f64),
+            ("feedback_bound_sampled_pct".to_string(), self.feedback_bound_sampled_pct),
+            ("feedback_bound_per_frame_pct".to_string(), self.feedback_bound_per_frame_pct),
         ];
         for (g, j) in &self.fairness {
             v.push((format!("jain_{g}"), *j));
@@ -495,671 +399,528 @@ impl Measures {
         }
         v
     }
+}
 
-    /// The mean over seeds of each measure (a seed's time-window counts are pooled).
-    pub fn mean_of(all: &[&Measures]) -> Measures {
-        let n = all.len().max(1) as f64;
-        let avg = |f: &dyn Fn(&Measures) -> f64| all.iter().map(|m| f(m)).sum::<f64>() / n;
-        let avg_u =
-            |f: &dyn Fn(&Measures) -> u64| (all.iter().map(|m| f(m) as f64).sum::<f64>() / n).round() as u64;
-        let first = all[0];
-        Measures {
-            source_frames: avg_u(&|m| m.source_frames),
-            offered_frames: avg_u(&|m| m.offered_frames),
-            source_dropped: avg_u(&|m| m.source_dropped),
-            cnms: avg_u(&|m| m.cnms),
-            feedback_pct: avg(&|m| m.feedback_pct),
-            cnms_per_frame_pct: avg(&|m| m.cnms_per_frame_pct),
-            queue_arrivals: avg_u(&|m| m.queue_arrivals),
-            switch_drops: avg_u(&|m| m.switch_drops),
-            loss_pct: avg(&|m| m.loss_pct),
-            source_loss_pct: avg(&|m| m.source_loss_pct),
-            mean_cr_mbps: avg(&|m| m.mean_cr_mbps),
-            cr_std_mbps: avg(&|m| m.cr_std_mbps),
-            queues: first
-                .queues
-                .iter()
-                .enumerate()
-                .map(|(i, q)| QueueMeasure {
-                    port: q.port.clone(),
-                    switch: q.switch.clone(),
-                    mean: avg(&|m| m.queues.get(i).map_or(f64::NAN, |q| q.mean)),
-                    std: avg(&|m| m.queues.get(i).map_or(f64::NAN, |q| q.std)),
-                })
-                .collect(),
-            fairness: first.fairness.iter().map(|(g, _)| (g.clone(), avg(&|m| m.fairness_of(g)))).collect(),
-            feedback_bound_sampled_pct: avg(&|m| m.feedback_bound_sampled_pct),
-            feedback_bound_per_frame_pct: avg(&|m| m.feedback_bound_per_frame_pct),
-            cnm_windows: all.iter().flat_map(|m| m.cnm_windows.iter().cloned()).collect(),
-        }
+// ---- the declaration ---------------------------------------------------------------------
+
+/// The registry entry of this reproduction.
+pub const REPRODUCTION: super::Reproduction = super::Reproduction { name: "mliki2016", declare: study };
+
+const fn level(key: &'static str, label: &'static str) -> Level {
+    Level { key, label }
+}
+
+/// The metrics of a run of `cell`.
+fn measure_cell(cell: &Cell, sim: &Sim) -> Measured {
+    let m = measure(sim);
+    let mut scalars = m.scalars();
+    let qeq = Variant::of(cell).qeq as f64;
+    scalars.push(("queue_excess_frames".to_string(), m.queue_mean(None) - qeq));
+    Measured {
+        scalars,
+        series: vec![("rates", sim.recorder().rates.clone()), ("cnms", sim.recorder().cnms.clone())],
     }
 }
 
-// ---- the report ------------------------------------------------------------------------
+const STAR: (&str, &str) = ("topology", "star");
+const MULTILINK: (&str, &str) = ("topology", "multilink");
+const QCN_SCHEMES: &[&str] = &["standard", "enhanced", "enhanced-rep"];
+const ALL_SCHEMES: &[&str] = &["off", "standard", "enhanced", "enhanced-rep"];
+const NO_QCN: &[(&str, &str)] = &[("scheme", "off")];
 
-/// A number the paper states.
-struct PaperNumber {
-    what: &'static str,
-    topology: Topology,
-    qeq: u64,
-    /// Value in the paper's unit.
-    value: f64,
-    unit: &'static str,
-    metric: Metric,
+/// A bar figure over Qeq.
+fn bars(
+    file: &'static str,
+    caption: &'static str,
+    y_label: &'static str,
+    at: &'static [(&'static str, &'static str)],
+    schemes: &'static [&'static str],
+    metric: &'static str,
+) -> Figure {
+    let y_max = (y_label == "index").then_some(1.0);
+    Figure::Bars {
+        file,
+        caption,
+        y_label,
+        at,
+        categories: "qeq_frames",
+        series: ("scheme", schemes),
+        metric,
+        y_max,
+    }
 }
 
-#[derive(Clone, Copy)]
-enum Metric {
-    Feedback(Scheme),
-    Loss(Scheme),
-    CrStd(Scheme),
-    /// (enhanced − standard)/standard of the feedback rate, %.
-    FeedbackChange,
-    /// Same for the loss rate.
-    LossChange,
-    /// Same for the mean CR.
-    CrChange,
+/// CR of each source over time, one star cell.
+fn cr_figure(
+    file: &'static str,
+    caption: &'static str,
+    at: &'static [(&'static str, &'static str)],
+) -> Figure {
+    Figure::Series {
+        file,
+        caption,
+        at,
+        series: "rates",
+        scale: 1e-6,
+        rebin: 1,
+        y_label: "CR (Mbit/s)",
+        reference: Some(("CRmean = 1 Gbit/s / 6", 1000.0 / 6.0)),
+        step: Step::After,
+        worst_is_lowest: true,
+    }
 }
 
+/// CNMs each source received per 10 ms, one star cell.
+fn cnm_figure(
+    file: &'static str,
+    caption: &'static str,
+    at: &'static [(&'static str, &'static str)],
+) -> Figure {
+    Figure::Series {
+        file,
+        caption,
+        at,
+        series: "cnms",
+        scale: 1.0,
+        rebin: 10,
+        y_label: "CNMs per 10 ms",
+        reference: None,
+        step: Step::Before,
+        worst_is_lowest: false,
+    }
+}
+
+/// The paper's numbers (Mliki et al. 2016 §4).
 fn paper_numbers() -> Vec<PaperNumber> {
-    use Metric::*;
-    use Scheme::{Enhanced as E, Standard as S};
-    use Topology::{Multilink as M, Star as T};
-    let n =
-        |what, topology, qeq, value, unit, metric| PaperNumber { what, topology, qeq, value, unit, metric };
+    type At = &'static [(&'static str, &'static str)];
+    let metric =
+        |what, at: At, value, unit, m| PaperNumber { what, at, value, unit, quantity: Quantity::Metric(m) };
+    let change = |what, at: At, value, m| PaperNumber {
+        what,
+        at,
+        value,
+        unit: "%",
+        quantity: Quantity::Change { metric: m, axis: "scheme", from: "standard", to: "enhanced" },
+    };
+    macro_rules! at {
+        ($topology:expr, $qeq:literal) => {
+            &[$topology, ("qeq_frames", $qeq)]
+        };
+        ($topology:expr, $qeq:literal, $scheme:literal) => {
+            &[$topology, ("qeq_frames", $qeq), ("scheme", $scheme)]
+        };
+    }
     vec![
-        n("feedback rate, QCN with multicast (§4.2)", T, 75, 3.8, "%", Feedback(S)),
-        n("feedback rate, QCN with multicast (§4.2)", T, 50, 11.98, "%", Feedback(S)),
-        n("feedback rate, QCN with multicast (§4.2)", T, 25, 13.16, "%", Feedback(S)),
-        n("feedback rate, enhanced (§4.2)", T, 75, 2.27, "%", Feedback(E)),
-        n("feedback rate, enhanced (§4.2)", T, 50, 5.63, "%", Feedback(E)),
-        n("feedback rate, enhanced (§4.2)", T, 25, 8.04, "%", Feedback(E)),
-        n("feedback change, enhanced vs standard (§4.2)", T, 75, -40.26, "%", FeedbackChange),
-        n("feedback change, enhanced vs standard (§4.2)", T, 50, -53.0, "%", FeedbackChange),
-        n("feedback change, enhanced vs standard (§4.2)", T, 25, -38.9, "%", FeedbackChange),
-        n("loss rate, QCN with multicast (§4.3)", T, 25, 0.0, "%", Loss(S)),
-        n("loss rate, QCN with multicast (§4.3)", T, 50, 3.15, "%", Loss(S)),
-        n("loss rate, QCN with multicast (§4.3)", T, 75, 26.59, "%", Loss(S)),
-        n("loss rate, enhanced (§4.3)", T, 25, 0.0, "%", Loss(E)),
-        n("loss rate, enhanced (§4.3)", T, 50, 2.17, "%", Loss(E)),
-        n("loss rate, enhanced (§4.3)", T, 75, 29.98, "%", Loss(E)),
-        n("loss change, enhanced vs standard (§4.3)", T, 50, -31.11, "%", LossChange),
-        n("loss change, enhanced vs standard (§4.3)", T, 75, 12.74, "%", LossChange),
-        n("CR std dev, QCN with multicast (§4.4)", T, 75, 43.61, "Mbit/s", CrStd(S)),
-        n("CR std dev, QCN with multicast (§4.4)", T, 50, 69.48, "Mbit/s", CrStd(S)),
-        n("CR std dev, QCN with multicast (§4.4)", T, 25, 67.65, "Mbit/s", CrStd(S)),
-        n("CR std dev, enhanced (§4.4)", T, 75, 58.56, "Mbit/s", CrStd(E)),
-        n("CR std dev, enhanced (§4.4)", T, 50, 65.19, "Mbit/s", CrStd(E)),
-        n("CR std dev, enhanced (§4.4)", T, 25, 65.32, "Mbit/s", CrStd(E)),
-        n("mean CR gain, enhanced vs standard (§4.1)", T, 25, 12.48, "%", CrChange),
-        n("feedback rate, QCN with multicast (§4.6.1)", M, 25, 87.92, "%", Feedback(S)),
-        n("feedback rate, QCN with multicast (§4.6.1)", M, 50, 89.02, "%", Feedback(S)),
-        n("feedback rate, QCN with multicast (§4.6.1)", M, 75, 4.24, "%", Feedback(S)),
-        n("feedback change, enhanced vs standard (§4.6.1)", M, 25, -41.0, "%", FeedbackChange),
-        n("feedback change, enhanced vs standard (§4.6.1)", M, 50, -41.23, "%", FeedbackChange),
-        n("feedback change, enhanced vs standard (§4.6.1)", M, 75, -60.14, "%", FeedbackChange),
+        metric(
+            "feedback rate, QCN with multicast (§4.2)",
+            at!(STAR, "75", "standard"),
+            3.8,
+            "%",
+            "feedback_pct",
+        ),
+        metric(
+            "feedback rate, QCN with multicast (§4.2)",
+            at!(STAR, "50", "standard"),
+            11.98,
+            "%",
+            "feedback_pct",
+        ),
+        metric(
+            "feedback rate, QCN with multicast (§4.2)",
+            at!(STAR, "25", "standard"),
+            13.16,
+            "%",
+            "feedback_pct",
+        ),
+        metric("feedback rate, enhanced (§4.2)", at!(STAR, "75", "enhanced"), 2.27, "%", "feedback_pct"),
+        metric("feedback rate, enhanced (§4.2)", at!(STAR, "50", "enhanced"), 5.63, "%", "feedback_pct"),
+        metric("feedback rate, enhanced (§4.2)", at!(STAR, "25", "enhanced"), 8.04, "%", "feedback_pct"),
+        change("feedback change, enhanced vs standard (§4.2)", at!(STAR, "75"), -40.26, "feedback_pct"),
+        change("feedback change, enhanced vs standard (§4.2)", at!(STAR, "50"), -53.0, "feedback_pct"),
+        change("feedback change, enhanced vs standard (§4.2)", at!(STAR, "25"), -38.9, "feedback_pct"),
+        metric("loss rate, QCN with multicast (§4.3)", at!(STAR, "25", "standard"), 0.0, "%", "loss_pct"),
+        metric("loss rate, QCN with multicast (§4.3)", at!(STAR, "50", "standard"), 3.15, "%", "loss_pct"),
+        metric("loss rate, QCN with multicast (§4.3)", at!(STAR, "75", "standard"), 26.59, "%", "loss_pct"),
+        metric("loss rate, enhanced (§4.3)", at!(STAR, "25", "enhanced"), 0.0, "%", "loss_pct"),
+        metric("loss rate, enhanced (§4.3)", at!(STAR, "50", "enhanced"), 2.17, "%", "loss_pct"),
+        metric("loss rate, enhanced (§4.3)", at!(STAR, "75", "enhanced"), 29.98, "%", "loss_pct"),
+        change("loss change, enhanced vs standard (§4.3)", at!(STAR, "50"), -31.11, "loss_pct"),
+        change("loss change, enhanced vs standard (§4.3)", at!(STAR, "75"), 12.74, "loss_pct"),
+        metric(
+            "CR std dev, QCN with multicast (§4.4)",
+            at!(STAR, "75", "standard"),
+            43.61,
+            "Mbit/s",
+            "cr_std_mbps",
+        ),
+        metric(
+            "CR std dev, QCN with multicast (§4.4)",
+            at!(STAR, "50", "standard"),
+            69.48,
+            "Mbit/s",
+            "cr_std_mbps",
+        ),
+        metric(
+            "CR std dev, QCN with multicast (§4.4)",
+            at!(STAR, "25", "standard"),
+            67.65,
+            "Mbit/s",
+            "cr_std_mbps",
+        ),
+        metric("CR std dev, enhanced (§4.4)", at!(STAR, "75", "enhanced"), 58.56, "Mbit/s", "cr_std_mbps"),
+        metric("CR std dev, enhanced (§4.4)", at!(STAR, "50", "enhanced"), 65.19, "Mbit/s", "cr_std_mbps"),
+        metric("CR std dev, enhanced (§4.4)", at!(STAR, "25", "enhanced"), 65.32, "Mbit/s", "cr_std_mbps"),
+        change("mean CR gain, enhanced vs standard (§4.1)", at!(STAR, "25"), 12.48, "mean_cr_mbps"),
+        metric(
+            "feedback rate, QCN with multicast (§4.6.1)",
+            at!(MULTILINK, "25", "standard"),
+            87.92,
+            "%",
+            "feedback_pct",
+        ),
+        metric(
+            "feedback rate, QCN with multicast (§4.6.1)",
+            at!(MULTILINK, "50", "standard"),
+            89.02,
+            "%",
+            "feedback_pct",
+        ),
+        metric(
+            "feedback rate, QCN with multicast (§4.6.1)",
+            at!(MULTILINK, "75", "standard"),
+            4.24,
+            "%",
+            "feedback_pct",
+        ),
+        change("feedback change, enhanced vs standard (§4.6.1)", at!(MULTILINK, "25"), -41.0, "feedback_pct"),
+        change(
+            "feedback change, enhanced vs standard (§4.6.1)",
+            at!(MULTILINK, "50"),
+            -41.23,
+            "feedback_pct",
+        ),
+        change(
+            "feedback change, enhanced vs standard (§4.6.1)",
+            at!(MULTILINK, "75"),
+            -60.14,
+            "feedback_pct",
+        ),
     ]
 }
 
-/// Finds the record of a variant.
-fn find<'a>(records: &'a [RunRecord], v: &Variant) -> Option<&'a RunRecord> {
-    records.iter().find(|r| r.variant == *v)
-}
-
-/// Relative change from `a` to `b`, %; undefined (NaN) against a base near zero (below
-/// 0.05 in the metric's unit: %, Mbit/s), where a ratio says nothing.
-fn change(a: f64, b: f64) -> f64 {
-    if a.abs() < 0.05 {
-        f64::NAN
-    } else {
-        100.0 * (b - a) / a
-    }
-}
-
-/// Our value of `metric` for (topology, qeq, source, sampling); for enhanced metrics also
-/// the prose reading's value.
-fn ours(
-    records: &[RunRecord],
-    p: &PaperNumber,
-    source: SourceModel,
-    sampling: Sampling,
-) -> (f64, Option<f64>) {
-    let get = |scheme| {
-        find(records, &Variant { topology: p.topology, qeq: p.qeq, scheme, source, sampling })
-            .map(|r| &r.measures)
-    };
-    let val = |scheme, f: &dyn Fn(&Measures) -> f64| get(scheme).map(f).unwrap_or(f64::NAN);
-    let pair = |f: &dyn Fn(&Measures) -> f64, scheme: Scheme| {
-        let v = val(scheme, f);
-        let rep = (scheme == Scheme::Enhanced).then(|| val(Scheme::EnhancedRepresentative, f));
-        (v, rep)
-    };
-    let rel = |f: &dyn Fn(&Measures) -> f64| {
-        let s = val(Scheme::Standard, f);
-        (change(s, val(Scheme::Enhanced, f)), Some(change(s, val(Scheme::EnhancedRepresentative, f))))
-    };
-    match p.metric {
-        Metric::Feedback(s) => pair(&|m| m.feedback_pct, s),
-        Metric::Loss(s) => pair(&|m| m.loss_pct, s),
-        Metric::CrStd(s) => pair(&|m| m.cr_std_mbps, s),
-        Metric::FeedbackChange => rel(&|m| m.feedback_pct),
-        Metric::LossChange => rel(&|m| m.loss_pct),
-        Metric::CrChange => rel(&|m| m.mean_cr_mbps),
-    }
-}
-
-/// The bound the model imposes on a paper number, with an explanation, where one exists.
-fn bound(records: &[RunRecord], p: &PaperNumber) -> Option<(f64, String)> {
-    let get = |scheme, source, sampling| {
-        find(records, &Variant { topology: p.topology, qeq: p.qeq, scheme, source, sampling })
-            .map(|r| &r.measures)
-    };
-    match p.metric {
-        Metric::Feedback(s) => {
-            let sampled = get(s, SourceModel::Cbr, Sampling::Standard)?.feedback_bound_sampled_pct;
-            let per_frame = get(s, SourceModel::Cbr, Sampling::PerFrame)?.feedback_bound_per_frame_pct;
-            Some((
-                sampled,
-                format!(
-                    "≤ {sampled:.1} % with standard sampling (one sample per 18.5 KB × 0.85 of arrivals at every CP); \
-                     ≤ {per_frame:.1} % with a per-frame check (a CNM for every arriving copy)"
-                ),
-            ))
-        }
-        Metric::Loss(_) => {
-            let cbr = get(Scheme::Off, SourceModel::Cbr, Sampling::PerFrame)?.loss_pct;
-            let sat = get(Scheme::Off, SourceModel::Saturated, Sampling::PerFrame)?.loss_pct;
-            Some((
-                cbr,
-                format!(
-                    "≤ {cbr:.2} % with 200 Mbit/s CBR sources (QCN off: the overload share); ≤ {sat:.1} % with \
-                     sources at line rate"
-                ),
-            ))
-        }
-        _ => None,
-    }
-}
-
-/// The 95 % confidence half-width over seeds of a directly measured paper metric, in the
-/// paper's configuration (CBR sources, per-frame check).
-fn primary_ci(runs: &[RunRecord], p: &PaperNumber) -> Option<f64> {
-    let (scheme, f): (Scheme, &dyn Fn(&Measures) -> f64) = match p.metric {
-        Metric::Feedback(s) => (s, &|m| m.feedback_pct),
-        Metric::Loss(s) => (s, &|m| m.loss_pct),
-        Metric::CrStd(s) => (s, &|m| m.cr_std_mbps),
-        _ => return None,
-    };
-    let v = Variant {
-        topology: p.topology,
-        qeq: p.qeq,
-        scheme,
-        source: SourceModel::Cbr,
-        sampling: Sampling::PerFrame,
-    };
-    spread(runs, &v, f)?.1
-}
-
-fn fmt_val(v: f64, rep: Option<f64>) -> String {
-    let one = |x: f64| if x.is_nan() { "n/a".to_string() } else { format!("{x:.2}") };
-    if v.is_nan() && rep.is_none_or(f64::is_nan) {
-        return "n/a (base ≈ 0)".to_string();
-    }
-    match rep {
-        Some(r) => format!("{} ({})", one(v), one(r)),
-        None => one(v),
-    }
-}
-
-/// The registry entry of this reproduction.
-pub const REPRODUCTION: super::Reproduction = super::Reproduction {
-    name: "mliki2016",
-    title: "Mliki et al. 2016: QCN with multicast and the enhanced, representative-CP QCN",
-    seeds: (10, 2),
-    reproduce,
-};
-
-/// Runs the whole grid (1 s per run with `quick`, else the scenarios' own duration) and
-/// writes the report into `dir`.
-pub fn reproduce(
-    dir: &Path,
-    options: &super::Options,
-    progress: super::ProgressFn,
-    stop: &AtomicBool,
-) -> Result<super::Outcome, String> {
-    let duration = if options.quick {
-        Duration(crate::engine::PS_PER_S)
-    } else {
-        Variant {
-            topology: Topology::Star,
-            qeq: 25,
-            scheme: Scheme::Standard,
-            source: SourceModel::Cbr,
-            sampling: Sampling::PerFrame,
-        }
-        .scenario(None)
-        .duration
-    };
-    let variants = grid();
-    let seeds = options.seeds(REPRODUCTION.seeds.0, REPRODUCTION.seeds.1);
-    let runs = run_all(&variants, &seeds, options.jobs, Some(duration), progress, stop)?;
-    write_results_table(dir, &runs)?;
-    write_report(dir, &runs, duration, options.quick)?;
-    Ok(super::Outcome { runs: runs.len(), report: "report.md" })
-}
-
-/// Writes `results.parquet` and `results.csv`: one row per run (variant, seed, metrics).
-fn write_results_table(dir: &Path, runs: &[RunRecord]) -> Result<(), String> {
-    let mut t = Table::default();
-    for r in runs {
-        let v = &r.variant;
-        let mut row = vec![
-            ("variant".to_string(), Cell::Text(v.name())),
-            ("topology".to_string(), Cell::Text(v.topology.key().into())),
-            ("qeq_frames".to_string(), Cell::Int(v.qeq as i64)),
-            ("scheme".to_string(), Cell::Text(v.scheme.key().into())),
-            (
-                "sources".to_string(),
-                Cell::Text(combo_key(v.source, v.sampling).split('-').next().unwrap_or("").into()),
-            ),
-            (
-                "sampling".to_string(),
-                Cell::Text(combo_key(v.source, v.sampling).split_once('-').map_or("", |x| x.1).into()),
-            ),
-            ("seed".to_string(), Cell::Int(r.seed as i64)),
-        ];
-        row.extend(r.measures.scalars().into_iter().map(|(k, x)| (k, Cell::Float(x))));
-        t.push_row(row);
-    }
-    let meta = [("reproduction", "mliki2016".to_string())];
-    t.write_files(dir, "results", &meta)
-}
-
-/// Every seed's record of each variant, in grid order.
-fn by_variant(runs: &[RunRecord]) -> Vec<(Variant, Vec<&RunRecord>)> {
-    let mut out: Vec<(Variant, Vec<&RunRecord>)> = Vec::new();
-    for r in runs {
-        match out.iter_mut().find(|(v, _)| *v == r.variant) {
-            Some((_, rs)) => rs.push(r),
-            None => out.push((r.variant, vec![r])),
-        }
-    }
-    out
-}
-
-/// One record per variant: the mean over seeds of every measure; the time series and
-/// scenario are the first seed's.
-fn means(runs: &[RunRecord]) -> Vec<RunRecord> {
-    by_variant(runs)
-        .into_iter()
-        .map(|(variant, rs)| {
-            let all: Vec<&Measures> = rs.iter().map(|r| &r.measures).collect();
-            RunRecord {
-                variant,
-                seed: rs[0].seed,
-                measures: Measures::mean_of(&all),
-                rates: rs[0].rates.clone(),
-                cnms: rs[0].cnms.clone(),
-                scenario_toml: rs[0].scenario_toml.clone(),
-            }
-        })
-        .collect()
-}
-
-/// Mean and 95 % confidence half-width over seeds of `f` for variant `v`.
-fn spread(runs: &[RunRecord], v: &Variant, f: &dyn Fn(&Measures) -> f64) -> Option<(f64, Option<f64>)> {
-    let xs: Vec<f64> =
-        runs.iter().filter(|r| r.variant == *v).map(|r| f(&r.measures)).filter(|x| x.is_finite()).collect();
-    (!xs.is_empty()).then(|| {
-        let (m, _, ci) = mean_std_ci95(&xs);
-        (m, ci)
-    })
-}
-
-/// Writes the figures and `report.md` into `dir` (which exists): `runs` holds every seed
-/// of every variant.
-pub fn write_report(dir: &Path, runs: &[RunRecord], duration: Duration, quick: bool) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
-    let mut seeds: Vec<u64> = runs.iter().map(|r| r.seed).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
-    let records = &means(runs);
-    std::fs::create_dir_all(dir.join("figures")).map_err(io)?;
-    std::fs::create_dir_all(dir.join("scenarios")).map_err(io)?;
-    for r in records {
-        std::fs::write(dir.join("scenarios").join(format!("{}.toml", r.variant.name())), &r.scenario_toml)
-            .map_err(io)?;
-    }
-    let mut md = String::new();
-    let w = &mut md;
-    let _ = writeln!(w, "# Reproduction of Mliki et al. 2016: QCN with multicast and the enhanced QCN\n");
-    let _ = writeln!(
-        w,
-        "Produced by `cnsim reproduce mliki2016` (cnsim {}): {} cells × {} seeds ({}) = {} runs of {} simulated{}. \
-         Every figure below is the mean over the seeds; where a ± or an error bar is shown it is the 95 % \
-         confidence interval of that mean (Student's t). `results.parquet` has every run. Every cell's resolved \
-         scenario (first seed) is in `scenarios/`; the base files are `scenarios/mliki2016/star.toml` and \
-         `scenarios/mliki2016/multilink.toml` in the cnsim repository.\n",
-        crate::VERSION,
-        records.len(),
-        seeds.len(),
-        seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
-        runs.len(),
-        duration,
-        if quick { " (`--quick`: shorter than the full reproduction)" } else { "" }
-    );
-    w.push_str(REPORT_INTRO);
-
-    // The comparison table.
-    let _ = writeln!(w, "\n## The paper's numbers next to ours\n");
-    let _ = writeln!(
-        w,
-        "Values for the enhanced scheme are the algorithm as printed, with the prose reading in parentheses. \
-         The four columns are the source model and sampling combinations; the difference is against the \
-         first (the paper's text: 200 Mbit/s CBR sources, every frame checked).\n"
-    );
-    let mut header = String::from("| paper figure | Qeq | paper |");
-    let mut rule = String::from("|---|---|---|");
-    for (src, smp) in COMBOS {
-        let _ = write!(header, " {} |", combo_key(src, smp));
-        rule.push_str("---|");
-    }
-    header.push_str(" difference | bound the model imposes |");
-    rule.push_str("---|---|");
-    let _ = writeln!(w, "{header}\n{rule}");
-    let mut gaps = Vec::new();
-    for p in paper_numbers() {
-        let mut row = format!("| {} ({}) | {} | {} {} |", p.what, p.topology.key(), p.qeq, p.value, p.unit);
-        let mut primary = f64::NAN;
-        let mut any_close = false;
-        for (i, (src, smp)) in COMBOS.iter().enumerate() {
-            let (v, rep) = ours(records, &p, *src, *smp);
-            if i == 0 {
-                primary = v;
-            }
-            if close(v, p.value) || rep.is_some_and(|r| close(r, p.value)) {
-                any_close = true;
-            }
-            let ci = if i == 0 { primary_ci(runs, &p) } else { None };
-            match ci {
-                Some(ci) => {
-                    let _ = write!(
-                        row,
-                        " {} ± {ci:.2}{} |",
-                        fmt_val(v, None),
-                        rep.map_or(String::new(), |r| format!(" ({})", fmt_val(r, None)))
-                    );
-                }
-                None => {
-                    let _ = write!(row, " {} |", fmt_val(v, rep));
-                }
-            }
-        }
-        let diff = primary - p.value;
-        let b = bound(records, &p);
-        let bounded = matches!(p.metric, Metric::Loss(_) | Metric::Feedback(_));
-        let outside = bounded && b.as_ref().is_some_and(|(bv, _)| p.value > *bv + 1e-9);
-        let _ = write!(
-            row,
-            " {}{} | {} |",
-            if diff.is_nan() { "–".into() } else { format!("{diff:+.2}") },
-            if outside { " ⚠" } else { "" },
-            b.map(|(_, t)| t).unwrap_or_else(|| "–".into())
-        );
-        if !close(primary, p.value) {
-            gaps.push((p, primary, any_close, outside));
-        }
-        let _ = writeln!(w, "{row}");
-    }
-    let _ = writeln!(
-        w,
-        "\n⚠ marks a published value above the bound for the paper's stated configuration (the first \
-         column's source model and the standard's sampling); the bound column gives both limits.\n"
-    );
-    let _ = writeln!(w, "### Where we differ by more than 25 %\n");
-    if gaps.is_empty() {
-        let _ = writeln!(w, "Nowhere.\n");
-    }
-    for (p, ours, any_close, outside) in &gaps {
-        let _ = writeln!(
-            w,
-            "- {} ({}, Qeq {}): paper {} {}, ours {}.{}{}",
-            p.what,
-            p.topology.key(),
-            p.qeq,
-            p.value,
-            p.unit,
-            if ours.is_nan() {
-                "n/a: the standard scheme's value, the base of the change, is ≈ 0".to_string()
-            } else {
-                format!("{ours:.2}")
+/// The declaration: grid, metrics, paper numbers, tables and figures.
+pub fn study() -> Study {
+    let axes = vec![
+        Axis {
+            name: "topology",
+            title: "topology",
+            prefix: "",
+            levels: vec![level("star", "star (Fig. 1)"), level("multilink", "multi-link (Fig. 13)")],
+        },
+        Axis {
+            name: "sources",
+            title: "sources",
+            prefix: "",
+            levels: vec![level("cbr", "200 Mbit/s CBR sources"), level("saturated", "saturated sources")],
+        },
+        Axis {
+            name: "sampling",
+            title: "sampling",
+            prefix: "",
+            levels: vec![level("per-frame", "per-frame check"), level("sampled", "standard sampling")],
+        },
+        Axis {
+            name: "scheme",
+            title: "scheme",
+            prefix: "",
+            levels: vec![
+                level("off", "QCN off"),
+                level("standard", "QCN with multicast"),
+                level("enhanced", "enhanced (as printed)"),
+                level("enhanced-rep", "enhanced (prose reading)"),
+            ],
+        },
+        Axis {
+            name: "qeq_frames",
+            title: "Qeq",
+            prefix: "q",
+            levels: vec![level("25", "25"), level("50", "50"), level("75", "75")],
+        },
+    ];
+    let doc = |name, title, unit, doc| MetricDoc { name, title, unit, doc };
+    let metrics = vec![
+        doc("feedback_pct", "Feedback rate", "%", "CNMs ÷ (data frames the sources sent + CNMs): the CNMs' share of the total frame stream; a multicast frame counts once, at its source."),
+        doc("cnms_per_frame_pct", "CNMs per frame", "%", "CNMs ÷ data frames the sources sent, the other reading of \"feedback rate\"."),
+        doc("loss_pct", "Loss rate", "%", "data frames dropped at switch egress queues ÷ data frames arriving at them (each copy at each queue): \"the rate of dropped frames by the CP\"."),
+        doc("source_loss_pct", "Source loss", "%", "frames lost in full source queues ÷ frames produced (CBR sources only)."),
+        doc("mean_cr_mbps", "Mean CR", "Mbit/s", "time average of CR over all sources (1 ms samples, whole run)."),
+        doc("cr_std_mbps", "CR std dev", "Mbit/s", "standard deviation over time of each source's CR, averaged over sources."),
+        doc("queue_mean_frames", "Queue mean", "frames", "time-weighted mean length of the receiver-side queues (star: sw→R1, sw→R2; multi-link: every switch queue carrying data), averaged; the frame in transmission is not counted."),
+        doc("queue_std_frames", "Queue std", "frames", "time-weighted standard deviation of the same queues, averaged."),
+        doc("queue_std_frames_*", "Queue std per switch", "frames", "the same for the queues of one switch (multi-link: sw1, sw2, sw3)."),
+        doc("queue_excess_frames", "Queue excess", "frames", "queue mean − Qeq."),
+        doc("jain_*", "Fairness", "index", "Jain's index over the sources' delivered bytes, per group (`all` on the star, G1–G3 on the multi-link topology)."),
+        doc("silent_cnm_windows_pct", "Silent CNM windows", "%", "share of (source, 100 ms window after 0.5 s) pairs in which a source received no CNM: near 100 % means feedback stalled."),
+        doc("cnms", "CNMs", "frames", "CNMs generated by all CPs."),
+        doc("source_frames", "Source frames", "frames", "data frames the sources put into the network."),
+        doc("switch_drops", "Switch drops", "frames", "data frames dropped at switch egress queues."),
+        doc("feedback_bound_sampled_pct", "Feedback bound, sampled", "%", "most CNMs standard sampling allows (one sample per 18.5 KB × 0.85 of arrivals at every CP), as a feedback rate."),
+        doc("feedback_bound_per_frame_pct", "Feedback bound, per frame", "%", "most CNMs a per-frame check allows (one per arriving data frame), as a feedback rate."),
+    ];
+    let comparison = Comparison {
+        numbers: paper_numbers(),
+        where_axes: &["topology", "qeq_frames"],
+        columns: &[
+            Column { label: "cbr-per-frame", at: &[("sources", "cbr"), ("sampling", "per-frame")] },
+            Column { label: "cbr-sampled", at: &[("sources", "cbr"), ("sampling", "sampled")] },
+            Column {
+                label: "saturated-per-frame",
+                at: &[("sources", "saturated"), ("sampling", "per-frame")],
             },
-            if *outside {
-                " The published value lies outside what the described mechanism can produce with 200 Mbit/s CBR \
-                 sources and standard sampling (see the bound)."
-            } else {
-                ""
+            Column { label: "saturated-sampled", at: &[("sources", "saturated"), ("sampling", "sampled")] },
+        ],
+        alternative: Some(Alternative { axis: "scheme", level: "enhanced", with: "enhanced-rep" }),
+        bounds: &[
+            Bound {
+                metric: "feedback_pct",
+                limits: &[
+                    Limit {
+                        metric: "feedback_bound_sampled_pct",
+                        at: &[("sources", "cbr"), ("sampling", "sampled")],
+                        digits: 1,
+                        text:
+                            "with standard sampling (one sample per 18.5 KB × 0.85 of arrivals at every CP)",
+                    },
+                    Limit {
+                        metric: "feedback_bound_per_frame_pct",
+                        at: &[("sources", "cbr"), ("sampling", "per-frame")],
+                        digits: 1,
+                        text: "with a per-frame check (a CNM for every arriving copy)",
+                    },
+                ],
             },
-            if *any_close { " Another source/sampling combination comes within 25 %." } else { "" }
-        );
-    }
-    w.push_str(REPORT_GAPS);
-
-    // Summary tables per topology and combination.
-    for topology in [Topology::Star, Topology::Multilink] {
-        let _ = writeln!(w, "\n## All metrics: {} topology\n", topology.key());
-        for (src, smp) in COMBOS {
-            let _ = writeln!(w, "\n### {}\n", combo_label(src, smp));
-            let _ = writeln!(
-                w,
-                "| scheme | Qeq | feedback % | CNMs per frame % | loss % | source loss % | mean CR Mbit/s | CR std Mbit/s | queue mean | queue std | Jain | silent CNM windows % |"
-            );
-            let _ = writeln!(w, "|---|---|---|---|---|---|---|---|---|---|---|---|");
-            for scheme in SCHEMES {
-                for qeq in QEQS {
-                    let v = Variant { topology, qeq, scheme, source: src, sampling: smp };
-                    let v =
-                        if scheme == Scheme::Off { Variant { sampling: Sampling::PerFrame, ..v } } else { v };
-                    let Some(r) = find(records, &v) else { continue };
-                    let m = &r.measures;
-                    // Feedback, CR and CNM windows do not exist without QCN.
-                    let qcn_only =
-                        |text: String| if scheme == Scheme::Off { "n/a".to_string() } else { text };
-                    let qs: Vec<f64> = m.queues.iter().map(|q| q.std).collect();
-                    let jain: Vec<String> = m.fairness.iter().map(|(g, j)| format!("{g} {j:.3}")).collect();
-                    let _ = writeln!(
-                        w,
-                        "| {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {:.1} | {:.1} | {} | {} |",
-                        scheme.label(),
-                        qeq,
-                        qcn_only(format!("{:.2}", m.feedback_pct)),
-                        qcn_only(format!("{:.2}", m.cnms_per_frame_pct)),
-                        m.loss_pct,
-                        m.source_loss_pct,
-                        qcn_only(format!("{:.1}", m.mean_cr_mbps)),
-                        qcn_only(format!("{:.1}", m.cr_std_mbps)),
-                        m.queue_mean(None),
-                        mean_std(&qs).0,
-                        jain.join(", "),
-                        qcn_only(format!("{:.0}", 100.0 * m.silent_window_share()))
-                    );
-                }
-            }
-        }
-    }
-
-    // Figures.
-    let _ = writeln!(w, "\n## Figures\n");
-    let _ = writeln!(
-        w,
-        "Analogues of the paper's Figures 2–21 for each source/sampling combination, in `figures/<combination>/`. \
-         The paper's text configuration (200 Mbit/s CBR, per-frame check):\n"
-    );
-    for (ci, (src, smp)) in COMBOS.iter().enumerate() {
-        let sub = combo_key(*src, *smp);
-        let fdir = dir.join("figures").join(&sub);
-        std::fs::create_dir_all(&fdir).map_err(io)?;
-        let figs = draw_figures(&fdir, records, runs, *src, *smp)?;
-        if ci == 0 {
-            for (file, caption) in &figs {
-                let _ = writeln!(w, "**{caption}**\n\n![{caption}](figures/{sub}/{file})\n");
-            }
-        } else {
-            let list: Vec<String> = figs.iter().map(|(f, c)| format!("[{c}](figures/{sub}/{f})")).collect();
-            let _ = writeln!(w, "- {}: {}\n", combo_label(*src, *smp), list.join(" · "));
-        }
-    }
-    std::fs::write(dir.join("report.md"), md).map_err(io)?;
-    Ok(())
-}
-
-fn close(ours: f64, paper: f64) -> bool {
-    if ours.is_nan() {
-        return false;
-    }
-    if paper == 0.0 {
-        return ours.abs() < 0.05;
-    }
-    ((ours - paper) / paper).abs() <= 0.25
-}
-
-/// Draws the figures of one combination; returns (file, caption) pairs.
-fn draw_figures(
-    dir: &Path,
-    records: &[RunRecord],
-    runs: &[RunRecord],
-    source: SourceModel,
-    sampling: Sampling,
-) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    let get = |topology, qeq, scheme| {
-        let s = if scheme == Scheme::Off { Sampling::PerFrame } else { sampling };
-        find(records, &Variant { topology, qeq, scheme, source, sampling: s })
+            Bound {
+                metric: "loss_pct",
+                limits: &[
+                    Limit {
+                        metric: "loss_pct",
+                        at: &[("scheme", "off"), ("sources", "cbr")],
+                        digits: 2,
+                        text: "with 200 Mbit/s CBR sources (QCN off: the overload share)",
+                    },
+                    Limit {
+                        metric: "loss_pct",
+                        at: &[("scheme", "off"), ("sources", "saturated")],
+                        digits: 1,
+                        text: "with sources at line rate",
+                    },
+                ],
+            },
+        ],
+        tolerance: 0.25,
+        note: "Values for the enhanced scheme are the algorithm as printed, with the prose reading in \
+               parentheses. The four columns are the source model and sampling combinations; the difference \
+               is against the first (the paper's text: 200 Mbit/s CBR sources, every frame checked), whose ± \
+               is the 95 % confidence interval over seeds.",
     };
-    // Figures 2–5: CR of each source over time.
-    for (fig, scheme, qeq) in [
-        (2, Scheme::Standard, 25),
-        (3, Scheme::Standard, 75),
-        (4, Scheme::Enhanced, 25),
-        (5, Scheme::Enhanced, 75),
-    ] {
-        let Some(r) = get(Topology::Star, qeq, scheme) else { continue };
-        let ys: Vec<Vec<f64>> =
-            r.rates.columns.iter().map(|c| c.values.iter().map(|v| v / 1e6).collect()).collect();
-        let mean_line = vec![1000.0 / 6.0; r.rates.times_s.len()];
-        let mut lines: Vec<Line> = r
-            .rates
-            .columns
-            .iter()
-            .zip(&ys)
-            .map(|(c, ys)| Line { label: &c.name, xs: &r.rates.times_s, ys, reference: false })
-            .collect();
-        lines.push(Line {
-            label: "CRmean = 1 Gbit/s / 6",
-            xs: &r.rates.times_s,
-            ys: &mean_line,
-            reference: true,
-        });
-        let file = format!("fig{fig:02}-cr-{}-q{qeq}.svg", scheme.key());
-        let caption = format!("Fig. {fig}: CR, Qeq = {qeq} frames, {}", scheme.label());
-        let style = ChartStyle { step: Step::After, worst_is_lowest: true };
-        line_chart(&dir.join(&file), &caption, "time (s)", "CR (Mbit/s)", &lines, style)?;
-        out.push((file, caption));
-    }
-    let cats: Vec<String> = QEQS.iter().map(|q| format!("Qeq {q}")).collect();
-    let qcn_schemes = [Scheme::Standard, Scheme::Enhanced, Scheme::EnhancedRepresentative];
-    let mut bars = |fig: u32,
-                    topology: Topology,
-                    name: &str,
-                    caption: &str,
-                    unit: &str,
-                    schemes: &[Scheme],
-                    f: &dyn Fn(&Measures, u64) -> f64|
-     -> Result<(), String> {
-        let series: Vec<Bars> = schemes
-            .iter()
-            .map(|&s| {
-                let cells: Vec<(f64, Option<f64>)> = QEQS
-                    .iter()
-                    .map(|&q| {
-                        let Some(r) = get(topology, q, s) else { return (f64::NAN, None) };
-                        spread(runs, &r.variant, &|m| f(m, q)).unwrap_or((f64::NAN, None))
-                    })
-                    .collect();
-                let errors = cells
-                    .iter()
-                    .any(|c| c.1.is_some())
-                    .then(|| cells.iter().map(|c| c.1.unwrap_or(f64::NAN)).collect());
-                Bars { label: s.label().to_string(), values: cells.iter().map(|c| c.0).collect(), errors }
-            })
-            .collect();
-        let file = format!("fig{fig:02}-{name}.svg");
-        let caption = format!("Fig. {fig}: {caption}");
-        let y_max = (unit == "index").then_some(1.0);
-        bar_chart(&dir.join(&file), &caption, &cats, unit, &series, y_max)?;
-        out.push((file, caption));
-        Ok(())
+    let tables = Tables {
+        sections: "topology",
+        rows: &["scheme", "qeq_frames"],
+        columns: &[
+            TableColumn { header: "feedback %", metric: "feedback_pct", digits: 2, absent_at: NO_QCN },
+            TableColumn {
+                header: "CNMs per frame %",
+                metric: "cnms_per_frame_pct",
+                digits: 2,
+                absent_at: NO_QCN,
+            },
+            TableColumn { header: "loss %", metric: "loss_pct", digits: 2, absent_at: &[] },
+            TableColumn { header: "source loss %", metric: "source_loss_pct", digits: 2, absent_at: &[] },
+            TableColumn { header: "mean CR Mbit/s", metric: "mean_cr_mbps", digits: 1, absent_at: NO_QCN },
+            TableColumn { header: "CR std Mbit/s", metric: "cr_std_mbps", digits: 1, absent_at: NO_QCN },
+            TableColumn { header: "queue mean", metric: "queue_mean_frames", digits: 1, absent_at: &[] },
+            TableColumn { header: "queue std", metric: "queue_std_frames", digits: 1, absent_at: &[] },
+            TableColumn { header: "Jain", metric: "jain_*", digits: 3, absent_at: &[] },
+            TableColumn {
+                header: "silent CNM windows %",
+                metric: "silent_cnm_windows_pct",
+                digits: 0,
+                absent_at: NO_QCN,
+            },
+        ],
     };
-    use Topology::{Multilink as M, Star as T};
-    bars(6, T, "mean-cr", "average CR, star", "Mbit/s", &qcn_schemes, &|m, _| m.mean_cr_mbps)?;
-    bars(7, T, "feedback", "feedback rate, star", "% of the frame stream", &qcn_schemes, &|m, _| {
-        m.feedback_pct
-    })?;
-    bars(8, T, "loss", "loss rate, star", "% of queue arrivals", &SCHEMES, &|m, _| m.loss_pct)?;
-    bars(9, T, "cr-std", "standard deviation of CR, star", "Mbit/s", &qcn_schemes, &|m, _| m.cr_std_mbps)?;
-    bars(10, T, "queue-mean", "mean queue length, star", "frames", &SCHEMES, &|m, _| m.queue_mean(None))?;
-    bars(11, T, "queue-deviation", "mean queue length minus Qeq, star", "frames", &qcn_schemes, &|m, q| {
-        m.queue_mean(None) - q as f64
-    })?;
-    bars(12, T, "fairness", "Jain's fairness index, star", "index", &SCHEMES, &|m, _| m.fairness_of("all"))?;
-    bars(
-        14,
-        M,
-        "feedback-multilink",
-        "feedback rate, multi-link",
-        "% of the frame stream",
-        &qcn_schemes,
-        &|m, _| m.feedback_pct,
-    )?;
-    bars(15, M, "loss-multilink", "loss rate, multi-link", "% of queue arrivals", &SCHEMES, &|m, _| {
-        m.loss_pct
-    })?;
-    for (fig, sw) in [(16, "sw1"), (17, "sw2"), (18, "sw3")] {
-        let caption = format!("queue length std dev at switch {}, multi-link", &sw[2..]);
-        bars(fig, M, &format!("queue-std-{sw}"), &caption, "frames", &SCHEMES, &|m, _| m.queue_std(sw))?;
+    let figures = vec![
+        cr_figure(
+            "fig02-cr-standard-q25",
+            "Fig. 2: CR, Qeq = 25 frames, QCN with multicast",
+            &[STAR, ("qeq_frames", "25"), ("scheme", "standard")],
+        ),
+        cr_figure(
+            "fig03-cr-standard-q75",
+            "Fig. 3: CR, Qeq = 75 frames, QCN with multicast",
+            &[STAR, ("qeq_frames", "75"), ("scheme", "standard")],
+        ),
+        cr_figure(
+            "fig04-cr-enhanced-q25",
+            "Fig. 4: CR, Qeq = 25 frames, enhanced (as printed)",
+            &[STAR, ("qeq_frames", "25"), ("scheme", "enhanced")],
+        ),
+        cr_figure(
+            "fig05-cr-enhanced-q75",
+            "Fig. 5: CR, Qeq = 75 frames, enhanced (as printed)",
+            &[STAR, ("qeq_frames", "75"), ("scheme", "enhanced")],
+        ),
+        bars("fig06-mean-cr", "Fig. 6: average CR, star", "Mbit/s", &[STAR], QCN_SCHEMES, "mean_cr_mbps"),
+        bars(
+            "fig07-feedback",
+            "Fig. 7: feedback rate, star",
+            "% of the frame stream",
+            &[STAR],
+            QCN_SCHEMES,
+            "feedback_pct",
+        ),
+        bars(
+            "fig08-loss",
+            "Fig. 8: loss rate, star",
+            "% of queue arrivals",
+            &[STAR],
+            ALL_SCHEMES,
+            "loss_pct",
+        ),
+        bars(
+            "fig09-cr-std",
+            "Fig. 9: standard deviation of CR, star",
+            "Mbit/s",
+            &[STAR],
+            QCN_SCHEMES,
+            "cr_std_mbps",
+        ),
+        bars(
+            "fig10-queue-mean",
+            "Fig. 10: mean queue length, star",
+            "frames",
+            &[STAR],
+            ALL_SCHEMES,
+            "queue_mean_frames",
+        ),
+        bars(
+            "fig11-queue-deviation",
+            "Fig. 11: mean queue length minus Qeq, star",
+            "frames",
+            &[STAR],
+            QCN_SCHEMES,
+            "queue_excess_frames",
+        ),
+        bars(
+            "fig12-fairness",
+            "Fig. 12: Jain's fairness index, star",
+            "index",
+            &[STAR],
+            ALL_SCHEMES,
+            "jain_all",
+        ),
+        bars(
+            "fig14-feedback-multilink",
+            "Fig. 14: feedback rate, multi-link",
+            "% of the frame stream",
+            &[MULTILINK],
+            QCN_SCHEMES,
+            "feedback_pct",
+        ),
+        bars(
+            "fig15-loss-multilink",
+            "Fig. 15: loss rate, multi-link",
+            "% of queue arrivals",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "loss_pct",
+        ),
+        bars(
+            "fig16-queue-std-sw1",
+            "Fig. 16: queue length std dev at switch 1, multi-link",
+            "frames",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "queue_std_frames_sw1",
+        ),
+        bars(
+            "fig17-queue-std-sw2",
+            "Fig. 17: queue length std dev at switch 2, multi-link",
+            "frames",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "queue_std_frames_sw2",
+        ),
+        bars(
+            "fig18-queue-std-sw3",
+            "Fig. 18: queue length std dev at switch 3, multi-link",
+            "frames",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "queue_std_frames_sw3",
+        ),
+        bars(
+            "fig19-fairness-G1",
+            "Fig. 19: Jain's fairness index of G1, multi-link",
+            "index",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "jain_G1",
+        ),
+        bars(
+            "fig20-fairness-G2",
+            "Fig. 20: Jain's fairness index of G2, multi-link",
+            "index",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "jain_G2",
+        ),
+        bars(
+            "fig21-fairness-G3",
+            "Fig. 21: Jain's fairness index of G3, multi-link",
+            "index",
+            &[MULTILINK],
+            ALL_SCHEMES,
+            "jain_G3",
+        ),
+        cnm_figure(
+            "cnms-over-time-enhanced-q25",
+            "CNMs received per 10 ms by each source, star, Qeq 25, enhanced (as printed)",
+            &[STAR, ("qeq_frames", "25"), ("scheme", "enhanced")],
+        ),
+        cnm_figure(
+            "cnms-over-time-enhanced-rep-q25",
+            "CNMs received per 10 ms by each source, star, Qeq 25, enhanced (prose reading)",
+            &[STAR, ("qeq_frames", "25"), ("scheme", "enhanced-rep")],
+        ),
+        cnm_figure(
+            "cnms-over-time-standard-q25",
+            "CNMs received per 10 ms by each source, star, Qeq 25, QCN with multicast",
+            &[STAR, ("qeq_frames", "25"), ("scheme", "standard")],
+        ),
+    ];
+    Study {
+        name: "mliki2016",
+        title: "Mliki et al. 2016: QCN with multicast and the enhanced, representative-CP QCN",
+        seeds: (10, 2),
+        quick_duration: Duration(crate::engine::PS_PER_S),
+        axes,
+        // Sampling is meaningless without QCN: one QCN-off run per source model.
+        alias: |c| {
+            (c.get("scheme") == "off" && c.get("sampling") == "sampled")
+                .then(|| c.with(&[("sampling", "per-frame")]))
+                .flatten()
+        },
+        scenario: |c| Variant::of(c).scenario(None),
+        measure: measure_cell,
+        metrics,
+        comparison,
+        tables,
+        facets: &["sources", "sampling"],
+        figures,
+        intro: REPORT_INTRO,
+        gaps: REPORT_GAPS,
     }
-    for (fig, g) in [(19, "G1"), (20, "G2"), (21, "G3")] {
-        let caption = format!("Jain's fairness index of {g}, multi-link");
-        bars(fig, M, &format!("fairness-{g}"), &caption, "index", &SCHEMES, &|m, _| m.fairness_of(g))?;
-    }
-    // The literal enhanced scheme's feedback over time (the stall analysis).
-    for (scheme, qeq) in
-        [(Scheme::Enhanced, 25), (Scheme::EnhancedRepresentative, 25), (Scheme::Standard, 25)]
-    {
-        let Some(r) = get(Topology::Star, qeq, scheme) else { continue };
-        // CNMs per 10 ms per source.
-        let (xs, ys) = rebin(&r.cnms, 10);
-        let lines: Vec<Line> = r
-            .cnms
-            .columns
-            .iter()
-            .zip(&ys)
-            .map(|(c, ys)| Line { label: &c.name, xs: &xs, ys, reference: false })
-            .collect();
-        let file = format!("cnms-over-time-{}-q{qeq}.svg", scheme.key());
-        let caption = format!("CNMs received per 10 ms by each source, star, Qeq {qeq}, {}", scheme.label());
-        let style = ChartStyle { step: Step::Before, worst_is_lowest: false };
-        line_chart(&dir.join(&file), &caption, "time (s)", "CNMs per 10 ms", &lines, style)?;
-        out.push((file, caption));
-    }
-    Ok(out)
-}
-
-/// Sums every `k` samples of every column.
-fn rebin(ts: &TimeSeries, k: usize) -> (Vec<f64>, Vec<Vec<f64>>) {
-    let xs: Vec<f64> = ts.times_s.chunks(k).map(|c| *c.last().unwrap_or(&0.0)).collect();
-    let ys = ts.columns.iter().map(|c| c.values.chunks(k).map(|v| v.iter().sum()).collect()).collect();
-    (xs, ys)
 }
 
 const REPORT_INTRO: &str = r#"
@@ -1192,21 +953,9 @@ const REPORT_INTRO: &str = r#"
   sent, which a switch buffer holds until its last bit leaves (`queues.occupancy =
   "buffer"`); the reported queue means count the frames waiting behind it.
 
-## Definitions
-
-- **Feedback rate** = CNMs ÷ (data frames the sources sent + CNMs) — the CNMs' share of the
-  total frame stream; a multicast frame counts once, at its source.
-- **Loss rate** = data frames dropped at switch egress queues ÷ data frames arriving at
-  them (each copy at each queue) — "the rate of dropped frames by the CP". Source-queue
-  overflow (CBR sources) is reported apart as source loss.
-- **CR std dev** = standard deviation over time of each source's CR (1 ms samples, whole
-  run), averaged over sources; **mean CR** = time average of CR over all sources.
-- **Queue mean / std** = time-weighted, per receiver-side queue (star: sw→R1, sw→R2),
-  averaged; per switch in the multi-link topology (switch 3: its queues towards receivers).
-- **Fairness** = Jain's index over the sources' delivered bytes (per group in the
-  multi-link topology).
-- **Silent CNM windows** = share of (source, 100 ms window after 0.5 s) pairs in which a
-  source received no CNM: near 100 % means feedback stalled.
+The base scenarios are `scenarios/mliki2016/star.toml` and
+`scenarios/mliki2016/multilink.toml` in the cnsim repository; each cell changes a few
+keys of one of them.
 "#;
 
 const REPORT_GAPS: &str = r#"

@@ -1,10 +1,15 @@
-//! Reproductions of published experiments (`cnsim reproduce <name>`), one module per
-//! paper, each registered in [`REGISTRY`] so that the command line names none of them.
+//! Reproductions of published experiments (`cnsim reproduce <name>`). A paper module
+//! declares its experiment as data ([`study::Study`]: grid, metrics, paper numbers,
+//! figures) and registers it in [`REGISTRY`]; the runner ([`results`]), the pool, the
+//! comparison table and the report ([`document`]) are shared.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
+pub mod document;
 pub mod mliki2016;
+pub mod results;
+pub mod study;
 
 /// How to run a reproduction.
 #[derive(Clone, Copy, Debug)]
@@ -38,20 +43,12 @@ pub struct Outcome {
 /// Progress callback: (runs done, runs in all).
 pub type ProgressFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// A registered reproduction. Each writes into its report directory `report.md` (with
-/// its figures as SVG files beside it), `results.parquet` and `results.csv` (one row per
-/// run); the runner then renders `report.html` from `report.md`, figures inline.
+/// A registered reproduction: its name and its declaration.
 pub struct Reproduction {
-    /// The name `cnsim reproduce` takes, e.g. "mliki2016".
+    /// The name `cnsim reproduce` takes, e.g. "mliki2016" (the declaration's own).
     pub name: &'static str,
-    /// What it reproduces, in a line.
-    pub title: &'static str,
-    /// Seeds per cell, full and `--quick`.
-    pub seeds: (u64, u64),
-    /// Runs every simulation (stopping early once `stop` is set) and writes the report
-    /// into `dir`, an empty directory.
-    pub reproduce:
-        fn(dir: &Path, options: &Options, progress: ProgressFn, stop: &AtomicBool) -> Result<Outcome, String>,
+    /// The declaration.
+    pub declare: fn() -> study::Study,
 }
 
 /// Every reproduction, in the order `cnsim reproduce` lists them.
@@ -67,8 +64,9 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|r| r.name)
 }
 
-/// Runs `repro` into `dir` (an empty directory) and renders `report.html` from its
-/// `report.md`.
+/// Runs `repro` into `dir` (an empty directory): every cell with every seed, then
+/// `results.parquet`/`.csv`, `comparison.parquet`/`.csv`, `report.md` with its figures
+/// and `report.html`.
 pub fn run(
     repro: &Reproduction,
     dir: &Path,
@@ -76,12 +74,17 @@ pub fn run(
     progress: ProgressFn,
     stop: &AtomicBool,
 ) -> Result<Outcome, String> {
-    let outcome = (repro.reproduce)(dir, options, progress, stop)?;
-    let md_path = dir.join(outcome.report);
+    let study = (repro.declare)();
+    let seeds = options.seeds(study.seeds.0, study.seeds.1);
+    let duration = options.quick.then_some(study.quick_duration);
+    let results = results::run(&study, &seeds, duration, options.jobs, progress, stop)?;
+    results.write_table(dir)?;
+    document::write_report(dir, &results, options.quick)?;
+    let md_path = dir.join("report.md");
     let md = std::fs::read_to_string(&md_path).map_err(|e| format!("{}: {e}", md_path.display()))?;
-    let html = crate::report::html::markdown_page(&md, dir, repro.title)?;
+    let html = crate::report::html::markdown_page(&md, dir, study.title)?;
     std::fs::write(dir.join("report.html"), html).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(outcome)
+    Ok(Outcome { runs: results.records.len(), report: "report.md" })
 }
 
 #[cfg(test)]
@@ -99,9 +102,21 @@ mod tests {
     #[test]
     fn names_are_unique_and_found() {
         for r in REGISTRY {
+            assert_eq!((r.declare)().name, r.name, "the registry names the declaration");
             assert_eq!(find(r.name).map(|f| f.name), Some(r.name));
             assert_eq!(names().filter(|n| *n == r.name).count(), 1);
         }
         assert!(find("nope").is_none());
+    }
+
+    #[test]
+    fn every_declaration_holds_together() {
+        for r in REGISTRY {
+            let study = (r.declare)();
+            if let Err(e) = study.check() {
+                panic!("{e}");
+            }
+            assert!(!study.cells().is_empty());
+        }
     }
 }
