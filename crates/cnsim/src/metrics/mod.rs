@@ -5,6 +5,7 @@
 //! counters into the `summary.json` document.
 
 pub mod delay;
+pub mod maxmin;
 #[cfg(feature = "outputs")]
 pub mod output;
 pub mod recorder;

@@ -51,6 +51,14 @@ pub struct FlowSummary {
     pub stats: FlowStats,
     /// Delivered bits over the run's duration, bit/s.
     pub throughput_bps: f64,
+    /// The flow's max-min fair rate with every flow active at its offered rate, bit/s
+    /// (unicast flows; see `metrics::maxmin`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maxmin_bps: Option<f64>,
+    /// throughput_bps ÷ maxmin_bps: 1 when the flow got exactly its fair share (below 1
+    /// also for a flow active during part of the run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maxmin_share: Option<f64>,
     /// Mean one-way delay of delivered frames, s (from creation at the source).
     pub mean_delay_s: f64,
     /// Median one-way delay, s (log histogram: within 3.2 %), with
@@ -164,6 +172,10 @@ pub struct Summary {
     pub queues: Vec<QueueSummary>,
     /// Ports (link directions) that carried nothing, left out of `queues`.
     pub idle_ports: u64,
+    /// Jain's index over the unicast flows' `maxmin_share` (Jain's fairness against the
+    /// optimal allocation): 1 when every flow gets the same fraction of its fair share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maxmin_fairness: Option<f64>,
     /// QCN, when enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qcn: Option<QcnSummary>,
@@ -218,10 +230,13 @@ impl Summary {
         let (net, end) = (sim.net(), sim.end());
         let secs = as_secs(end);
         let node_name = |n: u32| net.nodes[n as usize].name.clone();
-        let flows = sim
+        let fair = super::maxmin::of_sim(sim);
+        let flows: Vec<FlowSummary> = sim
             .flows()
             .iter()
-            .map(|f| {
+            .zip(&fair)
+            .map(|(f, &fair)| {
+                let throughput_bps = f.stats.delivered_bytes as f64 * 8.0 / secs;
                 let dst = f.dst_name.clone();
                 let d = f.stats.delivered_frames;
                 FlowSummary {
@@ -229,7 +244,9 @@ impl Summary {
                     src: node_name(f.src),
                     dst,
                     stats: f.stats.clone(),
-                    throughput_bps: f.stats.delivered_bytes as f64 * 8.0 / secs,
+                    throughput_bps,
+                    maxmin_bps: fair,
+                    maxmin_share: fair.filter(|&r| r > 0.0).map(|r| throughput_bps / r),
                     mean_delay_s: if d == 0 { 0.0 } else { f.stats.delay_sum as f64 / d as f64 / 1e12 },
                     p50_delay_s: f.stats.delay.quantile_s(0.5),
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
@@ -238,6 +255,8 @@ impl Summary {
                 }
             })
             .collect();
+        let shares: Vec<f64> = flows.iter().filter_map(|f| f.maxmin_share).collect();
+        let maxmin_fairness = (!shares.is_empty()).then(|| super::jain_index(&shares));
         let mut queues = Vec::new();
         let mut idle_ports = 0;
         for (p, port) in net.ports.iter().enumerate() {
@@ -348,6 +367,7 @@ impl Summary {
             flows,
             queues,
             idle_ports,
+            maxmin_fairness,
             qcn,
             pause,
         }

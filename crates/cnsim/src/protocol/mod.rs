@@ -281,6 +281,13 @@ impl AnyLinkControl {
         slot == crate::net::NONE || link.as_ref().is_none_or(|l| l.may_send(slot, class, now))
     }
 
+    /// Each host that drains its input at a service rate, and the rate in bit/s.
+    pub fn service_rates(&self) -> Vec<(NodeId, u64)> {
+        match self {
+            AnyLinkControl::Pause(p) => p.service_rates().collect(),
+        }
+    }
+
     /// Whether class `class` of the port with link state `slot` may send.
     #[inline]
     pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {

@@ -13,6 +13,11 @@ impl Sim {
         &self.net
     }
 
+    /// The unicast forwarding tables (`Routes::path` gives a flow's ports).
+    pub fn routes(&self) -> &crate::net::Routes {
+        &self.routes
+    }
+
     /// The flows and their counters.
     pub fn flows(&self) -> &[Flow] {
         &self.flows

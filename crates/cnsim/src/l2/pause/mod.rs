@@ -578,6 +578,11 @@ impl Pause {
         }
     }
 
+    /// Each host with an input service rate, and the rate in bit/s.
+    pub fn service_rates(&self) -> impl Iterator<Item = (NodeId, u64)> + '_ {
+        self.hosts.iter().map(|h| (h.host, h.rate_bps))
+    }
+
     /// Frames held in host input buffers.
     pub fn frames_held(&self) -> u64 {
         self.hosts.iter().map(|h| h.queue.len() as u64).sum()
