@@ -11,6 +11,8 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("uniform-onoff", include_str!("../../../../scenarios/uniform-onoff.toml")),
     ("mliki2016-star", include_str!("../../../../scenarios/mliki2016/star.toml")),
     ("mliki2016-multilink", include_str!("../../../../scenarios/mliki2016/multilink.toml")),
+    ("roeck2007-baseline", include_str!("../../../../scenarios/roeck2007/baseline.toml")),
+    ("roeck2007-test1", include_str!("../../../../scenarios/roeck2007/test1.toml")),
     ("roeck2007-test7", include_str!("../../../../scenarios/roeck2007/test7.toml")),
     ("roeck2007-test8", include_str!("../../../../scenarios/roeck2007/test8.toml")),
 ];

@@ -1,0 +1,75 @@
+//! The Roeck 2007 (IEEE 802.1au) test scenarios without congestion management: the
+//! output-generated hotspot of test 1, with and without switch PAUSE, and the baseline's
+//! fair shares.
+
+use cnsim::metrics::maxmin;
+use cnsim::metrics::summary::Summary;
+use cnsim::scenario::{build, bundled, parse};
+
+fn run(name: &str, overrides: &[&str]) -> Summary {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let s = parse(bundled::get(name).unwrap(), name, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build(&s, name).unwrap_or_else(|e| panic!("{e}"));
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    Summary::of(&sim, name, s.seed)
+}
+
+/// Bytes sent per second of traffic by the switch port `port`.
+fn gbps(s: &Summary, port: &str, traffic_s: f64) -> f64 {
+    let q = s.queues.iter().find(|q| q.port == port).unwrap_or_else(|| panic!("{port}"));
+    q.sent_bytes as f64 * 8.0 / traffic_s / 1e9
+}
+
+/// Test 1, 10 ms of traffic: node 1 drains 1 Gbit/s and pauses the switch port feeding
+/// it. Without switch PAUSE (the seed's runs) that port's queue overflows, but the other
+/// nine nodes get their traffic (8.5 Gbit/s × 10 sources × 8/9 of destinations ≈ 75
+/// Gbit/s in all). With switch PAUSE nothing is lost, and the pause spreads to every
+/// source: the victims' traffic collapses (head-of-line blocking at the sources).
+#[test]
+fn switch_pause_trades_hotspot_loss_for_congestion_spreading() {
+    let traffic_s = 0.010;
+    let off = run("roeck2007-test1", &["duration=20ms"]);
+    let on = run(
+        "roeck2007-test1",
+        &["duration=20ms", r#"protocols.pause.switches={xoff="16 frames", xon="8 frames"}"#],
+    );
+    let victims = |s: &Summary| (2..=10).map(|i| gbps(s, &format!("sw->n{i}"), traffic_s)).sum::<f64>();
+    let drops = |s: &Summary| s.queues.iter().find(|q| q.port == "sw->n1").unwrap().dropped_frames;
+    assert!(drops(&off) > 1000, "the hotspot queue overflows: {}", drops(&off));
+    assert!(victims(&off) > 60.0, "victims unharmed without switch PAUSE: {:.1} Gbit/s", victims(&off));
+    assert_eq!(drops(&on), 0, "switch PAUSE loses nothing");
+    assert!(
+        victims(&on) < 0.5 * victims(&off),
+        "congestion spreads: {:.1} vs {:.1} Gbit/s",
+        victims(&on),
+        victims(&off)
+    );
+    // Node 1 gets its service rate either way.
+    for s in [&off, &on] {
+        let n1 = gbps(s, "sw->n1", traffic_s);
+        assert!((0.9..1.2).contains(&n1), "{n1} Gbit/s to node 1");
+    }
+}
+
+/// The baseline: four 5 Gbit/s sources into one 10 Gbit/s port, 2.5 Gbit/s each by
+/// max-min; drop-tail without congestion management delivers the port's capacity, shared
+/// unevenly (Jain's index against max-min about 0.9 over 5 ms).
+#[test]
+fn baseline_hotspot_is_shared_at_capacity() {
+    let s = parse(bundled::get("roeck2007-baseline").unwrap(), "b", &["duration=5ms".into()]).unwrap();
+    let mut sim = build(&s, "b").unwrap();
+    for fair in maxmin::of_sim(&sim) {
+        assert_eq!(fair, Some(2.5e9));
+    }
+    sim.run_to_end();
+    let summary = Summary::of(&sim, "b", 1);
+    let total: f64 = summary.flows.iter().map(|f| f.throughput_bps).sum();
+    assert!((9.0e9..10.0e9).contains(&total), "{total}");
+    // The shares of the fair rate average to the port's use: total ÷ (4 × 2.5 Gbit/s).
+    let shares: Vec<f64> = summary.flows.iter().map(|f| f.maxmin_share.unwrap()).collect();
+    let mean = shares.iter().sum::<f64>() / 4.0;
+    assert!((mean - total / 10e9).abs() < 1e-9, "{shares:?}");
+    let fairness = summary.maxmin_fairness.unwrap();
+    assert!(fairness > 0.25 && fairness <= 1.0, "{fairness}");
+}
