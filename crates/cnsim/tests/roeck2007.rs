@@ -73,3 +73,48 @@ fn baseline_hotspot_is_shared_at_capacity() {
     let fairness = summary.maxmin_fairness.unwrap();
     assert!(fairness > 0.25 && fairness <= 1.0, "{fairness}");
 }
+
+/// ECM on the baseline (Roeck 2007's first parameter set): after the first BCNs the
+/// hotspot queue is held near Qeq = 375 pages = 24000 B = 16 frames instead of full at
+/// 200, the port stays busy, losses are confined to the start (before the first
+/// feedback arrives), and the sources converge towards their fair 2.5 Gbit/s.
+#[test]
+fn ecm_holds_the_baseline_hotspot_near_qeq_without_loss() {
+    let ecm = r#"protocols.ecm={congestion_points="switches", flows="*"}"#;
+    let plain = run("roeck2007-baseline", &["duration=100ms"]);
+    let with = run("roeck2007-baseline", &["duration=100ms", ecm]);
+    let port = |s: &Summary| s.queues.iter().find(|q| q.port == "sw->n5").unwrap().clone();
+    let (p, e) = (port(&plain), port(&with));
+    assert!(p.mean_frames > 190.0, "drop-tail sits at its 200-frame limit: {}", p.mean_frames);
+    assert!((8.0..32.0).contains(&e.mean_frames), "ECM holds ~16 frames: {}", e.mean_frames);
+    assert!(p.dropped_frames > 10_000, "{}", p.dropped_frames);
+    assert!(e.dropped_frames < 300, "only the start-up burst is lost: {}", e.dropped_frames);
+    let total: f64 = with.flows.iter().map(|f| f.throughput_bps).sum();
+    assert!(total > 9.5e9, "the hotspot stays busy: {total}");
+    let stats = with.ecm.as_ref().unwrap();
+    assert!(stats.negative > 0 && stats.positive > 0, "{stats:?}");
+}
+
+/// ECM's fairness comes slowly (Roeck 2007: "marginal fairness"): Jain's index of the
+/// four sources' throughput over the last 100 ms of a 300 ms run.
+#[test]
+fn ecm_baseline_sources_end_near_their_fair_share() {
+    let over = [
+        "duration=300ms".to_string(),
+        r#"protocols.ecm={congestion_points="switches", flows="*"}"#.to_string(),
+    ];
+    let s = parse(bundled::get("roeck2007-baseline").unwrap(), "b", &over).unwrap();
+    let mut sim = build(&s, "b").unwrap();
+    sim.run_until(200 * cnsim::engine::PS_PER_MS, &mut |_| true).unwrap();
+    let before: Vec<u64> = sim.flows().iter().map(|f| f.stats.delivered_bytes).collect();
+    sim.run_to_end();
+    let gbps: Vec<f64> = sim
+        .flows()
+        .iter()
+        .zip(&before)
+        .map(|(f, b)| (f.stats.delivered_bytes - b) as f64 * 8.0 / 0.1 / 1e9)
+        .collect();
+    let jain = cnsim::metrics::jain_index(&gbps);
+    assert!(jain > 0.95, "{gbps:?}: Jain {jain}");
+    assert!(gbps.iter().all(|g| (1.5..3.5).contains(g)), "{gbps:?}");
+}

@@ -951,3 +951,41 @@ trunk = { rate = "10Gbps", delay = "1us" }
     let e = error_of(text, &[]);
     assert_located(&e, "topology.chain.switches", &["0 switches", "expected at least 1"]);
 }
+
+/// An ECM-enabled dumbbell; the `[protocols.ecm.*]` tables are appended by the tests.
+fn with_ecm(extra: &str) -> String {
+    format!("{DUMBBELL}\n[protocols.ecm]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n{extra}")
+}
+
+#[test]
+fn ecm_fixture_is_valid() {
+    let s = scenario::parse(&with_ecm(""), FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn ecm_severe_threshold_below_the_set_point() {
+    let e = error_of(&with_ecm("[protocols.ecm.cp]\nqsc = 300.0\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.ecm.cp.qsc",
+        &["300.0 is not above qeq (375.0)", "expected a severe threshold"],
+    );
+}
+
+#[test]
+fn ecm_decrease_gain_that_would_cut_below_zero() {
+    let e = error_of(&with_ecm("[protocols.ecm.rp]\ngd = 0.001\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.ecm.rp.gd",
+        &["largest |Fb| (qeq·(2w+1) = 1875)", "expected Gd ≤ 0.00053333"],
+    );
+}
+
+#[test]
+fn ecm_and_qcn_on_one_port() {
+    let text = format!("{}\n[protocols.qcn]\ncongestion_points = [\"r1->r2\"]\nflows = []\n", with_ecm(""));
+    let e = error_of(&text, &[]);
+    assert_located(&e, "protocols.ecm.congestion_points", &["port r1->r2 already has a congestion point"]);
+}

@@ -145,6 +145,30 @@ jitter = [1.0, 1.0]
 target_guard = false
 initial_rate = "1Gbps"
 
+[protocols.ecm]
+enabled = false
+congestion_points = ["hub->edge"]
+flows = ["steady"]
+bcn_size = "128B"
+bcn_priority = 6
+
+[protocols.ecm.cp]
+qeq = 300.0
+qsc = 1200.0
+w = 1.0
+page = "128B"
+sampling_interval = "75000B"
+jitter = [1.0, 1.0]
+
+[protocols.ecm.rp]
+gi = 0.5
+gd = 0.0002
+ru = "2Mbps"
+rd = "2Mbps"
+td = "2ms"
+rmin = "2Mbps"
+drift = false
+
 [protocols.ecn_threshold]
 k = "20 frames"
 ports = "all"

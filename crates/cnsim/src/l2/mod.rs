@@ -5,5 +5,6 @@
 //! - [`pause`]: IEEE 802.3x PAUSE and 802.1Qbb PFC (link control), and hosts that drain
 //!   their input at a service rate.
 
+pub mod ecm;
 pub mod pause;
 pub mod qcn;

@@ -179,6 +179,9 @@ pub struct Summary {
     /// QCN, when enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qcn: Option<QcnSummary>,
+    /// ECM, when enabled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecm: Option<crate::l2::ecm::EcmStats>,
     /// PAUSE / PFC, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause: Option<PauseSummary>,
@@ -291,8 +294,9 @@ impl Summary {
         let cps: Vec<&Cp> = sim
             .congestion_points()
             .iter()
-            .map(|cp| match cp {
-                AnyCongestionPoint::Qcn(q) => &q.cp,
+            .filter_map(|cp| match cp {
+                AnyCongestionPoint::Qcn(q) => Some(&q.cp),
+                _ => None,
             })
             .collect();
         let rps: Vec<(&str, &Rp)> = sim
@@ -342,6 +346,11 @@ impl Summary {
                     .collect(),
             }
         });
+        let ecm = sim
+            .congestion_points()
+            .iter()
+            .any(|cp| matches!(cp, AnyCongestionPoint::Ecm(_)))
+            .then(|| crate::l2::ecm::EcmStats::of(sim));
         Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),
@@ -369,6 +378,7 @@ impl Summary {
             idle_ports,
             maxmin_fairness,
             qcn,
+            ecm,
             pause,
         }
     }

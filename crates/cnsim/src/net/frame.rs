@@ -41,7 +41,8 @@ impl Ecn {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Header {
     /// Application data of a flow. Under the enhanced multicast schemes of Mliki et al.
-    /// 2016 §3 a multicast data frame carries its source's representative (|Fb|, CPID).
+    /// 2016 §3 a multicast data frame carries its source's representative (|Fb|, CPID);
+    /// under ECM a data frame carries its rate-regulator tag in the CPID (|Fb| 0).
     Data(crate::l2::qcn::Representative),
     /// An IEEE 802.1Qau congestion notification message, from a congestion point back to
     /// the source of a sampled frame.
@@ -49,6 +50,9 @@ pub enum Header {
     /// An IEEE 802.3x PAUSE or 802.1Qbb PFC frame: link-local, consumed by the receiving
     /// port.
     Pause(crate::l2::pause::PauseFrame),
+    /// An ECM (BCN) message, from a congestion point back to the source of a sampled
+    /// frame.
+    Bcn(crate::l2::ecm::Bcn),
 }
 
 impl Default for Header {
@@ -67,11 +71,13 @@ pub enum HeaderKind {
     Cnm,
     /// [`Header::Pause`].
     Pause,
+    /// [`Header::Bcn`].
+    Bcn,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 3] = [HeaderKind::Data, HeaderKind::Cnm, HeaderKind::Pause];
+    pub const ALL: [HeaderKind; 4] = [HeaderKind::Data, HeaderKind::Cnm, HeaderKind::Pause, HeaderKind::Bcn];
 }
 
 impl Header {
@@ -82,6 +88,7 @@ impl Header {
             Header::Data(_) => HeaderKind::Data,
             Header::Cnm(_) => HeaderKind::Cnm,
             Header::Pause(_) => HeaderKind::Pause,
+            Header::Bcn(_) => HeaderKind::Bcn,
         }
     }
 

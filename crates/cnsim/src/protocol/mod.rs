@@ -7,10 +7,10 @@
 //! | seam | where the data path calls it | variants |
 //! |---|---|---|
 //! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
-//! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header | QCN CP |
-//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer | QCN RP |
+//! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header | QCN CP, ECM CP |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer | QCN RP, ECM RP |
 //! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
-//! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN RP |
+//! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs |
 //!
 //! A protocol never calls back into the data path: it is handed a [`Ctx`] with the
 //! time, its timers and an [`Outbox`] of frames to send, which the data path sends when
@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
-use crate::l2::{pause, qcn};
+use crate::l2::{ecm, pause, qcn};
 use crate::net::{Classes, Frame, FrameId, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
@@ -151,6 +151,8 @@ impl PortView<'_> {
 pub enum AnyCongestionPoint {
     /// An IEEE 802.1Qau QCN congestion point.
     Qcn(qcn::CongestionPoint),
+    /// An ECM (BCN) congestion point.
+    Ecm(ecm::CongestionPoint),
 }
 
 impl AnyCongestionPoint {
@@ -159,6 +161,7 @@ impl AnyCongestionPoint {
     pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame) {
         match self {
             AnyCongestionPoint::Qcn(cp) => cp.on_arrival(ctx, queue, frame),
+            AnyCongestionPoint::Ecm(cp) => cp.on_arrival(ctx, queue, frame),
         }
     }
 }
@@ -171,6 +174,8 @@ pub use qcn::RpAction as RateChange;
 pub enum AnyReactionPoint {
     /// An IEEE 802.1Qau QCN reaction point.
     Qcn(qcn::Rp),
+    /// An ECM (BCN) reaction point: the flow's rate regulators.
+    Ecm(ecm::Rp),
 }
 
 impl AnyReactionPoint {
@@ -179,6 +184,8 @@ impl AnyReactionPoint {
     pub fn stamps(&self, multicast: bool) -> bool {
         match self {
             AnyReactionPoint::Qcn(rp) => multicast && rp.scheme != qcn::MulticastScheme::Standard,
+            // The rate-regulator tag, on every data frame.
+            AnyReactionPoint::Ecm(_) => true,
         }
     }
 
@@ -193,6 +200,9 @@ impl AnyReactionPoint {
                     frame.header = crate::net::Header::Data(rp.representative());
                 }
             }
+            AnyReactionPoint::Ecm(rp) => {
+                frame.header = crate::net::Header::Data(qcn::Representative { fb: 0, cpid: rp.tag() });
+            }
         }
     }
 
@@ -202,6 +212,7 @@ impl AnyReactionPoint {
     pub fn on_feedback(&mut self, frame: &Frame, line_bps: u64) -> Option<RateChange> {
         match (self, frame.header) {
             (AnyReactionPoint::Qcn(rp), crate::net::Header::Cnm(cnm)) => Some(rp.on_cnm(cnm, line_bps)),
+            (AnyReactionPoint::Ecm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
             _ => None,
         }
     }
@@ -211,6 +222,8 @@ impl AnyReactionPoint {
     pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RateChange {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.on_transmit(bytes, line_bps),
+            // ECM changes rates on feedback and drift only.
+            AnyReactionPoint::Ecm(_) => RateChange::default(),
         }
     }
 
@@ -219,6 +232,7 @@ impl AnyReactionPoint {
     pub fn on_timer(&mut self, tag: u32, line_bps: u64) -> RateChange {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.on_timer(tag, line_bps),
+            AnyReactionPoint::Ecm(rp) => rp.on_timer(),
         }
     }
 
@@ -226,6 +240,7 @@ impl AnyReactionPoint {
     pub fn current_rate(&self) -> u64 {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.current_rate(),
+            AnyReactionPoint::Ecm(rp) => rp.rate(),
         }
     }
 
@@ -233,6 +248,7 @@ impl AnyReactionPoint {
     pub fn take_feedback_count(&mut self) -> u64 {
         match self {
             AnyReactionPoint::Qcn(rp) => std::mem::take(&mut rp.cnms_since_sample),
+            AnyReactionPoint::Ecm(rp) => std::mem::take(&mut rp.bcns_since_sample),
         }
     }
 
@@ -240,6 +256,15 @@ impl AnyReactionPoint {
     pub fn as_qcn(&self) -> Option<&qcn::Rp> {
         match self {
             AnyReactionPoint::Qcn(rp) => Some(rp),
+            _ => None,
+        }
+    }
+
+    /// The ECM reaction point, if this is one.
+    pub fn as_ecm(&self) -> Option<&ecm::Rp> {
+        match self {
+            AnyReactionPoint::Ecm(rp) => Some(rp),
+            _ => None,
         }
     }
 }

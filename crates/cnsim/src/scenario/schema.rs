@@ -811,6 +811,9 @@ pub struct Protocols {
     /// IEEE 802.1Qau QCN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qcn: Option<crate::l2::qcn::QcnConfig>,
+    /// ECM (BCN), Bergamasco et al. as simulated by Roeck 2007.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecm: Option<crate::l2::ecm::EcmConfig>,
     /// A single-threshold ECN marker on egress queues (DCTCP-style).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<crate::aqm::ecn_threshold::EcnThresholdParams>,
@@ -831,6 +834,7 @@ impl Protocols {
         [
             entry("protocols.ecn_threshold", &self.ecn_threshold),
             entry("protocols.qcn", &self.qcn),
+            entry("protocols.ecm", &self.ecm),
             entry("protocols.pause", &self.pause),
         ]
         .into_iter()

@@ -40,7 +40,7 @@ impl Sim {
                 st.delay.record(now - frame.born);
                 self.frames.free(id);
             }
-            Header::Cnm(_) => {
+            Header::Cnm(_) | Header::Bcn(_) => {
                 let frame = *frame;
                 self.frames.free(id);
                 self.feedback(&frame, now);

@@ -82,8 +82,9 @@ impl QcnStats {
     /// by its RPs, dropped and ignored as counted for CNM frames.
     pub fn of(sim: &crate::sim::Sim) -> Self {
         let cnm = sim.counters().kind(crate::net::HeaderKind::Cnm);
-        let cps = sim.congestion_points().iter().map(|cp| match cp {
-            crate::protocol::AnyCongestionPoint::Qcn(q) => &q.cp.stats,
+        let cps = sim.congestion_points().iter().filter_map(|cp| match cp {
+            crate::protocol::AnyCongestionPoint::Qcn(q) => Some(&q.cp.stats),
+            _ => None,
         });
         let (sent, suppressed) = cps.fold((0, 0), |(a, b), s| (a + s.cnms, b + s.suppressed));
         QcnStats {

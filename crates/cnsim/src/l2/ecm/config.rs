@@ -1,0 +1,190 @@
+//! ECM's scenario table (`[protocols.ecm]`), its rules, and its installation: a
+//! congestion point on each selected egress port, a reaction point and shaper on each
+//! selected unicast flow.
+
+use serde::{Deserialize, Serialize};
+
+use super::{BcnFormat, CongestionPoint, Cp, CpParams, Rp, RpParams};
+use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
+use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::schema::{HostSel, PortSel};
+use crate::scenario::units::Size;
+use crate::scenario::ScenarioError;
+use crate::traffic::{Destination, Shaper};
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_bcn_size() -> Size {
+    Size::Bytes(64)
+}
+
+/// `[protocols.ecm]`. As for QCN, where ECM applies is never implied.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcmConfig {
+    /// Switch ECM on or off without deleting the table.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Egress queues with a congestion point: "switches", "all", "none" or port names.
+    pub congestion_points: PortSel,
+    /// Flows with a reaction point: traffic entry names or patterns ("*" for all).
+    pub flows: HostSel,
+    /// BCN size on the wire (a minimum-size Ethernet frame).
+    #[serde(default = "default_bcn_size")]
+    pub bcn_size: Size,
+    /// BCN priority (0..=7).
+    #[serde(default)]
+    pub bcn_priority: u8,
+    /// Congestion point parameters.
+    #[serde(default)]
+    pub cp: CpParams,
+    /// Reaction point parameters.
+    #[serde(default)]
+    pub rp: RpParams,
+}
+
+fn positive(key: &str, value: f64, example: &str) -> Result<(), (String, String)> {
+    if value > 0.0 && value.is_finite() {
+        Ok(())
+    } else {
+        Err((key.into(), format!("{value:?} is not positive; expected a positive number, e.g. {example}")))
+    }
+}
+
+impl Validate for CpParams {
+    fn validate(&self) -> Result<(), (String, String)> {
+        positive("qeq", self.qeq, "375")?;
+        if !(self.qsc > self.qeq && self.qsc.is_finite()) {
+            return Err((
+                "qsc".into(),
+                format!("{:?} is not above qeq ({:?}); expected a severe threshold above the set point, e.g. 1600", self.qsc, self.qeq),
+            ));
+        }
+        if !(self.w >= 0.0 && self.w.is_finite()) {
+            return Err((
+                "w".into(),
+                format!("{:?} is not a weight; expected a non-negative number, e.g. 2.0", self.w),
+            ));
+        }
+        if !matches!(self.page, Size::Bytes(b) if b > 0) {
+            return Err((
+                "page".into(),
+                format!("\"{}\" is not a page; expected a positive size in bytes, e.g. \"64B\"", self.page),
+            ));
+        }
+        if !matches!(self.sampling_interval, Size::Bytes(b) if b > 0) {
+            return Err((
+                "sampling_interval".into(),
+                format!(
+                    "\"{}\" is not a sampling interval; expected a positive size in bytes, e.g. \"150000B\"",
+                    self.sampling_interval
+                ),
+            ));
+        }
+        let [lo, hi] = self.jitter;
+        if !(lo > 0.0 && lo <= hi && hi <= crate::l2::qcn::config::MAX_JITTER) {
+            return Err(("jitter".into(), format!("[{lo:?}, {hi:?}] is out of range; expected [low, high] with 0 < low ≤ high ≤ 10, e.g. [0.85, 1.15]")));
+        }
+        Ok(())
+    }
+}
+
+impl Validate for RpParams {
+    fn validate(&self) -> Result<(), (String, String)> {
+        positive("gd", self.gd, "0.00026667")?;
+        if !(self.gi >= 0.0 && self.gi.is_finite()) {
+            return Err((
+                "gi".into(),
+                format!("{:?} is not a gain; expected a non-negative number, e.g. 0.53333", self.gi),
+            ));
+        }
+        if self.td.0 == 0 {
+            return Err((
+                "td".into(),
+                "\"0s\" is not a drift period; expected a positive time, e.g. \"1ms\"".into(),
+            ));
+        }
+        if self.rmin.0 == 0 {
+            return Err((
+                "rmin".into(),
+                "\"0bps\" is not a lowest rate; expected a positive rate, e.g. \"1Mbps\"".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Install for EcmConfig {
+    fn install(&self, ep: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        if !self.enabled {
+            return Ok(());
+        }
+        cx.validate(&format!("{ep}.cp"), &self.cp)?;
+        cx.validate(&format!("{ep}.rp"), &self.rp)?;
+        // The largest negative Fb must not cut a rate below zero.
+        let fb_max = self.cp.qeq * (2.0 * self.cp.w + 1.0);
+        if self.rp.gd * fb_max > 1.0 {
+            return Err(cx.err(
+                &format!("{ep}.rp.gd"),
+                format!(
+                    "{:?} × the largest |Fb| (qeq·(2w+1) = {fb_max}) = {:.3} would cut a rate below zero; expected Gd ≤ {:.8}",
+                    self.rp.gd,
+                    self.rp.gd * fb_max,
+                    1.0 / fb_max
+                ),
+            ));
+        }
+        let size = match self.bcn_size {
+            Size::Bytes(b) if (64..=9216).contains(&b) => b as u32,
+            other => {
+                return Err(cx.err(
+                    &format!("{ep}.bcn_size"),
+                    format!("\"{other}\" is not a BCN size; expected 64 to 9216 bytes, e.g. \"64B\""),
+                ))
+            }
+        };
+        if self.bcn_priority > 7 {
+            return Err(cx.err(
+                &format!("{ep}.bcn_priority"),
+                format!("{} is not a priority; expected 0 to 7", self.bcn_priority),
+            ));
+        }
+        let format = BcnFormat { size, priority: self.bcn_priority };
+        for p in cx.ports(&self.congestion_points, &format!("{ep}.congestion_points"))? {
+            if cx.net.ports[p as usize].cp != crate::net::NONE {
+                return Err(cx.err(
+                    &format!("{ep}.congestion_points"),
+                    format!(
+                        "port {} already has a congestion point; expected one protocol per port",
+                        cx.net.port_name(p)
+                    ),
+                ));
+            }
+            let rng = cx.rng("ecm-cp", &cx.net.port_name(p));
+            cx.net.ports[p as usize].cp = cx.protocols.congestion_points.len() as u32;
+            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format };
+            cx.protocols.congestion_points.push(AnyCongestionPoint::Ecm(cp));
+        }
+        for f in cx.flows_of(&self.flows, &format!("{ep}.flows"))? {
+            cx.check_frame_time(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
+            let flow = &cx.flows[f as usize];
+            if matches!(flow.dst, Destination::Tree { .. }) || flow.rp != crate::net::NONE {
+                let why = if flow.rp != crate::net::NONE {
+                    "already has a reaction point; expected one protocol per flow"
+                } else {
+                    "is multicast; ECM regulates unicast flows"
+                };
+                return Err(cx.err(&format!("{ep}.flows"), format!("flow {} {why}", flow.name)));
+            }
+            let rp = AnyReactionPoint::Ecm(Rp::new(&self.rp, self.cp.w, self.cp.qeq, flow.line_bps));
+            let flow = &mut cx.flows[f as usize];
+            flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
+            flow.rp = cx.protocols.reaction_points.len() as u32;
+            flow.rp_stamps = rp.stamps(false);
+            cx.protocols.reaction_points.push(rp);
+        }
+        Ok(())
+    }
+}

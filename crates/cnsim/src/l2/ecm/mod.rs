@@ -1,0 +1,157 @@
+//! ECM, Ethernet Congestion Management (also BCN, Backward Congestion Notification;
+//! Bergamasco et al., Cisco, 2005–2007), as Roeck 2007 simulated it against QCN, FECN
+//! and E2CM on the IEEE 802.1au tests.
+//!
+//! - [`cp`]: the congestion point: samples an egress queue every `sampling_interval`
+//!   bytes, computes Fb = −(Qoff + W·Qdelta) in 64-byte pages and sends a BCN message
+//!   back to the sampled frame's source: negative feedback always, positive feedback only
+//!   to frames tagged with this CP (the rate-regulator tag), and BCN(0,0) under severe
+//!   congestion (Q ≥ Qsc).
+//! - [`rp`]: the reaction point: one rate regulator per CP that asked the source to slow
+//!   down; multiplicative decrease R·(1 − Gd·|Fb|), additive increase Gi·Fb·Ru, a drift
+//!   of Rd every Td without feedback; the flow sends at the most restrictive regulator's
+//!   rate and tags its frames with that regulator's CP.
+//! - [`config`]: `[protocols.ecm]`, with Roeck 2007's first parameter set as defaults.
+//!
+//! Reference: shared/reference/l2-protocols.md §4 (structure from the patent claims; the
+//! equations and the page unit reconstructed from the seed's parameter values).
+
+pub mod config;
+pub mod cp;
+pub mod rp;
+
+use serde::Serialize;
+
+pub use config::EcmConfig;
+pub use cp::{Cp, CpParams};
+pub use rp::{Rp, RpParams};
+
+use crate::net::{Ecn, Frame, Header, NONE};
+use crate::protocol::{Ctx, PortView, Send};
+
+/// A BCN message (reference §4.1): the queue offset and change at the sample, in pages,
+/// signed and saturating at 16 bits like the 802.1Qau CNM's cnmQOffset and cnmQDelta,
+/// the CP that sent it, and the severe-congestion bit (BCN(0,0)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bcn {
+    /// Q − Qeq, pages.
+    pub qoff: i16,
+    /// Q − Qold, pages.
+    pub qdelta: i16,
+    /// Congestion point identifier (the CP's port id + 1).
+    pub cpid: u32,
+    /// Severe congestion: Q ≥ Qsc. Qoff and Qdelta are 0.
+    pub severe: bool,
+}
+
+/// Fb = −(Qoff + W·Qdelta), clamped to ±Qeq(2W+1) (reference §4.2: the seed's Gd and Gi
+/// fit exactly this bound; with Qeq = 375 pages and W = 2 it is ±1875).
+pub fn feedback(qoff: f64, qdelta: f64, w: f64, qeq: f64) -> f64 {
+    let bound = qeq * (2.0 * w + 1.0);
+    (-(qoff + w * qdelta)).clamp(-bound, bound)
+}
+
+/// ECM counters for the whole network.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EcmStats {
+    /// Samples taken by all CPs.
+    pub samples: u64,
+    /// Negative BCNs sent.
+    pub negative: u64,
+    /// Positive BCNs sent (to frames tagged with the sending CP).
+    pub positive: u64,
+    /// Severe-congestion BCN(0,0) sent.
+    pub severe: u64,
+    /// BCNs that reached their source.
+    pub received: u64,
+    /// BCNs dropped on the way back.
+    pub dropped: u64,
+}
+
+impl EcmStats {
+    /// The network-wide counters of a run.
+    pub fn of(sim: &crate::sim::Sim) -> Self {
+        let mut s = EcmStats::default();
+        for cp in sim.congestion_points() {
+            if let crate::protocol::AnyCongestionPoint::Ecm(e) = cp {
+                s.samples += e.cp.stats.samples;
+                s.negative += e.cp.stats.negative;
+                s.positive += e.cp.stats.positive;
+                s.severe += e.cp.stats.severe;
+            }
+        }
+        s.received = sim.reaction_points().iter().filter_map(|rp| rp.as_ecm()).map(|rp| rp.stats.bcns).sum();
+        s.dropped = sim.counters().kind(crate::net::HeaderKind::Bcn).dropped;
+        s
+    }
+}
+
+/// What an ECM congestion point's messages look like.
+#[derive(Clone, Copy, Debug)]
+pub struct BcnFormat {
+    /// Size on the wire, bytes.
+    pub size: u32,
+    /// Priority.
+    pub priority: u8,
+}
+
+/// An ECM congestion point plugged into an egress queue.
+#[derive(Clone, Debug)]
+pub struct CongestionPoint {
+    /// The CP state machine.
+    pub cp: Cp,
+    /// What its messages look like.
+    pub format: BcnFormat,
+}
+
+impl CongestionPoint {
+    /// A frame arrived at the watched queue (queued or dropped). Only data frames count
+    /// towards sampling.
+    #[inline]
+    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame) {
+        let Header::Data(tag) = frame.header else {
+            return;
+        };
+        if !self.cp.sampled(frame.size) {
+            return;
+        }
+        if let Some(bcn) = self.cp.on_sample(queue.bytes(), tag.cpid) {
+            let message = Frame {
+                size: self.format.size,
+                priority: self.format.priority,
+                ecn: Ecn::NotEct,
+                multicast: false,
+                src: queue.node,
+                dst: frame.src,
+                flow: frame.flow,
+                ingress: NONE,
+                born: ctx.now,
+                header: Header::Bcn(bcn),
+            };
+            ctx.send(Send::Forward { node: queue.node }, message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference §4.4's worked examples, in pages with Qeq = 375 and W = 2.
+    #[test]
+    fn feedback_hand_examples() {
+        // Q = 600, Qold = 550: −(225 + 2·50) = −325.
+        assert_eq!(feedback(225.0, 50.0, 2.0, 375.0), -325.0);
+        // Q = 200, Qold = 250: −(−175 + 2·(−50)) = +275.
+        assert_eq!(feedback(-175.0, -50.0, 2.0, 375.0), 275.0);
+        // Clamped to ±375·5 = ±1875.
+        assert_eq!(feedback(2000.0, 0.0, 2.0, 375.0), -1875.0);
+        assert_eq!(feedback(-375.0, -1000.0, 2.0, 375.0), 1875.0);
+    }
+
+    #[test]
+    fn a_bcn_fits_the_frame_header() {
+        assert!(std::mem::size_of::<Bcn>() <= 12);
+        assert_eq!(std::mem::size_of::<Frame>(), 48);
+    }
+}
