@@ -118,3 +118,20 @@ fn ecm_baseline_sources_end_near_their_fair_share() {
     assert!(jain > 0.95, "{gbps:?}: Jain {jain}");
     assert!(gbps.iter().all(|g| (1.5..3.5).contains(g)), "{gbps:?}");
 }
+
+/// Test 9, the 7-switch congestion chain: drop-tail starves the flows that cross several
+/// switches (Jain's index against max-min far below 1); ECM gives them most of their
+/// fair share back.
+#[test]
+fn ecm_restores_the_long_flows_of_the_congestion_chain() {
+    let ecm = r#"protocols.ecm={congestion_points="switches", flows="*"}"#;
+    let plain = run("roeck2007-test9", &["duration=50ms"]);
+    let with = run("roeck2007-test9", &["duration=50ms", ecm]);
+    let (p, e) = (plain.maxmin_fairness.unwrap(), with.maxmin_fairness.unwrap());
+    assert!(p < 0.4, "drop-tail: {p}");
+    assert!(e > 0.8, "ECM: {e}");
+    // Flows that got less than 5 % of their fair rate.
+    let starved = |s: &Summary| s.flows.iter().filter(|f| f.maxmin_share.is_some_and(|x| x < 0.05)).count();
+    assert!(starved(&plain) >= 3, "drop-tail starves the long flows: {}", starved(&plain));
+    assert_eq!(starved(&with), 0, "ECM starves none");
+}

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 pub mod document;
 pub mod mliki2016;
 pub mod results;
+pub mod roeck2007;
 pub mod study;
 
 /// How to run a reproduction.
@@ -52,7 +53,7 @@ pub struct Reproduction {
 }
 
 /// Every reproduction, in the order `cnsim reproduce` lists them.
-pub const REGISTRY: &[Reproduction] = &[mliki2016::REPRODUCTION];
+pub const REGISTRY: &[Reproduction] = &[mliki2016::REPRODUCTION, roeck2007::REPRODUCTION];
 
 /// The reproduction called `name`.
 pub fn find(name: &str) -> Option<&'static Reproduction> {
