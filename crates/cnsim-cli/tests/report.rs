@@ -115,14 +115,14 @@ fn reports_render_in_a_browser() {
     let pdf = std::fs::read(root.join("rep/figures/cbr-per-frame/fig08-loss.pdf")).unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
 
-    // A second reproduction on the same framework: Roeck 2007, 3 cells per test run.
+    // A second reproduction on the same framework: Roeck 2007, 4 cells per test run.
     let o = cnsim(&root, &["reproduce", "roeck2007", "--quick", "--seeds", "1", "--out", "roeck", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_report(&root.join("roeck/report.html"), None);
     let rows = std::fs::read_to_string(root.join("roeck/results.csv")).unwrap().lines().count() - 1;
-    assert_eq!(rows, 7 * 3, "7 tests × (none, ECM set 1, ECM set 2) × 1 seed");
+    assert_eq!(rows, 7 * 4 - 1, "7 tests × (none, ECM set 1, ECM set 2, FECN) × 1 seed; no FECN on test 1");
     let cmp = std::fs::read_to_string(root.join("roeck/comparison.csv")).unwrap();
-    assert_eq!(cmp.lines().count() - 1, 8 * 3, "8 fair shares × 3 configurations");
+    assert_eq!(cmp.lines().count() - 1, 8 * 4, "8 fair shares × 4 configurations");
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();

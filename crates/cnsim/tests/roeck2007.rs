@@ -135,3 +135,37 @@ fn ecm_restores_the_long_flows_of_the_congestion_chain() {
     assert!(starved(&plain) >= 3, "drop-tail starves the long flows: {}", starved(&plain));
     assert_eq!(starved(&with), 0, "ECM starves none");
 }
+
+/// FECN on the baseline (Roeck 2007: "excellent fairness"): once probes return, every
+/// source sends at the advertised 2.5 Gbit/s and the hotspot queue settles near
+/// Qeq = 24000 B = 16 frames.
+#[test]
+fn fecn_shares_the_baseline_hotspot_evenly() {
+    let fecn = r#"protocols.fecn={congestion_points="switches", flows="*"}"#;
+    let over = ["duration=100ms".to_string(), fecn.to_string()];
+    let s = parse(bundled::get("roeck2007-baseline").unwrap(), "b", &over).unwrap();
+    let mut sim = build(&s, "b").unwrap();
+    sim.run_until(50 * cnsim::engine::PS_PER_MS, &mut |_| true).unwrap();
+    let before: Vec<u64> = sim.flows().iter().map(|f| f.stats.delivered_bytes).collect();
+    let port = sim.net().port_by_name("sw->n5").unwrap();
+    let dropped_before = sim.queue_stats(port).map(|q| q.dropped_frames).sum::<u64>();
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    let gbps: Vec<f64> = sim
+        .flows()
+        .iter()
+        .zip(&before)
+        .map(|(f, b)| (f.stats.delivered_bytes - b) as f64 * 8.0 / 0.05 / 1e9)
+        .collect();
+    assert!(gbps.iter().all(|g| (2.3..2.7).contains(g)), "{gbps:?}");
+    let dropped_after = sim.queue_stats(port).map(|q| q.dropped_frames).sum::<u64>();
+    assert_eq!(dropped_after, dropped_before, "no loss once the rates are set");
+    let summary = Summary::of(&sim, "b", 1);
+    let q = summary.queues.iter().find(|q| q.port == "sw->n5").unwrap();
+    assert!(q.mean_frames < 40.0, "{}", q.mean_frames);
+    assert!(summary
+        .frames
+        .by_kind
+        .iter()
+        .any(|(k, c)| *k == cnsim::net::HeaderKind::Fecn && c.delivered > 0));
+}

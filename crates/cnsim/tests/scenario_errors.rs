@@ -989,3 +989,32 @@ fn ecm_and_qcn_on_one_port() {
     let e = error_of(&text, &[]);
     assert_located(&e, "protocols.ecm.congestion_points", &["port r1->r2 already has a congestion point"]);
 }
+
+/// A FECN-enabled dumbbell; the `[protocols.fecn.*]` tables are appended by the tests.
+fn with_fecn(extra: &str) -> String {
+    format!("{DUMBBELL}\n[protocols.fecn]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n{extra}")
+}
+
+#[test]
+fn fecn_fixture_is_valid() {
+    let s = scenario::parse(&with_fecn(""), FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn fecn_queue_control_out_of_range() {
+    let e = error_of(&with_fecn("[protocols.fecn.switch]\na = 0.9\n"), &[]);
+    assert_located(&e, "protocols.fecn.switch.a", &["0.9 is out of range", "expected A > 1"]);
+}
+
+#[test]
+fn fecn_set_point_in_frames() {
+    let e = error_of(&with_fecn("[protocols.fecn.switch]\nqeq = \"16 frames\"\n"), &[]);
+    assert_located(&e, "protocols.fecn.switch.qeq", &["\"16 frames\" is in frames", "expected bytes"]);
+}
+
+#[test]
+fn fecn_zero_period() {
+    let e = error_of(&with_fecn("t = \"0s\"\n"), &[]);
+    assert_located(&e, "protocols.fecn.t", &["\"0s\" is not a period"]);
+}

@@ -169,6 +169,26 @@ td = "2ms"
 rmin = "2Mbps"
 drift = false
 
+[protocols.fecn]
+enabled = false
+congestion_points = ["hub->edge"]
+flows = ["steady"]
+t = "2ms"
+probe_size = "128B"
+probe_priority = 5
+
+[protocols.fecn.switch]
+n0 = 20.0
+a = 1.2
+b = 1.01
+c = 0.2
+alpha = 0.25
+min_rate = "20Mbps"
+qeq = "30000B"
+
+[protocols.fecn.source]
+min_rate = "20Mbps"
+
 [protocols.ecn_threshold]
 k = "20 frames"
 ports = "all"

@@ -6,5 +6,6 @@
 //!   their input at a service rate.
 
 pub mod ecm;
+pub mod fecn;
 pub mod pause;
 pub mod qcn;

@@ -53,6 +53,8 @@ pub enum Header {
     /// An ECM (BCN) message, from a congestion point back to the source of a sampled
     /// frame.
     Bcn(crate::l2::ecm::Bcn),
+    /// A FECN rate-discovery probe, from a source to its destination and back.
+    Fecn(crate::l2::fecn::Probe),
 }
 
 impl Default for Header {
@@ -73,11 +75,14 @@ pub enum HeaderKind {
     Pause,
     /// [`Header::Bcn`].
     Bcn,
+    /// [`Header::Fecn`].
+    Fecn,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 4] = [HeaderKind::Data, HeaderKind::Cnm, HeaderKind::Pause, HeaderKind::Bcn];
+    pub const ALL: [HeaderKind; 5] =
+        [HeaderKind::Data, HeaderKind::Cnm, HeaderKind::Pause, HeaderKind::Bcn, HeaderKind::Fecn];
 }
 
 impl Header {
@@ -89,6 +94,7 @@ impl Header {
             Header::Cnm(_) => HeaderKind::Cnm,
             Header::Pause(_) => HeaderKind::Pause,
             Header::Bcn(_) => HeaderKind::Bcn,
+            Header::Fecn(_) => HeaderKind::Fecn,
         }
     }
 

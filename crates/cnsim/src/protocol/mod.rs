@@ -7,10 +7,10 @@
 //! | seam | where the data path calls it | variants |
 //! |---|---|---|
 //! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
-//! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header | QCN CP, ECM CP |
-//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer | QCN RP, ECM RP |
+//! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header (it may rewrite the header: FECN probes) | QCN CP, ECM CP, FECN switch |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer (which may send frames: FECN probes) | QCN RP, ECM RP, FECN source |
 //! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
-//! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs |
+//! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs, FECN probe reflector |
 //!
 //! A protocol never calls back into the data path: it is handed a [`Ctx`] with the
 //! time, its timers and an [`Outbox`] of frames to send, which the data path sends when
@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
-use crate::l2::{ecm, pause, qcn};
+use crate::l2::{ecm, fecn, pause, qcn};
 use crate::net::{Classes, Frame, FrameId, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
@@ -145,6 +145,17 @@ impl PortView<'_> {
     }
 }
 
+/// The flow a reaction point belongs to, for the frames it sends itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowView {
+    /// Flow id.
+    pub id: u32,
+    /// Source host.
+    pub src: NodeId,
+    /// Destination host (`NONE` for a multicast or uniform flow).
+    pub dst: NodeId,
+}
+
 /// A congestion point attached to an egress port: sees every frame offered to the port's
 /// queue, of any kind, after the queue discipline decided its fate.
 #[derive(Clone, Debug)]
@@ -153,15 +164,18 @@ pub enum AnyCongestionPoint {
     Qcn(qcn::CongestionPoint),
     /// An ECM (BCN) congestion point.
     Ecm(ecm::CongestionPoint),
+    /// A FECN switch port: computes the advertised rate and stamps probes.
+    Fecn(fecn::CongestionPoint),
 }
 
 impl AnyCongestionPoint {
     /// A frame was offered to the watched queue.
     #[inline]
-    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame) {
+    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
         match self {
             AnyCongestionPoint::Qcn(cp) => cp.on_arrival(ctx, queue, frame),
             AnyCongestionPoint::Ecm(cp) => cp.on_arrival(ctx, queue, frame),
+            AnyCongestionPoint::Fecn(cp) => cp.on_arrival(ctx, queue, frame),
         }
     }
 }
@@ -176,6 +190,8 @@ pub enum AnyReactionPoint {
     Qcn(qcn::Rp),
     /// An ECM (BCN) reaction point: the flow's rate regulators.
     Ecm(ecm::Rp),
+    /// A FECN source: probes its path and follows the advertised rate.
+    Fecn(fecn::Rp),
 }
 
 impl AnyReactionPoint {
@@ -186,6 +202,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Qcn(rp) => multicast && rp.scheme != qcn::MulticastScheme::Standard,
             // The rate-regulator tag, on every data frame.
             AnyReactionPoint::Ecm(_) => true,
+            AnyReactionPoint::Fecn(_) => false,
         }
     }
 
@@ -203,6 +220,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(rp) => {
                 frame.header = crate::net::Header::Data(qcn::Representative { fb: 0, cpid: rp.tag() });
             }
+            AnyReactionPoint::Fecn(_) => {}
         }
     }
 
@@ -213,6 +231,7 @@ impl AnyReactionPoint {
         match (self, frame.header) {
             (AnyReactionPoint::Qcn(rp), crate::net::Header::Cnm(cnm)) => Some(rp.on_cnm(cnm, line_bps)),
             (AnyReactionPoint::Ecm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
+            (AnyReactionPoint::Fecn(rp), crate::net::Header::Fecn(probe)) => Some(rp.on_probe(probe)),
             _ => None,
         }
     }
@@ -224,15 +243,17 @@ impl AnyReactionPoint {
             AnyReactionPoint::Qcn(rp) => rp.on_transmit(bytes, line_bps),
             // ECM changes rates on feedback and drift only.
             AnyReactionPoint::Ecm(_) => RateChange::default(),
+            AnyReactionPoint::Fecn(rp) => rp.on_transmit(),
         }
     }
 
-    /// The reaction point's timer expired with `tag`.
+    /// The reaction point's timer expired with `tag`; frames it sends go through `ctx`.
     #[inline]
-    pub fn on_timer(&mut self, tag: u32, line_bps: u64) -> RateChange {
+    pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.on_timer(tag, line_bps),
             AnyReactionPoint::Ecm(rp) => rp.on_timer(),
+            AnyReactionPoint::Fecn(rp) => rp.on_timer(ctx, flow),
         }
     }
 
@@ -241,6 +262,7 @@ impl AnyReactionPoint {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.current_rate(),
             AnyReactionPoint::Ecm(rp) => rp.rate(),
+            AnyReactionPoint::Fecn(rp) => rp.rate(),
         }
     }
 
@@ -249,6 +271,7 @@ impl AnyReactionPoint {
         match self {
             AnyReactionPoint::Qcn(rp) => std::mem::take(&mut rp.cnms_since_sample),
             AnyReactionPoint::Ecm(rp) => std::mem::take(&mut rp.bcns_since_sample),
+            AnyReactionPoint::Fecn(rp) => std::mem::take(&mut rp.probes_since_sample),
         }
     }
 

@@ -504,6 +504,7 @@ mod tests {
                     .then(|| c.with(&[("sampling", "coarse")]))
                     .flatten()
             },
+            skip: |_| false,
             scenario: |_| panic!("the toy is not simulated"),
             measure: |_, _| Measured::default(),
             metrics: vec![

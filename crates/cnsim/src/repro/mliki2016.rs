@@ -911,6 +911,7 @@ pub fn study() -> Study {
                 .then(|| c.with(&[("sampling", "per-frame")]))
                 .flatten()
         },
+        skip: |_| false,
         scenario: |c| Variant::of(c).scenario(None),
         measure: measure_cell,
         metrics,

@@ -1,8 +1,8 @@
 //! Roeck, "Congestion Management Protocols Simulation Results and Protocol Variations"
 //! (IEEE 802.1au, July 2007): ECM, E2CM, FECN, QCN and their probing variants on the
 //! 802.1au test topologies — so far the tests that the seed describes fully (baseline,
-//! 1, 5, 7, 8, 9, 10) with no congestion management and with ECM under both of its
-//! parameter sets.
+//! 1, 5, 7, 8, 9, 10) with no congestion management, with ECM under both of its
+//! parameter sets, and with FECN.
 //!
 //! The seed's results are plots and verdicts; its numbers are the fair allocations it
 //! states (tests 7 and 8, and the baseline's 2.5 Gbit/s per source), which the comparison
@@ -54,6 +54,11 @@ fn scenario(cell: &Cell) -> Scenario {
             ecm.cp.sampling_interval = Size::Bytes(75_000);
         }
         s.protocols.ecm = Some(ecm);
+    }
+    if cell.get("protocol") == "fecn" {
+        let fecn =
+            toml::from_str("congestion_points = \"switches\"\nflows = \"*\"\n").expect("a valid table");
+        s.protocols.fecn = Some(fecn);
     }
     s
 }
@@ -137,7 +142,7 @@ pub fn study() -> Study {
             name: "protocol",
             title: "protocol",
             prefix: "",
-            levels: vec![level("none", "none (drop-tail)"), level("ecm", "ECM")],
+            levels: vec![level("none", "none (drop-tail)"), level("ecm", "ECM"), level("fecn", "FECN")],
         },
         Axis {
             name: "params",
@@ -163,6 +168,7 @@ pub fn study() -> Study {
         columns: &[
             Column { label: "ECM, set 1", at: &[("protocol", "ecm"), ("params", "run1")] },
             Column { label: "ECM, set 2", at: &[("protocol", "ecm"), ("params", "run2")] },
+            Column { label: "FECN", at: &[("protocol", "fecn"), ("params", "run1")] },
             Column { label: "none", at: &[("protocol", "none"), ("params", "run1")] },
         ],
         alternative: None,
@@ -206,7 +212,7 @@ pub fn study() -> Study {
             TableColumn { header: "worst share", metric: "worst_maxmin_share", digits: 2, absent_at: &[] },
         ],
     };
-    let protocols: &'static [&'static str] = &["none", "ecm"];
+    let protocols: &'static [&'static str] = &["none", "ecm", "fecn"];
     let bars = |file, caption, y_label, metric, y_max| Figure::Bars {
         file,
         caption,
@@ -262,19 +268,33 @@ pub fn study() -> Study {
             "Queues over time, test 7, no congestion management",
             &[("test", "test7"), ("protocol", "none")],
         ),
+        queue(
+            "queues-baseline-fecn",
+            "Queues over time, baseline, FECN",
+            &[("test", "baseline"), ("protocol", "fecn")],
+        ),
+        queue(
+            "queues-test9-fecn",
+            "Queues over time, test 9, FECN",
+            &[("test", "test9"), ("protocol", "fecn")],
+        ),
     ];
     Study {
         name: "roeck2007",
-        title: "Roeck 2007: congestion management on the IEEE 802.1au tests (no management and ECM so far)",
+        title:
+            "Roeck 2007: congestion management on the IEEE 802.1au tests (no management, ECM and FECN so far)",
         seeds: (5, 2),
         quick_duration: Duration(20 * PS_PER_MS),
         axes,
-        // Without congestion management the parameter sets do not differ.
+        // Without congestion management, and for FECN (one parameter set in the seed),
+        // the parameter sets do not differ.
         alias: |c| {
-            (c.get("protocol") == "none" && c.get("params") == "run2")
+            (c.get("protocol") != "ecm" && c.get("params") == "run2")
                 .then(|| c.with(&[("params", "run1")]))
                 .flatten()
         },
+        // FECN probes one destination; test 1's sources spread over all.
+        skip: |c| c.get("protocol") == "fecn" && c.get("test") == "test1",
         scenario,
         measure,
         metrics,
@@ -309,9 +329,17 @@ const INTRO: &str = r#"
   negative feedback (a halving); a drift of Rd per Td without feedback; one rate
   regulator per congestion point, the flow sending at and tagged with the most
   restrictive one.
+- **FECN** (`[protocols.fecn]`, every switch port and every flow), the seed's values (T 1 ms,
+  N0 10, A 1.1, B 1.002, C 0.1, α 0.5, minRate 10 Mbit/s, Qeq 192000 bits) and the
+  reconstructed rate law of the reference (§6.1). Choices: probes, not tags (the seed),
+  64 bytes, in the data's traffic class (so a full queue can drop them); a port
+  recomputes its rate at the first frame after each interval of T; the capacity is the
+  link rate (no correction for time spent paused); sources start at line rate and probe
+  from their first frame. FECN does not run on test 1, whose sources spread their frames
+  over every destination and have no one path to probe.
 - **Not yet**: tests 2, 3 and 6 (their multi-switch topologies are not in the seed or the
-  reference), test 4 (not defined in the seed either), E2CM, FECN, FECN-B, QCN as Roeck ran
-  it, and the probing variants; reaction times.
+  reference), test 4 (not defined in the seed either), E2CM, FECN-B, QCN as Roeck ran it,
+  and the probing variants; reaction times.
 "#;
 
 const GAPS: &str = r#"
@@ -331,4 +359,18 @@ const GAPS: &str = r#"
   and 10 with the baseline's (whose deviation includes its start-up overshoot).
 - *"Visible throughput impact due to tagging"*: our tag rides in the data frame's header
   and costs no bytes on the wire, so this model cannot show that impact.
+
+### The seed's verdicts on FECN next to ours
+
+- *"Excellent fairness"*: on the single-switch baseline the sources follow one advertised
+  rate, and every flow gets its fair share once the first probes return (fairness
+  column), at the price of a start-up burst: sources send at line rate for the first
+  probe period.
+- *"Problems with output generated hotspots and with complex topologies"*: test 1 cannot
+  run FECN here at all (no single path to probe); on the chains (tests 9, 10) probes wait
+  and drop in the same full queues as the data, so sources keep stale rates, and a port's
+  arrival rate counts flows bottlenecked elsewhere, which lowers its estimate of the
+  number of flows; see the loss and fairness columns.
+- *"Slow reaction to changed conditions"* and *"Oscillation with multiple hotspots"*:
+  compare test 5's and the chains' queue deviations; reaction times are not measured yet.
 "#;

@@ -281,6 +281,9 @@ pub struct Study {
     /// Cells not run because they equal another (e.g. a sampling rule without QCN);
     /// `alias(cell)` names the one that is.
     pub alias: fn(&Cell) -> Option<Cell>,
+    /// Cells that cannot run (a protocol that does not apply to a test's traffic): left
+    /// out of the grid, shown as n/a.
+    pub skip: fn(&Cell) -> bool,
     /// The scenario of a cell, before seed and duration.
     pub scenario: fn(&Cell) -> Scenario,
     /// The metrics of a finished run.
@@ -337,9 +340,9 @@ impl Study {
         self.combinations(&self.axes.iter().map(|a| a.name).collect::<Vec<_>>())
     }
 
-    /// The cells that run: every cell but the aliases.
+    /// The cells that run: every cell but the aliases and the skipped.
     pub fn cells(&self) -> Vec<Cell> {
-        self.all_cells().into_iter().filter(|c| (self.alias)(c).is_none()).collect()
+        self.all_cells().into_iter().filter(|c| (self.alias)(c).is_none() && !(self.skip)(c)).collect()
     }
 
     /// Every combination of the levels of `axes` (a partial cell), in axis order.

@@ -814,6 +814,9 @@ pub struct Protocols {
     /// ECM (BCN), Bergamasco et al. as simulated by Roeck 2007.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecm: Option<crate::l2::ecm::EcmConfig>,
+    /// FECN with probes, as simulated by Roeck 2007.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fecn: Option<crate::l2::fecn::FecnConfig>,
     /// A single-threshold ECN marker on egress queues (DCTCP-style).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<crate::aqm::ecn_threshold::EcnThresholdParams>,
@@ -835,6 +838,7 @@ impl Protocols {
             entry("protocols.ecn_threshold", &self.ecn_threshold),
             entry("protocols.qcn", &self.qcn),
             entry("protocols.ecm", &self.ecm),
+            entry("protocols.fecn", &self.fecn),
             entry("protocols.pause", &self.pause),
         ]
         .into_iter()

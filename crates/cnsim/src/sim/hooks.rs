@@ -30,7 +30,7 @@ impl Sim {
             class,
             serializing: port.busy_until > now,
         };
-        let frame = self.frames.get(id);
+        let frame = self.frames.get_mut(id);
         self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
         self.flush(now);
     }

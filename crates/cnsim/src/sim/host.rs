@@ -28,7 +28,7 @@ impl Sim {
 
     /// The host endpoint: a frame is consumed, by its header.
     #[inline(always)]
-    pub(super) fn deliver(&mut self, _host: NodeId, id: FrameId, now: Time) {
+    pub(super) fn deliver(&mut self, host: NodeId, id: FrameId, now: Time) {
         let frame = self.frames.get(id);
         self.counters.count_delivered(frame.kind());
         match frame.header {
@@ -44,6 +44,14 @@ impl Sim {
                 let frame = *frame;
                 self.frames.free(id);
                 self.feedback(&frame, now);
+            }
+            Header::Fecn(_) => {
+                let frame = *frame;
+                self.frames.free(id);
+                if !crate::l2::fecn::on_host(&mut ctx!(self, now), host, &frame) {
+                    self.feedback(&frame, now);
+                }
+                self.flush(now);
             }
             // Link-local: consumed by the receiving port, never delivered.
             Header::Pause(_) => self.frames.free(id),

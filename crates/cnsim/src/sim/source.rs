@@ -246,7 +246,15 @@ impl Sim {
     /// Flow `f`'s reaction-point timer expired with `tag`.
     pub(super) fn rp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
         let flow = &self.flows[f as usize];
-        let change = self.protocols.reaction_points[flow.rp as usize].on_timer(tag, flow.line_bps);
+        let dst = match flow.dst {
+            crate::traffic::Destination::Host(h) => h,
+            _ => NONE,
+        };
+        let view = crate::protocol::FlowView { id: f, src: flow.src, dst };
+        let (rp, line) = (flow.rp, flow.line_bps);
+        let change =
+            self.protocols.reaction_points[rp as usize].on_timer(&mut ctx!(self, now), &view, tag, line);
+        self.flush(now);
         self.apply_rate_change(f, change, now);
         None
     }

@@ -1,0 +1,159 @@
+//! FECN's scenario table (`[protocols.fecn]`), its rules, and its installation: a rate
+//! computation on each selected switch port, a probing source and shaper on each
+//! selected unicast flow.
+
+use serde::{Deserialize, Serialize};
+
+use super::rp::ProbeFormat;
+use super::{CongestionPoint, Rp, RpParams, Switch, SwitchParams, DEFAULT_T};
+use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
+use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::schema::{HostSel, PortSel};
+use crate::scenario::units::{Duration, Size};
+use crate::scenario::ScenarioError;
+use crate::traffic::{Destination, Shaper};
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_probe_size() -> Size {
+    Size::Bytes(64)
+}
+
+fn default_t() -> Duration {
+    DEFAULT_T
+}
+
+/// `[protocols.fecn]`. As for QCN, where FECN applies is never implied.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FecnConfig {
+    /// Switch FECN on or off without deleting the table.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Switch ports that compute an advertised rate: "switches", "all", "none" or names.
+    pub congestion_points: PortSel,
+    /// Flows that probe and follow the advertised rate.
+    pub flows: HostSel,
+    /// The switches' measurement interval and the sources' probe period (Roeck 2007: 1 ms).
+    #[serde(default = "default_t")]
+    pub t: Duration,
+    /// Probe size on the wire.
+    #[serde(default = "default_probe_size")]
+    pub probe_size: Size,
+    /// Probe priority (0..=7).
+    #[serde(default)]
+    pub probe_priority: u8,
+    /// Switch parameters.
+    #[serde(default)]
+    pub switch: SwitchParams,
+    /// Source parameters.
+    #[serde(default)]
+    pub source: RpParams,
+}
+
+impl Validate for SwitchParams {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let check = |key: &str, ok: bool, value: f64, expected: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err((key.to_string(), format!("{value:?} is out of range; expected {expected}")))
+            }
+        };
+        check("n0", self.n0 >= 1.0 && self.n0.is_finite(), self.n0, "N0 ≥ 1, e.g. 10")?;
+        check("a", self.a > 1.0 && self.a.is_finite(), self.a, "A > 1, e.g. 1.1")?;
+        check("b", self.b >= 1.0 && self.b.is_finite(), self.b, "B ≥ 1, e.g. 1.002")?;
+        check("c", self.c > 0.0 && self.c <= 1.0, self.c, "0 < C ≤ 1, e.g. 0.1")?;
+        check("alpha", self.alpha > 0.0 && self.alpha <= 1.0, self.alpha, "0 < α ≤ 1, e.g. 0.5")?;
+        if self.qeq.value() == 0 {
+            return Err((
+                "qeq".into(),
+                format!("\"{}\" is zero; expected a positive size, e.g. \"24000B\"", self.qeq),
+            ));
+        }
+        if self.min_rate.0 == 0 {
+            return Err((
+                "min_rate".into(),
+                "\"0bps\" is not a rate floor; expected a positive rate, e.g. \"10Mbps\"".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Install for FecnConfig {
+    fn install(&self, fp: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        if !self.enabled {
+            return Ok(());
+        }
+        cx.validate(&format!("{fp}.switch"), &self.switch)?;
+        if !matches!(self.switch.qeq, Size::Bytes(_)) {
+            return Err(cx.err(
+                &format!("{fp}.switch.qeq"),
+                format!(
+                    "\"{}\" is in frames; expected bytes (FECN measures its queue in bits), e.g. \"24000B\"",
+                    self.switch.qeq
+                ),
+            ));
+        }
+        if self.t.0 == 0 {
+            return Err(cx.err(
+                &format!("{fp}.t"),
+                "\"0s\" is not a period; expected a positive time, e.g. \"1ms\"".into(),
+            ));
+        }
+        let size = match self.probe_size {
+            Size::Bytes(b) if (64..=9216).contains(&b) => b as u32,
+            other => {
+                return Err(cx.err(
+                    &format!("{fp}.probe_size"),
+                    format!("\"{other}\" is not a probe size; expected 64 to 9216 bytes, e.g. \"64B\""),
+                ))
+            }
+        };
+        if self.probe_priority > 7 {
+            return Err(cx.err(
+                &format!("{fp}.probe_priority"),
+                format!("{} is not a priority; expected 0 to 7", self.probe_priority),
+            ));
+        }
+        for p in cx.ports(&self.congestion_points, &format!("{fp}.congestion_points"))? {
+            if cx.net.ports[p as usize].cp != crate::net::NONE {
+                return Err(cx.err(
+                    &format!("{fp}.congestion_points"),
+                    format!(
+                        "port {} already has a congestion point; expected one protocol per port",
+                        cx.net.port_name(p)
+                    ),
+                ));
+            }
+            let switch = Switch::new(&self.switch, cx.net.ports[p as usize].rate_bps, self.t);
+            cx.net.ports[p as usize].cp = cx.protocols.congestion_points.len() as u32;
+            cx.protocols.congestion_points.push(AnyCongestionPoint::Fecn(CongestionPoint { switch }));
+        }
+        let format = ProbeFormat { size, priority: self.probe_priority, period: self.t };
+        for f in cx.flows_of(&self.flows, &format!("{fp}.flows"))? {
+            cx.check_frame_time(f, self.source.min_rate.0, &format!("{fp}.source.min_rate"))?;
+            let flow = &cx.flows[f as usize];
+            let why = if flow.rp != crate::net::NONE {
+                Some("already has a reaction point; expected one protocol per flow")
+            } else if !matches!(flow.dst, Destination::Host(_)) {
+                Some("has no single destination to probe; FECN regulates unicast flows to one host")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(cx.err(&format!("{fp}.flows"), format!("flow {} {why}", flow.name)));
+            }
+            let rp = AnyReactionPoint::Fecn(Rp::new(&self.source, format, flow.line_bps));
+            let flow = &mut cx.flows[f as usize];
+            flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
+            flow.rp = cx.protocols.reaction_points.len() as u32;
+            flow.rp_stamps = rp.stamps(false);
+            cx.protocols.reaction_points.push(rp);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,156 @@
+//! The FECN source: a probe towards the destination every `t` once the flow has sent,
+//! and the rate set to what each returning probe carries (reference §6.1).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Probe, DEFAULT_T};
+use crate::l2::qcn::RpAction;
+use crate::net::{Ecn, Frame, Header, NONE};
+use crate::protocol::{Ctx, FlowView, Send};
+use crate::scenario::units::{Duration, Rate};
+
+/// Source parameters (`[protocols.fecn.source]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RpParams {
+    /// Lowest rate the source goes down to.
+    pub min_rate: Rate,
+}
+
+impl Default for RpParams {
+    fn default() -> Self {
+        RpParams { min_rate: Rate(10_000_000) }
+    }
+}
+
+/// Per-source counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RpStats {
+    /// Probes sent.
+    pub probes_sent: u64,
+    /// Probes back with a rate.
+    pub probes_returned: u64,
+}
+
+/// What probes look like.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeFormat {
+    /// Size on the wire, bytes.
+    pub size: u32,
+    /// Priority.
+    pub priority: u8,
+    /// The probe period.
+    pub period: Duration,
+}
+
+/// The FECN source of one flow.
+#[derive(Clone, Debug)]
+pub struct Rp {
+    format: ProbeFormat,
+    min_rate: u64,
+    line_bps: u64,
+    rate_bps: u64,
+    probing: bool,
+    /// Returning probes since the last sample of the feedback series.
+    pub probes_since_sample: u64,
+    /// Counters.
+    pub stats: RpStats,
+}
+
+impl Rp {
+    /// A source on a link of `line_bps`; it sends at line rate until a probe returns.
+    pub fn new(params: &RpParams, format: ProbeFormat, line_bps: u64) -> Self {
+        Rp {
+            format,
+            min_rate: params.min_rate.0,
+            line_bps,
+            rate_bps: line_bps,
+            probing: false,
+            probes_since_sample: 0,
+            stats: RpStats::default(),
+        }
+    }
+
+    /// The rate the source sends at, bit/s.
+    pub fn rate(&self) -> u64 {
+        self.rate_bps
+    }
+
+    /// The flow sent a frame: the first one starts the probe timer.
+    pub fn on_transmit(&mut self) -> RpAction {
+        if self.probing {
+            return RpAction::default();
+        }
+        self.probing = true;
+        RpAction { rate_bps: None, arm_timer: Some((self.format.period.0, 0)) }
+    }
+
+    /// The probe timer: a probe towards the flow's destination, rate field at line rate.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView) -> RpAction {
+        if flow.dst != NONE {
+            let probe = Frame {
+                size: self.format.size,
+                priority: self.format.priority,
+                ecn: Ecn::NotEct,
+                multicast: false,
+                src: flow.src,
+                dst: flow.dst,
+                flow: flow.id,
+                ingress: NONE,
+                born: ctx.now,
+                header: Header::Fecn(Probe { rate_kbps: (self.line_bps / 1000) as u32, returning: false }),
+            };
+            ctx.send(Send::Forward { node: flow.src }, probe);
+            self.stats.probes_sent += 1;
+        }
+        RpAction { rate_bps: None, arm_timer: Some((self.format.period.0, 0)) }
+    }
+
+    /// A probe came back: the source takes its rate (within [min_rate, line rate]).
+    pub fn on_probe(&mut self, probe: Probe) -> RpAction {
+        self.stats.probes_returned += 1;
+        self.probes_since_sample += 1;
+        let rate = (u64::from(probe.rate_kbps) * 1000).clamp(self.min_rate, self.line_bps);
+        self.rate_bps = rate;
+        RpAction { rate_bps: Some(rate), arm_timer: None }
+    }
+}
+
+impl Default for ProbeFormat {
+    fn default() -> Self {
+        ProbeFormat { size: 64, priority: 0, period: DEFAULT_T }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::PS_PER_MS;
+
+    #[test]
+    fn the_first_frame_starts_probing_every_t() {
+        let mut rp = Rp::new(&RpParams::default(), ProbeFormat::default(), 10_000_000_000);
+        assert_eq!(rp.rate(), 10_000_000_000, "line rate until a probe returns");
+        assert_eq!(rp.on_transmit().arm_timer, Some((PS_PER_MS, 0)));
+        assert_eq!(rp.on_transmit(), RpAction::default(), "armed once");
+        let mut timers = crate::engine::Timers::default();
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut ctx = Ctx { now: 7, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        let flow = FlowView { id: 3, src: 1, dst: 9 };
+        assert_eq!(rp.on_timer(&mut ctx, &flow).arm_timer, Some((PS_PER_MS, 0)));
+        let (how, probe) = outbox.pop().unwrap();
+        assert_eq!(how, Send::Forward { node: 1 });
+        assert_eq!((probe.src, probe.dst, probe.flow, probe.size, probe.born), (1, 9, 3, 64, 7));
+        assert_eq!(probe.header, Header::Fecn(Probe { rate_kbps: 10_000_000, returning: false }));
+    }
+
+    #[test]
+    fn a_returning_probe_sets_the_rate_within_bounds() {
+        let mut rp = Rp::new(&RpParams::default(), ProbeFormat::default(), 10_000_000_000);
+        let back = |kbps| Probe { rate_kbps: kbps, returning: true };
+        assert_eq!(rp.on_probe(back(2_500_000)).rate_bps, Some(2_500_000_000));
+        assert_eq!(rp.on_probe(back(1)).rate_bps, Some(10_000_000), "min_rate 10 Mbit/s");
+        assert_eq!(rp.stats.probes_returned, 2);
+    }
+}
