@@ -538,9 +538,9 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
 
 fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> ExitCode {
     let cases: Vec<_> =
-        cnsim::bench::CASES.iter().filter(|c| only.as_deref().is_none_or(|o| o == c.scenario)).collect();
+        cnsim::bench::CASES.iter().filter(|c| only.as_deref().is_none_or(|o| o == c.name)).collect();
     if cases.is_empty() {
-        let names: Vec<_> = cnsim::bench::CASES.iter().map(|c| c.scenario).collect();
+        let names: Vec<_> = cnsim::bench::CASES.iter().map(|c| c.name).collect();
         eprintln!(
             "error: no benchmark named {:?}; expected one of {}",
             only.unwrap_or_default(),
@@ -551,10 +551,11 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
     if !json {
         eprintln!("running {} scenario(s), {runs} interleaved round(s) after a warm-up…", cases.len());
     }
+    let width = cases.iter().map(|c| c.name.len()).max().unwrap_or(0).max("scenario".len());
     let mut progress = |p: &cnsim::bench::BenchProgress| {
         if !json {
             eprintln!(
-                "  round {}/{}{}: {:<18} {:.3} s",
+                "  round {}/{}{}: {:<width$} {:.3} s",
                 p.round + 1,
                 p.rounds,
                 if p.warmup { " (warm-up)" } else { "" },
@@ -575,12 +576,12 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
         return ExitCode::SUCCESS;
     }
     println!(
-        "{:<18} {:>9} {:>14} {:>16} {:>22} {:>12}   (median of {runs}; bottleneck min–max)",
+        "{:<width$} {:>9} {:>14} {:>16} {:>22} {:>12}   (median of {runs}; bottleneck min–max)",
         "scenario", "wall s", "events/s", "frame-hops/s", "bottleneck frames/s", "ns/frame"
     );
     for r in &report.cases {
         println!(
-            "{:<18} {:>9.3} {:>14.0} {:>16.0} {:>22.0} {:>12.0}   ({:.2}–{:.2} M)",
+            "{:<width$} {:>9.3} {:>14.0} {:>16.0} {:>22.0} {:>12.0}   ({:.2}–{:.2} M)",
             r.scenario,
             r.wall_s,
             r.events_per_s,
@@ -594,12 +595,12 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
     if !report.ratios.is_empty() {
         println!();
         println!(
-            "{:<50} {:>8} {:>17} {:>9}",
+            "{:<58} {:>8} {:>17} {:>9}",
             "ratio (median of per-round ratios)", "median", "min–max", "target"
         );
         for r in &report.ratios {
             println!(
-                "{:<50} {:>8.3} {:>17} {:>9}",
+                "{:<58} {:>8.3} {:>17} {:>9}",
                 r.name,
                 r.median,
                 format!("{:.3}–{:.3}", r.min, r.max),

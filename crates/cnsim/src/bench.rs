@@ -13,18 +13,45 @@ use crate::scenario::{bundled, parse};
 /// A benchmark: a bundled scenario and the port whose sent frames count as "bottleneck
 /// frames".
 pub struct BenchCase {
-    /// Bundled scenario name.
+    /// The case's name.
+    pub name: &'static str,
+    /// Bundled scenario it runs.
     pub scenario: &'static str,
+    /// Keys it sets on the scenario (`--set` assignments), before the user's.
+    pub settings: &'static [&'static str],
     /// Bottleneck port.
     pub bottleneck: &'static str,
 }
 
 /// The fixed benchmark set.
 pub const CASES: &[BenchCase] = &[
-    BenchCase { scenario: "dumbbell-cbr-64", bottleneck: "r1->r2" },
-    BenchCase { scenario: "dumbbell-qcn-64", bottleneck: "r1->r2" },
-    BenchCase { scenario: "chain-10x3", bottleneck: "sw9->sw10" },
-    BenchCase { scenario: "dumbbell-cbr-4096", bottleneck: "r1->r2" },
+    BenchCase { name: "dumbbell-cbr-64", scenario: "dumbbell-cbr-64", settings: &[], bottleneck: "r1->r2" },
+    BenchCase { name: "dumbbell-qcn-64", scenario: "dumbbell-qcn-64", settings: &[], bottleneck: "r1->r2" },
+    BenchCase { name: "chain-10x3", scenario: "chain-10x3", settings: &[], bottleneck: "sw9->sw10" },
+    BenchCase {
+        name: "dumbbell-cbr-4096",
+        scenario: "dumbbell-cbr-4096",
+        settings: &[],
+        bottleneck: "r1->r2",
+    },
+    BenchCase {
+        name: "8021au-baseline",
+        scenario: "roeck2007-baseline",
+        settings: &["duration=1s"],
+        bottleneck: "sw->n5",
+    },
+    BenchCase {
+        name: "8021au-baseline-ecm",
+        scenario: "roeck2007-baseline",
+        settings: &["duration=1s", r#"protocols.ecm={congestion_points="switches", flows="*"}"#],
+        bottleneck: "sw->n5",
+    },
+    BenchCase {
+        name: "8021au-baseline-fecn",
+        scenario: "roeck2007-baseline",
+        settings: &["duration=1s", r#"protocols.fecn={congestion_points="switches", flows="*"}"#],
+        bottleneck: "sw->n5",
+    },
 ];
 
 /// A ratio between two benchmarks that a speed target is stated in.
@@ -61,6 +88,18 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("dumbbell-cbr-4096", "dumbbell-cbr-64"),
         figure: Figure::NsPerDeliveredFrame,
         target: "<= 2",
+    },
+    BenchRatio {
+        name: "ECM vs none on the 802.1au baseline, bottleneck frames/s",
+        cases: ("8021au-baseline-ecm", "8021au-baseline"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.75",
+    },
+    BenchRatio {
+        name: "FECN vs none on the 802.1au baseline, bottleneck frames/s",
+        cases: ("8021au-baseline-fecn", "8021au-baseline"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.75",
     },
 ];
 
@@ -173,7 +212,9 @@ pub fn run_cases(
         .map(|case| {
             let text = bundled::get(case.scenario)
                 .ok_or_else(|| format!("no bundled scenario {}", case.scenario))?;
-            parse(text, case.scenario, overrides).map_err(|e| e.to_string())
+            let mut all: Vec<String> = case.settings.iter().map(|s| s.to_string()).collect();
+            all.extend(overrides.iter().cloned());
+            parse(text, case.scenario, &all).map_err(|e| e.to_string())
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut timed: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
@@ -184,7 +225,7 @@ pub fn run_cases(
                 round,
                 rounds: runs + warmup as usize,
                 warmup: warmup && round == 0,
-                scenario: case.scenario,
+                scenario: case.name,
                 wall_s: run.wall_s,
             });
             if !(warmup && round == 0) {
@@ -196,7 +237,7 @@ pub fn run_cases(
     let ratios = RATIOS
         .iter()
         .filter_map(|r| {
-            let at = |name| cases.iter().position(|c| c.scenario == name);
+            let at = |name| cases.iter().position(|c| c.name == name);
             let (a, b) = (at(r.cases.0)?, at(r.cases.1)?);
             let per_round: Vec<f64> = timed[a]
                 .iter()
@@ -217,12 +258,12 @@ pub fn run_cases(
 
 /// One timed run of `case`.
 fn run_once(case: &BenchCase, s: &crate::scenario::Scenario) -> Result<Run, String> {
-    let done = crate::run::simulate(s, case.scenario, &mut |_| true).map_err(|e| e.to_string())?;
+    let done = crate::run::simulate(s, case.name, &mut |_| true).map_err(|e| e.to_string())?;
     let sim = &done.sim;
     let p = sim
         .net()
         .port_by_name(case.bottleneck)
-        .ok_or_else(|| format!("{}: no port {}", case.scenario, case.bottleneck))?;
+        .ok_or_else(|| format!("{}: no port {}", case.name, case.bottleneck))?;
     let frames = sim.queue_stats(p).map(|s| s.sent_frames).sum::<u64>() as f64;
     let t = done.timing();
     let wall = t.wall_s.max(1e-9);
@@ -239,7 +280,7 @@ fn summarize(case: &BenchCase, runs: &[Run]) -> BenchResult {
     let of = |f: fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<_>>();
     let bps = of(|r| r.bottleneck_frames_per_s);
     BenchResult {
-        scenario: case.scenario.to_string(),
+        scenario: case.name.to_string(),
         wall_s: median(of(|r| r.wall_s)),
         events_per_s: median(of(|r| r.events_per_s)),
         frame_hops_per_s: median(of(|r| r.frame_hops_per_s)),
