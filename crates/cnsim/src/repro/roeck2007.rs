@@ -101,7 +101,53 @@ fn measure(cell: &Cell, sim: &Sim) -> Measured {
     for f in &summary.flows {
         scalars.push((format!("gbps_{}", f.name), f.throughput_bps / 1e9));
     }
+    if cell.get("test") == "test5" {
+        let dt = sim.recorder().interval as f64 / crate::engine::PS_PER_S as f64;
+        let (up, down) = reaction_times_ms(&sim.recorder().throughput, dt);
+        scalars.push(("reaction_up_ms".to_string(), up));
+        scalars.push(("reaction_down_ms".to_string(), down));
+    }
     Measured { scalars, series: vec![("queues", sim.recorder().queues.clone())] }
+}
+
+/// Test 5's reaction times, ms: after the bursty pair switches on (a load increase: the
+/// steady flows' fair share falls from 5 to 2.5 Gbit/s) and off (it rises back), the time
+/// until both steady flows stay within 10 % of their new share for 1 ms, averaged over
+/// the switches that reach it before the next one (NaN if none does). `ts` is the
+/// per-flow throughput series, sampled every `dt` seconds.
+pub fn reaction_times_ms(ts: &crate::metrics::TimeSeries, dt: f64) -> (f64, f64) {
+    let steady: Vec<&[f64]> =
+        ts.columns.iter().filter(|c| c.name.starts_with("steady/")).map(|c| c.values.as_slice()).collect();
+    if steady.len() != 2 || ts.times_s.is_empty() || dt <= 0.0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let hold = (0.001 / dt).round().max(1.0) as usize;
+    let period = 0.020;
+    let end = ts.times_s.last().copied().unwrap_or(0.0);
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    let mut k = 1;
+    while (k as f64) * period < end - period {
+        let at = k as f64 * period;
+        // Switches on at even multiples of 20 ms (a load increase), off at odd ones.
+        let increase = k % 2 == 0;
+        let share = if increase { 2.5e9 } else { 5e9 };
+        let within =
+            |i: usize| steady.iter().all(|c| c.get(i).is_some_and(|v| (v - share).abs() <= 0.1 * share));
+        // Sample i covers (t_i − dt, t_i]: the first that starts at or after the switch.
+        let first = ts.times_s.iter().position(|&t| t - dt >= at - 1e-12).unwrap_or(ts.times_s.len());
+        let last = ts.times_s.iter().position(|&t| t - dt >= at + period - 1e-12).unwrap_or(ts.times_s.len());
+        if let Some(i) = (first..last.saturating_sub(hold)).find(|&i| (i..i + hold).all(within)) {
+            let ms = (ts.times_s[i] - dt - at) * 1e3;
+            if increase {
+                up.push(ms)
+            } else {
+                down.push(ms)
+            }
+        }
+        k += 1;
+    }
+    let mean = |v: &[f64]| if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
+    (mean(&up), mean(&down))
 }
 
 /// The seed's numbers: the fair allocations it states.
@@ -161,6 +207,8 @@ pub fn study() -> Study {
         doc("maxmin_fairness", "Fairness vs max-min", "index", "Jain's index over the flows' throughput ÷ their max-min fair rate (progressive filling over link rates and host service rates)."),
         doc("worst_maxmin_share", "Worst share", "fraction", "the smallest throughput ÷ max-min fair rate of any flow."),
         doc("gbps_*", "Flow throughput", "Gbit/s", "a flow's delivered bits over the run's duration, named by its traffic entry and source."),
+        doc("reaction_up_ms", "Reaction to a load increase", "ms", "test 5: after the bursty pair switches on, the time until both steady flows stay within 10 % of their new fair share (2.5 Gbit/s) for 1 ms; the mean over the switches where that happens within the 20 ms period (250 µs samples)."),
+        doc("reaction_down_ms", "Reaction to a load decrease", "ms", "the same after the pair switches off (new share 5 Gbit/s)."),
     ];
     let comparison = Comparison {
         numbers: paper_numbers(),
@@ -210,6 +258,8 @@ pub fn study() -> Study {
                 absent_at: &[],
             },
             TableColumn { header: "worst share", metric: "worst_maxmin_share", digits: 2, absent_at: &[] },
+            TableColumn { header: "reaction up ms", metric: "reaction_up_ms", digits: 2, absent_at: &[] },
+            TableColumn { header: "reaction down ms", metric: "reaction_down_ms", digits: 2, absent_at: &[] },
         ],
     };
     let protocols: &'static [&'static str] = &["none", "ecm", "fecn"];
@@ -339,7 +389,8 @@ const INTRO: &str = r#"
   over every destination and have no one path to probe.
 - **Not yet**: tests 2, 3 and 6 (their multi-switch topologies are not in the seed or the
   reference), test 4 (not defined in the seed either), E2CM, FECN-B, QCN as Roeck ran it,
-  and the probing variants; reaction times.
+  and the probing variants. Reaction times are measured on test 5 only, whose load
+  changes at known instants.
 "#;
 
 const GAPS: &str = r#"
@@ -371,6 +422,35 @@ const GAPS: &str = r#"
   and drop in the same full queues as the data, so sources keep stale rates, and a port's
   arrival rate counts flows bottlenecked elsewhere, which lowers its estimate of the
   number of flows; see the loss and fairness columns.
-- *"Slow reaction to changed conditions"* and *"Oscillation with multiple hotspots"*:
-  compare test 5's and the chains' queue deviations; reaction times are not measured yet.
+- *"Slow reaction to changed conditions"*: see test 5's reaction columns against ECM's.
+  *"Oscillation with multiple hotspots"*: compare the chains' queue deviations.
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::TimeSeries;
+
+    /// Steady flows at 5 Gbit/s that fall to 2.5 Gbit/s 3 ms after the switch-on at
+    /// 40 ms and rise back 6 ms after the switch-off at 60 ms; 250 µs samples over 100 ms.
+    #[test]
+    fn reaction_times_hand_example() {
+        let dt = 0.00025;
+        let mut ts =
+            TimeSeries::new("throughput", "bit/s", ["steady/n3", "steady/n4", "bursty/n1"].map(String::from));
+        for i in 1..=400 {
+            let t = i as f64 * dt;
+            let start = t - dt;
+            let v = if (0.043..0.066).contains(&start) { 2.5e9 } else { 5e9 };
+            ts.times_s.push(t);
+            for c in &mut ts.columns {
+                c.values.push(v);
+            }
+        }
+        let (up, down) = reaction_times_ms(&ts, dt);
+        // Switches at 20 (off), 40 (on), 60 (off); 80 is too close to the end. At 20 the
+        // flows are already at 5: reaction 0. At 40: 3 ms. At 60: 6 ms; mean down 3 ms.
+        assert!((up - 3.0).abs() < 1e-9, "{up}");
+        assert!((down - 3.0).abs() < 1e-9, "{down}");
+    }
+}
