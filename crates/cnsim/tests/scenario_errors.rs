@@ -1018,3 +1018,17 @@ fn fecn_zero_period() {
     let e = error_of(&with_fecn("t = \"0s\"\n"), &[]);
     assert_located(&e, "protocols.fecn.t", &["\"0s\" is not a period"]);
 }
+
+#[test]
+fn ecm_on_a_flow_qcn_already_regulates() {
+    let text = format!(
+        "{DUMBBELL}\n[protocols.qcn]\ncongestion_points = \"none\"\nflows = \"*\"\n\
+         [protocols.ecm]\ncongestion_points = \"none\"\nflows = \"*\"\n"
+    );
+    let e = error_of(&text, &[]);
+    assert_located(
+        &e,
+        "protocols.ecm.flows",
+        &["already has a reaction point", "expected one protocol per flow"],
+    );
+}

@@ -8,10 +8,10 @@ use super::build::{check_frame_time, glob_match, select_ports, some_names};
 use super::error::ScenarioError;
 use super::schema::{HostSel, PortSel, Scenario};
 use crate::engine::{RngStream, StreamKey, Timers};
-use crate::net::{Network, NodeId, PortId};
-use crate::protocol::TimerOwner;
+use crate::net::{Network, NodeId, PortId, NONE};
+use crate::protocol::{AnyCongestionPoint, AnyReactionPoint, TimerOwner};
 use crate::sim::Protocols;
-use crate::traffic::Flow;
+use crate::traffic::{Flow, Shaper};
 
 /// What a protocol's parameter table does when the scenario is built.
 pub trait Install {
@@ -130,5 +130,51 @@ impl InstallCx<'_> {
     /// Validates `table` found at `path`.
     pub fn validate(&self, path: &str, table: &dyn Validate) -> Result<(), ScenarioError> {
         table.validate().map_err(|(key, message)| self.err(&format!("{path}.{key}"), message))
+    }
+
+    /// Attaches congestion point `cp` to port `p`, selected by the key `path`; a port has
+    /// one congestion point, of one protocol.
+    pub fn attach_congestion_point(
+        &mut self,
+        p: PortId,
+        cp: AnyCongestionPoint,
+        path: &str,
+    ) -> Result<(), ScenarioError> {
+        if self.net.ports[p as usize].cp != NONE {
+            return Err(self.err(
+                path,
+                format!(
+                    "port {} already has a congestion point; expected one protocol per port",
+                    self.net.port_name(p)
+                ),
+            ));
+        }
+        self.net.ports[p as usize].cp = self.protocols.congestion_points.len() as u32;
+        self.protocols.congestion_points.push(cp);
+        Ok(())
+    }
+
+    /// Attaches reaction point `rp` to flow `f`, selected by the key `path`, with a
+    /// shaper at the reaction point's rate; a flow has one reaction point, of one
+    /// protocol.
+    pub fn attach_reaction_point(
+        &mut self,
+        f: u32,
+        rp: AnyReactionPoint,
+        path: &str,
+    ) -> Result<(), ScenarioError> {
+        let flow = &self.flows[f as usize];
+        if flow.rp != NONE {
+            let message =
+                format!("flow {} already has a reaction point; expected one protocol per flow", flow.name);
+            return Err(self.err(path, message));
+        }
+        let multicast = matches!(flow.dst, crate::traffic::Destination::Tree { .. });
+        let flow = &mut self.flows[f as usize];
+        flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
+        flow.rp = self.protocols.reaction_points.len() as u32;
+        flow.rp_stamps = rp.stamps(multicast);
+        self.protocols.reaction_points.push(rp);
+        Ok(())
     }
 }

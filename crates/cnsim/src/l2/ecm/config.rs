@@ -10,7 +10,7 @@ use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::units::Size;
 use crate::scenario::ScenarioError;
-use crate::traffic::{Destination, Shaper};
+use crate::traffic::Destination;
 
 fn default_true() -> bool {
     true
@@ -152,38 +152,24 @@ impl Install for EcmConfig {
             ));
         }
         let format = BcnFormat { size, priority: self.bcn_priority };
-        for p in cx.ports(&self.congestion_points, &format!("{ep}.congestion_points"))? {
-            if cx.net.ports[p as usize].cp != crate::net::NONE {
-                return Err(cx.err(
-                    &format!("{ep}.congestion_points"),
-                    format!(
-                        "port {} already has a congestion point; expected one protocol per port",
-                        cx.net.port_name(p)
-                    ),
-                ));
-            }
+        let cp_key = format!("{ep}.congestion_points");
+        for p in cx.ports(&self.congestion_points, &cp_key)? {
             let rng = cx.rng("ecm-cp", &cx.net.port_name(p));
-            cx.net.ports[p as usize].cp = cx.protocols.congestion_points.len() as u32;
             let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format };
-            cx.protocols.congestion_points.push(AnyCongestionPoint::Ecm(cp));
+            cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
         }
-        for f in cx.flows_of(&self.flows, &format!("{ep}.flows"))? {
+        let flows_key = format!("{ep}.flows");
+        for f in cx.flows_of(&self.flows, &flows_key)? {
             cx.check_frame_time(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
             let flow = &cx.flows[f as usize];
-            if matches!(flow.dst, Destination::Tree { .. }) || flow.rp != crate::net::NONE {
-                let why = if flow.rp != crate::net::NONE {
-                    "already has a reaction point; expected one protocol per flow"
-                } else {
-                    "is multicast; ECM regulates unicast flows"
-                };
-                return Err(cx.err(&format!("{ep}.flows"), format!("flow {} {why}", flow.name)));
+            if matches!(flow.dst, Destination::Tree { .. }) {
+                return Err(cx.err(
+                    &flows_key,
+                    format!("flow {} is multicast; ECM regulates unicast flows", flow.name),
+                ));
             }
-            let rp = AnyReactionPoint::Ecm(Rp::new(&self.rp, self.cp.w, self.cp.qeq, flow.line_bps));
-            let flow = &mut cx.flows[f as usize];
-            flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
-            flow.rp = cx.protocols.reaction_points.len() as u32;
-            flow.rp_stamps = rp.stamps(false);
-            cx.protocols.reaction_points.push(rp);
+            let rp = Rp::new(&self.rp, self.cp.w, self.cp.qeq, flow.line_bps);
+            cx.attach_reaction_point(f, AnyReactionPoint::Ecm(rp), &flows_key)?;
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::units::{Duration, Size};
 use crate::scenario::ScenarioError;
-use crate::traffic::{Destination, Shaper};
+use crate::traffic::Destination;
 
 fn default_true() -> bool {
     true
@@ -119,40 +119,22 @@ impl Install for FecnConfig {
                 format!("{} is not a priority; expected 0 to 7", self.probe_priority),
             ));
         }
-        for p in cx.ports(&self.congestion_points, &format!("{fp}.congestion_points"))? {
-            if cx.net.ports[p as usize].cp != crate::net::NONE {
-                return Err(cx.err(
-                    &format!("{fp}.congestion_points"),
-                    format!(
-                        "port {} already has a congestion point; expected one protocol per port",
-                        cx.net.port_name(p)
-                    ),
-                ));
-            }
+        let cp_key = format!("{fp}.congestion_points");
+        for p in cx.ports(&self.congestion_points, &cp_key)? {
             let switch = Switch::new(&self.switch, cx.net.ports[p as usize].rate_bps, self.t);
-            cx.net.ports[p as usize].cp = cx.protocols.congestion_points.len() as u32;
-            cx.protocols.congestion_points.push(AnyCongestionPoint::Fecn(CongestionPoint { switch }));
+            cx.attach_congestion_point(p, AnyCongestionPoint::Fecn(CongestionPoint { switch }), &cp_key)?;
         }
         let format = ProbeFormat { size, priority: self.probe_priority, period: self.t };
-        for f in cx.flows_of(&self.flows, &format!("{fp}.flows"))? {
+        let flows_key = format!("{fp}.flows");
+        for f in cx.flows_of(&self.flows, &flows_key)? {
             cx.check_frame_time(f, self.source.min_rate.0, &format!("{fp}.source.min_rate"))?;
             let flow = &cx.flows[f as usize];
-            let why = if flow.rp != crate::net::NONE {
-                Some("already has a reaction point; expected one protocol per flow")
-            } else if !matches!(flow.dst, Destination::Host(_)) {
-                Some("has no single destination to probe; FECN regulates unicast flows to one host")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(cx.err(&format!("{fp}.flows"), format!("flow {} {why}", flow.name)));
+            if !matches!(flow.dst, Destination::Host(_)) {
+                let why = "has no single destination to probe; FECN regulates unicast flows to one host";
+                return Err(cx.err(&flows_key, format!("flow {} {why}", flow.name)));
             }
-            let rp = AnyReactionPoint::Fecn(Rp::new(&self.source, format, flow.line_bps));
-            let flow = &mut cx.flows[f as usize];
-            flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
-            flow.rp = cx.protocols.reaction_points.len() as u32;
-            flow.rp_stamps = rp.stamps(false);
-            cx.protocols.reaction_points.push(rp);
+            let rp = Rp::new(&self.source, format, flow.line_bps);
+            cx.attach_reaction_point(f, AnyReactionPoint::Fecn(rp), &flows_key)?;
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::units::{Rate, Size, MAX_TIME};
 use crate::scenario::ScenarioError;
-use crate::traffic::{Destination, Shaper};
+use crate::traffic::Destination;
 
 /// Largest factor a QCN jitter range may reach.
 pub const MAX_JITTER: f64 = 10.0;
@@ -176,12 +176,11 @@ impl Install for QcnConfig {
             }
         }
         let format = CnmFormat { size: cnm_size, priority: self.cnm_priority, scheme: self.multicast };
-        for p in cx.ports(&self.congestion_points, &format!("{qp}.congestion_points"))? {
-            let cpid = p + 1;
+        let cp_key = format!("{qp}.congestion_points");
+        for p in cx.ports(&self.congestion_points, &cp_key)? {
             let rng = cx.rng("cp", &cx.net.port_name(p));
-            cx.net.ports[p as usize].cp = cx.protocols.congestion_points.len() as u32;
-            let cp = CongestionPoint { cp: Cp::new(&self.cp, cpid, rng), format };
-            cx.protocols.congestion_points.push(AnyCongestionPoint::Qcn(cp));
+            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format };
+            cx.attach_congestion_point(p, AnyCongestionPoint::Qcn(cp), &cp_key)?;
         }
         for f in cx.flows_of(&self.flows, &format!("{qp}.flows"))? {
             cx.check_frame_time(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
@@ -193,12 +192,7 @@ impl Install for QcnConfig {
             let scheme = if multicast { self.multicast } else { MulticastScheme::Standard };
             let rng = cx.rng("rp", &flow.name);
             let rp = Rp::new(&self.rp, scheme, flow.line_bps, rng);
-            let rp = AnyReactionPoint::Qcn(rp);
-            let flow = &mut cx.flows[f as usize];
-            flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
-            flow.rp = cx.protocols.reaction_points.len() as u32;
-            flow.rp_stamps = rp.stamps(multicast);
-            cx.protocols.reaction_points.push(rp);
+            cx.attach_reaction_point(f, AnyReactionPoint::Qcn(rp), &format!("{qp}.flows"))?;
         }
         Ok(())
     }
