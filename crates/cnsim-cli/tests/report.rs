@@ -123,6 +123,8 @@ fn reports_render_in_a_browser() {
     assert_eq!(rows, 7 * 4 - 1, "7 tests × (none, ECM set 1, ECM set 2, FECN) × 1 seed; no FECN on test 1");
     let cmp = std::fs::read_to_string(root.join("roeck/comparison.csv")).unwrap();
     assert_eq!(cmp.lines().count() - 1, 8 * 4, "8 fair shares × 4 configurations");
+    let per_cell = std::fs::read_dir(root.join("roeck/figures/cells")).unwrap().count();
+    assert_eq!(per_cell, 27 * 2, "queues and throughput of every cell");
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();

@@ -457,7 +457,47 @@ pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), St
             let _ = writeln!(w, "- {}: {}\n", labels.join(", "), list.join(" · "));
         }
     }
+    write_every_cell(w, dir, results)?;
     std::fs::write(dir.join("report.md"), md).map_err(io)
+}
+
+/// Draws the declared series of every cell's first seed into `figures/cells/` and lists
+/// them, a row per cell.
+fn write_every_cell(w: &mut String, dir: &Path, results: &Results) -> Result<(), String> {
+    let study = results.study;
+    if study.every_cell.is_empty() {
+        return Ok(());
+    }
+    let cells_dir = dir.join("figures").join("cells");
+    std::fs::create_dir_all(&cells_dir).map_err(|e| format!("{}: {e}", cells_dir.display()))?;
+    let _ = writeln!(w, "\n## Every cell\n");
+    let _ = writeln!(w, "Each cell's series over time (first seed), in `figures/cells/`.\n");
+    for cell in study.cells() {
+        let Some(record) = results.first(&cell) else { continue };
+        let name = study.cell_name(&cell);
+        let mut links = Vec::new();
+        for spec in &study.every_cell {
+            let Some((_, ts)) = record.measured.series.iter().find(|(n, _)| *n == spec.series) else {
+                continue;
+            };
+            let ys: Vec<Vec<f64>> =
+                ts.columns.iter().map(|c| c.values.iter().map(|v| v * spec.scale).collect()).collect();
+            let lines: Vec<Line> = ts
+                .columns
+                .iter()
+                .zip(&ys)
+                .map(|(c, ys)| Line { label: &c.name, xs: &ts.times_s, ys, reference: false })
+                .collect();
+            let file = format!("{name}-{}.svg", spec.title);
+            let caption = format!("{}, {name}, seed {}", spec.title, record.seed);
+            let style = ChartStyle { step: spec.step, worst_is_lowest: spec.worst_is_lowest };
+            line_chart(&cells_dir.join(&file), &caption, "time (s)", spec.y_label, &lines, style)?;
+            links.push(format!("[{}](figures/cells/{file})", spec.title));
+        }
+        let labels: Vec<String> = cell.0.iter().map(|(a, l)| study.shown(a, l)).collect();
+        let _ = writeln!(w, "- {}: {}", labels.join(", "), links.join(" · "));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -565,6 +605,7 @@ mod tests {
             },
             facets: &["sampling"],
             figures: Vec::new(),
+            every_cell: Vec::new(),
             intro: "",
             gaps: "",
         }

@@ -919,6 +919,7 @@ pub fn study() -> Study {
         tables,
         facets: &["sources", "sampling"],
         figures,
+        every_cell: Vec::new(),
         intro: REPORT_INTRO,
         gaps: REPORT_GAPS,
     }

@@ -10,8 +10,8 @@
 //! (`scenarios/roeck2007/*.toml`) with the protocol's table added.
 
 use super::study::{
-    Axis, Cell, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity, Study,
-    TableColumn, Tables,
+    Axis, Cell, CellSeries, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity,
+    Study, TableColumn, Tables,
 };
 use crate::engine::PS_PER_MS;
 use crate::metrics::summary::Summary;
@@ -107,7 +107,9 @@ fn measure(cell: &Cell, sim: &Sim) -> Measured {
         scalars.push(("reaction_up_ms".to_string(), up));
         scalars.push(("reaction_down_ms".to_string(), down));
     }
-    Measured { scalars, series: vec![("queues", sim.recorder().queues.clone())] }
+    let series =
+        vec![("queues", sim.recorder().queues.clone()), ("throughput", sim.recorder().throughput.clone())];
+    Measured { scalars, series }
 }
 
 /// Test 5's reaction times, ms: after the bursty pair switches on (a load increase: the
@@ -352,6 +354,24 @@ pub fn study() -> Study {
         tables,
         facets: &["params"],
         figures,
+        every_cell: vec![
+            CellSeries {
+                series: "queues",
+                title: "queues",
+                scale: 1.0,
+                y_label: "frames",
+                step: crate::report::plot::Step::None,
+                worst_is_lowest: false,
+            },
+            CellSeries {
+                series: "throughput",
+                title: "throughput",
+                scale: 1e-9,
+                y_label: "Gbit/s",
+                step: crate::report::plot::Step::Before,
+                worst_is_lowest: true,
+            },
+        ],
         intro: INTRO,
         gaps: GAPS,
     }

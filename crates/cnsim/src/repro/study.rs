@@ -266,6 +266,23 @@ pub enum Figure {
     },
 }
 
+/// A time series drawn for every cell that runs (its first seed), linked from the report.
+#[derive(Clone, Copy, Debug)]
+pub struct CellSeries {
+    /// Which series of [`Measured::series`].
+    pub series: &'static str,
+    /// What it shows, for captions and file names ("queues").
+    pub title: &'static str,
+    /// Multiply values by this.
+    pub scale: f64,
+    /// y-axis label.
+    pub y_label: &'static str,
+    /// How samples join.
+    pub step: Step,
+    /// Name the lowest series rather than the highest in a summary view.
+    pub worst_is_lowest: bool,
+}
+
 /// The whole declaration of a reproduction.
 pub struct Study {
     /// Name (`cnsim reproduce NAME`).
@@ -299,6 +316,8 @@ pub struct Study {
     pub facets: &'static [&'static str],
     /// The figures.
     pub figures: Vec<Figure>,
+    /// Series drawn for every cell.
+    pub every_cell: Vec<CellSeries>,
     /// Markdown: what was run (after the header).
     pub intro: &'static str,
     /// Markdown: why the gaps (after the comparison).
