@@ -134,6 +134,31 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A unicast protocol message (a CNM, a BCN, a probe) that node `src` creates for host
+    /// `dst` about flow `flow`: not ECN-capable, entering no port yet.
+    pub fn message(
+        size: u32,
+        priority: u8,
+        src: u32,
+        dst: u32,
+        flow: u32,
+        born: Time,
+        header: Header,
+    ) -> Frame {
+        Frame {
+            size,
+            priority,
+            ecn: Ecn::NotEct,
+            multicast: false,
+            src,
+            dst,
+            flow,
+            ingress: crate::net::NONE,
+            born,
+            header,
+        }
+    }
+
     /// The kind of the frame's header.
     #[inline]
     pub fn kind(&self) -> HeaderKind {

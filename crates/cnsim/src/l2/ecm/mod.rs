@@ -26,7 +26,7 @@ pub use config::EcmConfig;
 pub use cp::{Cp, CpParams};
 pub use rp::{Rp, RpParams};
 
-use crate::net::{Ecn, Frame, Header, NONE};
+use crate::net::{Frame, Header};
 use crate::protocol::{Ctx, PortView, Send};
 
 /// A BCN message (reference §4.1): the queue offset and change at the sample, in pages,
@@ -116,18 +116,16 @@ impl CongestionPoint {
             return;
         }
         if let Some(bcn) = self.cp.on_sample(queue.bytes(), tag.cpid) {
-            let message = Frame {
-                size: self.format.size,
-                priority: self.format.priority,
-                ecn: Ecn::NotEct,
-                multicast: false,
-                src: queue.node,
-                dst: frame.src,
-                flow: frame.flow,
-                ingress: NONE,
-                born: ctx.now,
-                header: Header::Bcn(bcn),
-            };
+            let f = &self.format;
+            let message = Frame::message(
+                f.size,
+                f.priority,
+                queue.node,
+                frame.src,
+                frame.flow,
+                ctx.now,
+                Header::Bcn(bcn),
+            );
             ctx.send(Send::Forward { node: queue.node }, message);
         }
     }

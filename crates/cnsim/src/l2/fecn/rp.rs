@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Probe, DEFAULT_T};
 use crate::l2::qcn::RpAction;
-use crate::net::{Ecn, Frame, Header, NONE};
+use crate::net::{Frame, Header, NONE};
 use crate::protocol::{Ctx, FlowView, Send};
 use crate::scenario::units::{Duration, Rate};
 
@@ -88,18 +88,9 @@ impl Rp {
     /// The probe timer: a probe towards the flow's destination, rate field at line rate.
     pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView) -> RpAction {
         if flow.dst != NONE {
-            let probe = Frame {
-                size: self.format.size,
-                priority: self.format.priority,
-                ecn: Ecn::NotEct,
-                multicast: false,
-                src: flow.src,
-                dst: flow.dst,
-                flow: flow.id,
-                ingress: NONE,
-                born: ctx.now,
-                header: Header::Fecn(Probe { rate_kbps: (self.line_bps / 1000) as u32, returning: false }),
-            };
+            let header = Header::Fecn(Probe { rate_kbps: (self.line_bps / 1000) as u32, returning: false });
+            let f = &self.format;
+            let probe = Frame::message(f.size, f.priority, flow.src, flow.dst, flow.id, ctx.now, header);
             ctx.send(Send::Forward { node: flow.src }, probe);
             self.stats.probes_sent += 1;
         }

@@ -18,7 +18,7 @@ pub use config::QcnConfig;
 pub use cp::{Cp, CpParams, QueueView, Sampling};
 pub use rp::{Rp, RpAction, RpParams};
 
-use crate::net::{Ecn, Frame, Header, NONE};
+use crate::net::{Frame, Header};
 use crate::protocol::{Ctx, PortView, Send};
 use crate::scenario::units::Size;
 
@@ -142,18 +142,16 @@ impl CongestionPoint {
         let scheme = if frame.multicast { self.format.scheme } else { MulticastScheme::Standard };
         let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
         if let cp::Decision::Send(cnm) = self.cp.on_sample(view, rep, scheme) {
-            let message = Frame {
-                size: self.format.size,
-                priority: self.format.priority,
-                ecn: Ecn::NotEct,
-                multicast: false,
-                src: queue.node,
-                dst: frame.src,
-                flow: frame.flow,
-                ingress: NONE,
-                born: ctx.now,
-                header: Header::Cnm(cnm),
-            };
+            let f = &self.format;
+            let message = Frame::message(
+                f.size,
+                f.priority,
+                queue.node,
+                frame.src,
+                frame.flow,
+                ctx.now,
+                Header::Cnm(cnm),
+            );
             ctx.send(Send::Forward { node: queue.node }, message);
         }
     }
