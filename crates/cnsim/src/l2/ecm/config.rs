@@ -83,10 +83,7 @@ impl Validate for CpParams {
                 ),
             ));
         }
-        let [lo, hi] = self.jitter;
-        if !(lo > 0.0 && lo <= hi && hi <= crate::l2::qcn::config::MAX_JITTER) {
-            return Err(("jitter".into(), format!("[{lo:?}, {hi:?}] is out of range; expected [low, high] with 0 < low ≤ high ≤ 10, e.g. [0.85, 1.15]")));
-        }
+        crate::l2::qcn::config::jitter_rule("jitter", self.jitter)?;
         Ok(())
     }
 }

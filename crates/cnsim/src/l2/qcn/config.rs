@@ -54,7 +54,8 @@ pub struct QcnConfig {
     pub rp: RpParams,
 }
 
-fn jitter_rule(key: &str, [lo, hi]: [f64; 2]) -> Result<(), (String, String)> {
+/// The rule every jitter range follows: 0 < low ≤ high ≤ [`MAX_JITTER`].
+pub(crate) fn jitter_rule(key: &str, [lo, hi]: [f64; 2]) -> Result<(), (String, String)> {
     if lo > 0.0 && lo <= hi && hi <= MAX_JITTER {
         return Ok(());
     }
