@@ -310,6 +310,35 @@ fn rebin(ts: &TimeSeries, k: usize) -> (Vec<f64>, Vec<Vec<f64>>) {
     (xs, ys)
 }
 
+/// How a time series is drawn: its unit, scaling, binning, reference line and style.
+struct SeriesDrawing<'a> {
+    y_label: &'a str,
+    /// Multiply values by this.
+    scale: f64,
+    /// Sum every `rebin` samples.
+    rebin: usize,
+    /// A dashed reference line (label, value).
+    reference: Option<(&'a str, f64)>,
+    style: ChartStyle,
+}
+
+/// Draws every column of `ts` as a line over time into the SVG file `path`.
+fn draw_series(path: &Path, caption: &str, ts: &TimeSeries, how: &SeriesDrawing) -> Result<(), String> {
+    let (xs, ys) = rebin(ts, how.rebin);
+    let ys: Vec<Vec<f64>> = ys.into_iter().map(|c| c.into_iter().map(|v| v * how.scale).collect()).collect();
+    let reference_ys = how.reference.map(|(_, v)| vec![v; xs.len()]);
+    let mut lines: Vec<Line> = ts
+        .columns
+        .iter()
+        .zip(&ys)
+        .map(|(c, ys)| Line { label: &c.name, xs: &xs, ys, reference: false })
+        .collect();
+    if let (Some((label, _)), Some(ys)) = (how.reference, &reference_ys) {
+        lines.push(Line { label, xs: &xs, ys, reference: true });
+    }
+    line_chart(path, caption, "time (s)", how.y_label, &lines, how.style)
+}
+
 /// Draws the figures of one facet into `dir`; returns (file, caption) pairs.
 fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(String, String)>, String> {
     let study = results.study;
@@ -367,22 +396,15 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                 let Some((_, ts)) = record.measured.series.iter().find(|(n, _)| n == series) else {
                     continue;
                 };
-                let (xs, ys) = rebin(ts, *k);
-                let ys: Vec<Vec<f64>> =
-                    ys.into_iter().map(|c| c.into_iter().map(|v| v * scale).collect()).collect();
-                let reference_ys = reference.map(|(_, v)| vec![v; xs.len()]);
-                let mut lines: Vec<Line> = ts
-                    .columns
-                    .iter()
-                    .zip(&ys)
-                    .map(|(c, ys)| Line { label: &c.name, xs: &xs, ys, reference: false })
-                    .collect();
-                if let (Some((label, _)), Some(ys)) = (reference, &reference_ys) {
-                    lines.push(Line { label, xs: &xs, ys, reference: true });
-                }
                 let file = format!("{file}.svg");
-                let style = ChartStyle { step: *step, worst_is_lowest: *worst_is_lowest };
-                line_chart(&dir.join(&file), caption, "time (s)", y_label, &lines, style)?;
+                let how = SeriesDrawing {
+                    y_label,
+                    scale: *scale,
+                    rebin: *k,
+                    reference: *reference,
+                    style: ChartStyle { step: *step, worst_is_lowest: *worst_is_lowest },
+                };
+                draw_series(&dir.join(&file), caption, ts, &how)?;
                 write_pdf(&dir.join(&file))?;
                 out.push((file, caption.to_string()));
             }
@@ -480,18 +502,16 @@ fn write_every_cell(w: &mut String, dir: &Path, results: &Results) -> Result<(),
             let Some((_, ts)) = record.measured.series.iter().find(|(n, _)| *n == spec.series) else {
                 continue;
             };
-            let ys: Vec<Vec<f64>> =
-                ts.columns.iter().map(|c| c.values.iter().map(|v| v * spec.scale).collect()).collect();
-            let lines: Vec<Line> = ts
-                .columns
-                .iter()
-                .zip(&ys)
-                .map(|(c, ys)| Line { label: &c.name, xs: &ts.times_s, ys, reference: false })
-                .collect();
             let file = format!("{name}-{}.svg", spec.title);
             let caption = format!("{}, {name}, seed {}", spec.title, record.seed);
-            let style = ChartStyle { step: spec.step, worst_is_lowest: spec.worst_is_lowest };
-            line_chart(&cells_dir.join(&file), &caption, "time (s)", spec.y_label, &lines, style)?;
+            let how = SeriesDrawing {
+                y_label: spec.y_label,
+                scale: spec.scale,
+                rebin: 1,
+                reference: None,
+                style: ChartStyle { step: spec.step, worst_is_lowest: spec.worst_is_lowest },
+            };
+            draw_series(&cells_dir.join(&file), &caption, ts, &how)?;
             links.push(format!("[{}](figures/cells/{file})", spec.title));
         }
         let labels: Vec<String> = cell.0.iter().map(|(a, l)| study.shown(a, l)).collect();
