@@ -1032,3 +1032,64 @@ fn ecm_on_a_flow_qcn_already_regulates() {
         &["already has a reaction point", "expected one protocol per flow"],
     );
 }
+
+#[test]
+fn fecn_b_bcn_smaller_than_a_frame() {
+    let e = error_of(&with_fecn("[protocols.fecn.severe]\nbcn_size = \"20B\"\n"), &[]);
+    assert_located(&e, "protocols.fecn.severe.bcn_size", &["\"20B\" is out of range", "at least 64 bytes"]);
+}
+
+#[test]
+fn fecn_b_decrease_of_one() {
+    let e = error_of(&with_fecn("[protocols.fecn.source]\nsevere_decrease = 1.0\n"), &[]);
+    assert_located(&e, "protocols.fecn.source.severe_decrease", &["1.0 is out of range", "(0, 1)"]);
+}
+
+/// An E2CM-enabled dumbbell; the `[protocols.e2cm.*]` tables are appended by the tests.
+fn with_e2cm(extra: &str) -> String {
+    format!("{DUMBBELL}\n[protocols.e2cm]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n{extra}")
+}
+
+#[test]
+fn e2cm_fixture_is_valid() {
+    let s = scenario::parse(&with_e2cm("[protocols.e2cm.guidance]\n"), FILE, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn e2cm_probe_interval_in_frames() {
+    let e = error_of(&with_e2cm("[protocols.e2cm.probes]\ninterval = \"10 frames\"\n"), &[]);
+    assert_located(&e, "protocols.e2cm.probes.interval", &["\"10 frames\" is not a probe interval", "bytes"]);
+}
+
+#[test]
+fn e2cm_guidance_weight_out_of_range() {
+    let e = error_of(&with_e2cm("[protocols.e2cm.guidance]\nswitch_rate_weight = 1.5\n"), &[]);
+    assert_located(&e, "protocols.e2cm.guidance.switch_rate_weight", &["1.5 is not a weight", "(0, 1]"]);
+}
+
+#[test]
+fn e2cm_shares_ecm_rules() {
+    let e = error_of(&with_e2cm("[protocols.e2cm.rp]\ngd = 0.001\n"), &[]);
+    assert_located(&e, "protocols.e2cm.rp.gd", &["would cut a rate below zero"]);
+}
+
+#[test]
+fn qcn_base_probability_out_of_range() {
+    let e =
+        error_of(&with_qcn("[protocols.qcn.cp]\nsampling = \"probability\"\nbase_probability = 0.5\n"), &[]);
+    assert_located(&e, "protocols.qcn.cp.base_probability", &["0.5 is not a base probability", "(0, 0.1]"]);
+}
+
+#[test]
+fn qcn_drift_factor_below_one() {
+    let e = error_of(&with_qcn("[protocols.qcn.rp]\ndrift_factor = 0.99\n"), &[]);
+    assert_located(&e, "protocols.qcn.rp.drift_factor", &["0.99 is not a drift factor", "≥ 1"]);
+}
+
+#[test]
+fn qcn_probe_priority_out_of_range() {
+    let e = error_of(&with_qcn("[protocols.qcn.rp.probes]\npriority = 9\n"), &[]);
+    assert_located(&e, "protocols.qcn.rp.probes.priority", &["9 is not a priority"]);
+}

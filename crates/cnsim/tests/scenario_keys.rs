@@ -129,6 +129,11 @@ sampling = "per-frame"
 sample_table = ["100KB", "50KB"]
 jitter = [0.9, 1.1]
 qold_update = "feedback"
+base_probability = 0.02
+
+[protocols.qcn.cp.guidance]
+rate_t = "2ms"
+switch_rate_weight = 0.002
 
 [protocols.qcn.rp]
 gd = 0.01
@@ -144,6 +149,16 @@ halve_after_fast_recovery = false
 jitter = [1.0, 1.0]
 target_guard = false
 initial_rate = "1Gbps"
+extra_fast_recovery = true
+efr_max = "500000B"
+drift_factor = 1.0005
+self_increase = "1Mbps"
+self_increase_factor = 0.001
+
+[protocols.qcn.rp.probes]
+interval = "50000B"
+size = "128B"
+priority = 6
 
 [protocols.ecm]
 enabled = false
@@ -169,6 +184,39 @@ td = "2ms"
 rmin = "2Mbps"
 drift = false
 
+[protocols.e2cm]
+enabled = false
+congestion_points = ["hub->edge"]
+flows = ["steady"]
+bcn_size = "128B"
+bcn_priority = 6
+
+[protocols.e2cm.cp]
+qeq = 300.0
+qsc = 1200.0
+w = 1.0
+page = "128B"
+sampling_interval = "75000B"
+jitter = [1.0, 1.0]
+
+[protocols.e2cm.rp]
+gi = 0.5
+gd = 0.0002
+ru = "2Mbps"
+rd = "2Mbps"
+td = "2ms"
+rmin = "2Mbps"
+drift = false
+
+[protocols.e2cm.probes]
+interval = "50000B"
+size = "128B"
+priority = 6
+
+[protocols.e2cm.guidance]
+rate_t = "2ms"
+switch_rate_weight = 0.01
+
 [protocols.fecn]
 enabled = false
 congestion_points = ["hub->edge"]
@@ -188,6 +236,12 @@ qeq = "30000B"
 
 [protocols.fecn.source]
 min_rate = "20Mbps"
+severe_decrease = 0.25
+
+[protocols.fecn.severe]
+qsc = "100000B"
+sampling_interval = "75000B"
+bcn_size = "128B"
 
 [protocols.ecn_threshold]
 k = "20 frames"

@@ -55,6 +55,11 @@ pub enum Header {
     Bcn(crate::l2::ecm::Bcn),
     /// A FECN rate-discovery probe, from a source to its destination and back.
     Fecn(crate::l2::fecn::Probe),
+    /// A probe from a rate-limited source to the congestion point that last slowed it
+    /// (Roeck 2007's "-P" variants).
+    Probe(crate::l2::probing::Probe),
+    /// A congestion point's reply to a probe, back to the probe's source.
+    ProbeReply(crate::l2::probing::Reply),
 }
 
 impl Default for Header {
@@ -77,12 +82,23 @@ pub enum HeaderKind {
     Bcn,
     /// [`Header::Fecn`].
     Fecn,
+    /// [`Header::Probe`].
+    Probe,
+    /// [`Header::ProbeReply`].
+    ProbeReply,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 5] =
-        [HeaderKind::Data, HeaderKind::Cnm, HeaderKind::Pause, HeaderKind::Bcn, HeaderKind::Fecn];
+    pub const ALL: [HeaderKind; 7] = [
+        HeaderKind::Data,
+        HeaderKind::Cnm,
+        HeaderKind::Pause,
+        HeaderKind::Bcn,
+        HeaderKind::Fecn,
+        HeaderKind::Probe,
+        HeaderKind::ProbeReply,
+    ];
 }
 
 impl Header {
@@ -95,6 +111,8 @@ impl Header {
             Header::Pause(_) => HeaderKind::Pause,
             Header::Bcn(_) => HeaderKind::Bcn,
             Header::Fecn(_) => HeaderKind::Fecn,
+            Header::Probe(_) => HeaderKind::Probe,
+            Header::ProbeReply(_) => HeaderKind::ProbeReply,
         }
     }
 

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
 //! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header (it may rewrite the header: FECN probes) | QCN CP, ECM CP, FECN switch |
-//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer (which may send frames: FECN probes) | QCN RP, ECM RP, FECN source |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer (the last two may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source |
 //! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
 //! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs, FECN probe reflector |
 //!
@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
-use crate::l2::{ecm, fecn, pause, qcn};
+use crate::l2::{e2cm, ecm, fecn, pause, qcn};
 use crate::net::{Classes, Frame, FrameId, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
@@ -190,6 +190,8 @@ pub enum AnyReactionPoint {
     Qcn(qcn::Rp),
     /// An ECM (BCN) reaction point: the flow's rate regulators.
     Ecm(ecm::Rp),
+    /// An E2CM-P / E2CM-PR reaction point: ECM's regulators, with probes.
+    E2cm(e2cm::Rp),
     /// A FECN source: probes its path and follows the advertised rate.
     Fecn(fecn::Rp),
 }
@@ -202,7 +204,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Qcn(rp) => multicast && rp.scheme != qcn::MulticastScheme::Standard,
             // The rate-regulator tag, on every data frame.
             AnyReactionPoint::Ecm(_) => true,
-            AnyReactionPoint::Fecn(_) => false,
+            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) => false,
         }
     }
 
@@ -220,7 +222,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(rp) => {
                 frame.header = crate::net::Header::Data(qcn::Representative { fb: 0, cpid: rp.tag() });
             }
-            AnyReactionPoint::Fecn(_) => {}
+            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) => {}
         }
     }
 
@@ -230,19 +232,29 @@ impl AnyReactionPoint {
     pub fn on_feedback(&mut self, frame: &Frame, line_bps: u64) -> Option<RateChange> {
         match (self, frame.header) {
             (AnyReactionPoint::Qcn(rp), crate::net::Header::Cnm(cnm)) => Some(rp.on_cnm(cnm, line_bps)),
+            (AnyReactionPoint::Qcn(rp), crate::net::Header::ProbeReply(reply)) => {
+                Some(rp.on_reply(reply, line_bps))
+            }
             (AnyReactionPoint::Ecm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
+            (AnyReactionPoint::E2cm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
+            (AnyReactionPoint::E2cm(rp), crate::net::Header::ProbeReply(reply)) => Some(rp.on_reply(reply)),
             (AnyReactionPoint::Fecn(rp), crate::net::Header::Fecn(probe)) => Some(rp.on_probe(probe)),
+            (AnyReactionPoint::Fecn(rp), crate::net::Header::Bcn(bcn)) if bcn.severe => Some(rp.on_severe()),
             _ => None,
         }
     }
 
-    /// The shaper released `bytes` of the flow.
+    /// The shaper released `bytes` of the flow; probes it sends go through `ctx`.
     #[inline]
-    pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RateChange {
+    pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32, line_bps: u64) -> RateChange {
         match self {
-            AnyReactionPoint::Qcn(rp) => rp.on_transmit(bytes, line_bps),
+            AnyReactionPoint::Qcn(rp) => {
+                rp.probe(ctx, flow, bytes);
+                rp.on_transmit(bytes, line_bps)
+            }
             // ECM changes rates on feedback and drift only.
             AnyReactionPoint::Ecm(_) => RateChange::default(),
+            AnyReactionPoint::E2cm(rp) => rp.on_transmit(ctx, flow, bytes),
             AnyReactionPoint::Fecn(rp) => rp.on_transmit(),
         }
     }
@@ -253,6 +265,7 @@ impl AnyReactionPoint {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.on_timer(tag, line_bps),
             AnyReactionPoint::Ecm(rp) => rp.on_timer(),
+            AnyReactionPoint::E2cm(rp) => rp.on_timer(),
             AnyReactionPoint::Fecn(rp) => rp.on_timer(ctx, flow),
         }
     }
@@ -262,6 +275,7 @@ impl AnyReactionPoint {
         match self {
             AnyReactionPoint::Qcn(rp) => rp.current_rate(),
             AnyReactionPoint::Ecm(rp) => rp.rate(),
+            AnyReactionPoint::E2cm(rp) => rp.rate(),
             AnyReactionPoint::Fecn(rp) => rp.rate(),
         }
     }
@@ -271,6 +285,7 @@ impl AnyReactionPoint {
         match self {
             AnyReactionPoint::Qcn(rp) => std::mem::take(&mut rp.cnms_since_sample),
             AnyReactionPoint::Ecm(rp) => std::mem::take(&mut rp.bcns_since_sample),
+            AnyReactionPoint::E2cm(rp) => std::mem::take(&mut rp.ecm.bcns_since_sample),
             AnyReactionPoint::Fecn(rp) => std::mem::take(&mut rp.probes_since_sample),
         }
     }
@@ -287,6 +302,7 @@ impl AnyReactionPoint {
     pub fn as_ecm(&self) -> Option<&ecm::Rp> {
         match self {
             AnyReactionPoint::Ecm(rp) => Some(rp),
+            AnyReactionPoint::E2cm(rp) => Some(&rp.ecm),
             _ => None,
         }
     }

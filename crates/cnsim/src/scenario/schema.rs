@@ -814,6 +814,9 @@ pub struct Protocols {
     /// ECM (BCN), Bergamasco et al. as simulated by Roeck 2007.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecm: Option<crate::l2::ecm::EcmConfig>,
+    /// E2CM-P and E2CM-PR: ECM with probes to the congestion point, as Roeck 2007 ran them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e2cm: Option<crate::l2::e2cm::E2cmConfig>,
     /// FECN with probes, as simulated by Roeck 2007.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fecn: Option<crate::l2::fecn::FecnConfig>,
@@ -838,6 +841,7 @@ impl Protocols {
             entry("protocols.ecn_threshold", &self.ecn_threshold),
             entry("protocols.qcn", &self.qcn),
             entry("protocols.ecm", &self.ecm),
+            entry("protocols.e2cm", &self.e2cm),
             entry("protocols.fecn", &self.fecn),
             entry("protocols.pause", &self.pause),
         ]

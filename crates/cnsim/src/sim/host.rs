@@ -40,7 +40,7 @@ impl Sim {
                 st.delay.record(now - frame.born);
                 self.frames.free(id);
             }
-            Header::Cnm(_) | Header::Bcn(_) => {
+            Header::Cnm(_) | Header::Bcn(_) | Header::ProbeReply(_) => {
                 let frame = *frame;
                 self.frames.free(id);
                 self.feedback(&frame, now);
@@ -53,6 +53,8 @@ impl Sim {
                 }
                 self.flush(now);
             }
+            // Answered (or passed by) at its congestion point on the way.
+            Header::Probe(_) => self.frames.free(id),
             // Link-local: consumed by the receiving port, never delivered.
             Header::Pause(_) => self.frames.free(id),
         }

@@ -239,18 +239,18 @@ impl Sim {
     #[inline]
     fn rp_transmitted(&mut self, f: u32, size: u32, now: Time) {
         let flow = &self.flows[f as usize];
-        let change = self.protocols.reaction_points[flow.rp as usize].on_transmit(size, flow.line_bps);
+        let view = flow_view(f, flow);
+        let (rp, line) = (flow.rp, flow.line_bps);
+        let change =
+            self.protocols.reaction_points[rp as usize].on_transmit(&mut ctx!(self, now), &view, size, line);
+        self.flush(now);
         self.apply_rate_change(f, change, now);
     }
 
     /// Flow `f`'s reaction-point timer expired with `tag`.
     pub(super) fn rp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
         let flow = &self.flows[f as usize];
-        let dst = match flow.dst {
-            crate::traffic::Destination::Host(h) => h,
-            _ => NONE,
-        };
-        let view = crate::protocol::FlowView { id: f, src: flow.src, dst };
+        let view = flow_view(f, flow);
         let (rp, line) = (flow.rp, flow.line_bps);
         let change =
             self.protocols.reaction_points[rp as usize].on_timer(&mut ctx!(self, now), &view, tag, line);
@@ -311,4 +311,14 @@ impl Sim {
             }
         }
     }
+}
+
+/// What a reaction point sees of flow `f`.
+#[inline]
+fn flow_view(f: u32, flow: &Flow) -> crate::protocol::FlowView {
+    let dst = match flow.dst {
+        crate::traffic::Destination::Host(h) => h,
+        _ => NONE,
+    };
+    crate::protocol::FlowView { id: f, src: flow.src, dst }
 }

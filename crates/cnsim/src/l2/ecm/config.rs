@@ -113,46 +113,58 @@ impl Validate for RpParams {
     }
 }
 
+/// Checks what ECM and E2CM share: the CP and RP parameters, that the largest
+/// negative Fb cannot cut a rate below zero, and the BCN format.
+pub(crate) fn check(
+    ep: &str,
+    cx: &InstallCx,
+    cp: &CpParams,
+    rp: &RpParams,
+    bcn_size: Size,
+    bcn_priority: u8,
+) -> Result<BcnFormat, ScenarioError> {
+    cx.validate(&format!("{ep}.cp"), cp)?;
+    cx.validate(&format!("{ep}.rp"), rp)?;
+    let fb_max = cp.qeq * (2.0 * cp.w + 1.0);
+    if rp.gd * fb_max > 1.0 {
+        return Err(cx.err(
+            &format!("{ep}.rp.gd"),
+            format!(
+                "{:?} × the largest |Fb| (qeq·(2w+1) = {fb_max}) = {:.3} would cut a rate below zero; expected Gd ≤ {:.8}",
+                rp.gd,
+                rp.gd * fb_max,
+                1.0 / fb_max
+            ),
+        ));
+    }
+    let size = match bcn_size {
+        Size::Bytes(b) if (64..=9216).contains(&b) => b as u32,
+        other => {
+            return Err(cx.err(
+                &format!("{ep}.bcn_size"),
+                format!("\"{other}\" is not a BCN size; expected 64 to 9216 bytes, e.g. \"64B\""),
+            ))
+        }
+    };
+    if bcn_priority > 7 {
+        return Err(cx.err(
+            &format!("{ep}.bcn_priority"),
+            format!("{bcn_priority} is not a priority; expected 0 to 7"),
+        ));
+    }
+    Ok(BcnFormat { size, priority: bcn_priority })
+}
+
 impl Install for EcmConfig {
     fn install(&self, ep: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
         if !self.enabled {
             return Ok(());
         }
-        cx.validate(&format!("{ep}.cp"), &self.cp)?;
-        cx.validate(&format!("{ep}.rp"), &self.rp)?;
-        // The largest negative Fb must not cut a rate below zero.
-        let fb_max = self.cp.qeq * (2.0 * self.cp.w + 1.0);
-        if self.rp.gd * fb_max > 1.0 {
-            return Err(cx.err(
-                &format!("{ep}.rp.gd"),
-                format!(
-                    "{:?} × the largest |Fb| (qeq·(2w+1) = {fb_max}) = {:.3} would cut a rate below zero; expected Gd ≤ {:.8}",
-                    self.rp.gd,
-                    self.rp.gd * fb_max,
-                    1.0 / fb_max
-                ),
-            ));
-        }
-        let size = match self.bcn_size {
-            Size::Bytes(b) if (64..=9216).contains(&b) => b as u32,
-            other => {
-                return Err(cx.err(
-                    &format!("{ep}.bcn_size"),
-                    format!("\"{other}\" is not a BCN size; expected 64 to 9216 bytes, e.g. \"64B\""),
-                ))
-            }
-        };
-        if self.bcn_priority > 7 {
-            return Err(cx.err(
-                &format!("{ep}.bcn_priority"),
-                format!("{} is not a priority; expected 0 to 7", self.bcn_priority),
-            ));
-        }
-        let format = BcnFormat { size, priority: self.bcn_priority };
+        let format = check(ep, cx, &self.cp, &self.rp, self.bcn_size, self.bcn_priority)?;
         let cp_key = format!("{ep}.congestion_points");
         for p in cx.ports(&self.congestion_points, &cp_key)? {
             let rng = cx.rng("ecm-cp", &cx.net.port_name(p));
-            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format };
+            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format, guidance: None };
             cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
         }
         let flows_key = format!("{ep}.flows");

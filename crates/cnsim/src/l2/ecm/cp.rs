@@ -80,6 +80,9 @@ pub struct Cp {
     /// Bytes of arrivals until the next sample.
     to_sample: f64,
     rng: RngStream,
+    /// Positive feedback to frames tagged with this CP (ECM); E2CM's CPs send none:
+    /// positive feedback comes from probe replies.
+    pub positive_to_tagged: bool,
     /// Counters.
     pub stats: CpStats,
 }
@@ -104,6 +107,7 @@ impl Cp {
             q_old: 0.0,
             to_sample: 0.0,
             rng,
+            positive_to_tagged: true,
             stats: CpStats::default(),
         };
         cp.to_sample = cp.next_interval();
@@ -119,6 +123,18 @@ impl Cp {
     pub fn sampled(&mut self, size: u32) -> bool {
         self.to_sample -= f64::from(size);
         self.to_sample <= 0.0
+    }
+
+    /// The queue state a probe reply carries, in pages: Qoff = Q − Qeq, Qdelta = Q − Qold
+    /// (Qold is left to sampling).
+    pub fn reply_fields(&self, bytes: u64) -> (i16, i16) {
+        let q = bytes as f64 / self.page_bytes;
+        (field(q - self.qeq), field(q - self.q_old))
+    }
+
+    /// The set point in bytes.
+    pub fn qeq_bytes(&self) -> f64 {
+        self.qeq * self.page_bytes
     }
 
     /// The sample: the queue holds `bytes`; the sampled frame is tagged with `tag` (0:
@@ -138,7 +154,7 @@ impl Cp {
         if fb < 0.0 {
             self.stats.negative += 1;
             Some(bcn)
-        } else if fb > 0.0 && tag == self.cpid {
+        } else if fb > 0.0 && self.positive_to_tagged && tag == self.cpid {
             self.stats.positive += 1;
             Some(bcn)
         } else {

@@ -102,16 +102,23 @@ pub struct CongestionPoint {
     pub cp: Cp,
     /// What its messages look like.
     pub format: BcnFormat,
+    /// Its fair-share estimate, for probe replies (E2CM-PR).
+    pub guidance: Option<crate::l2::probing::FairShare>,
 }
 
 impl CongestionPoint {
-    /// A frame arrived at the watched queue (queued or dropped). Only data frames count
-    /// towards sampling.
+    /// A frame arrived at the watched queue (queued or dropped). Data frames count
+    /// towards sampling; a probe for this CP is answered (E2CM-P, E2CM-PR).
     #[inline]
-    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame) {
-        let Header::Data(tag) = frame.header else {
-            return;
+    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        let tag = match frame.header {
+            Header::Data(tag) => tag,
+            Header::Probe(probe) if probe.cpid == self.cp.cpid => return self.answer(ctx, queue, frame),
+            _ => return,
         };
+        if let Some(g) = &mut self.guidance {
+            g.on_data(ctx.now, frame.size, queue.bytes() as f64, self.cp.qeq_bytes());
+        }
         if !self.cp.sampled(frame.size) {
             return;
         }
@@ -128,6 +135,20 @@ impl CongestionPoint {
             );
             ctx.send(Send::Forward { node: queue.node }, message);
         }
+    }
+
+    /// A probe for this CP: the reply goes back to its source; the probe, answered, goes
+    /// on to its destination.
+    #[inline(never)]
+    fn answer(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        let (qoff, qdelta) = self.cp.reply_fields(queue.bytes());
+        let rate_kbps = self.guidance.as_ref().map_or(0, |g| g.rate_kbps());
+        let reply = crate::l2::probing::Reply { cpid: self.cp.cpid, qoff, qdelta, rate_kbps };
+        ctx.send(
+            Send::Forward { node: queue.node },
+            crate::l2::probing::reply_frame(ctx, queue.node, frame, reply),
+        );
+        frame.header = Header::Probe(crate::l2::probing::Probe { cpid: 0 });
     }
 }
 
@@ -151,5 +172,36 @@ mod tests {
     fn a_bcn_fits_the_frame_header() {
         assert!(std::mem::size_of::<Bcn>() <= 12);
         assert_eq!(std::mem::size_of::<Frame>(), 48);
+    }
+
+    /// A probe for this CP is answered to its source with Qoff and Qdelta in pages and,
+    /// under E2CM-PR, the CP's fair rate; the answered probe goes on marked as such. A
+    /// probe for another CP passes untouched.
+    #[test]
+    fn answers_probes_for_itself() {
+        use crate::engine::{RngStream, StreamKey};
+        use crate::l2::probing::{FairShare, GuidanceParams, Probe, Reply};
+        let cp = Cp::new(&CpParams::default(), 7, RngStream::new(1, StreamKey { kind: "cp", name: "t" }));
+        let guidance = Some(FairShare::new(&GuidanceParams::default(), 10_000_000_000));
+        let mut cp = CongestionPoint { cp, format: BcnFormat { size: 64, priority: 0 }, guidance };
+        let mut timers = crate::engine::Timers::default();
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut ctx = Ctx { now: 3, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        let classes = crate::net::Classes::new(1, crate::net::Capacity::Frames(10));
+        let view = PortView { port: 6, node: 5, classes: &classes, class: 0, serializing: false };
+        let mut other =
+            Frame { src: 1, dst: 9, size: 64, header: Header::Probe(Probe { cpid: 3 }), ..Frame::default() };
+        cp.on_arrival(&mut ctx, &view, &mut other);
+        assert_eq!(other.header, Header::Probe(Probe { cpid: 3 }));
+        let mut mine = Frame { header: Header::Probe(Probe { cpid: 7 }), ..other };
+        cp.on_arrival(&mut ctx, &view, &mut mine);
+        assert_eq!(mine.header, Header::Probe(Probe { cpid: 0 }), "answered");
+        let (how, reply) = outbox.pop().unwrap();
+        assert_eq!(how, Send::Forward { node: 5 });
+        assert_eq!((reply.src, reply.dst, reply.size), (5, 1, 64));
+        // An empty queue: Qoff = −375 pages; the estimate starts at the capacity.
+        let want = Reply { cpid: 7, qoff: -375, qdelta: 0, rate_kbps: 10_000_000 };
+        assert_eq!(reply.header, Header::ProbeReply(want));
     }
 }

@@ -148,12 +148,25 @@ impl Rp {
             self.stats.severe += 1;
             -self.qeq * (2.0 * self.w + 1.0)
         } else {
-            feedback(f64::from(bcn.qoff), f64::from(bcn.qdelta), self.w, self.qeq)
+            self.fb(bcn.qoff, bcn.qdelta)
         };
-        let i = self.regulators.iter().position(|r| r.cpid == bcn.cpid);
+        self.apply(bcn.cpid, fb, None);
+        self.action()
+    }
+
+    /// Fb = −(Qoff + W·Qdelta) from a message's fields, clamped to ±Qeq(2W+1).
+    pub fn fb(&self, qoff: i16, qdelta: i16) -> f64 {
+        feedback(f64::from(qoff), f64::from(qdelta), self.w, self.qeq)
+    }
+
+    /// The laws on the regulator of CP `cpid`: Fb < 0 decreases (creating the
+    /// regulator), Fb > 0 increases an existing one (removing it at C); then, with
+    /// `cap`, the regulator's rate is held at or below it (E2CM-PR's maximum rate).
+    pub fn apply(&mut self, cpid: u32, fb: f64, cap: Option<f64>) {
+        let i = self.regulators.iter().position(|r| r.cpid == cpid);
         if fb < 0.0 {
             let i = i.unwrap_or_else(|| {
-                self.regulators.push(Regulator { cpid: bcn.cpid, rate: self.line_bps });
+                self.regulators.push(Regulator { cpid, rate: self.line_bps });
                 self.regulators.len() - 1
             });
             let r = &mut self.regulators[i];
@@ -161,10 +174,21 @@ impl Rp {
         } else if let (true, Some(i)) = (fb > 0.0, i) {
             let r = &mut self.regulators[i];
             r.rate = (r.rate + self.gi * fb * self.ru).min(self.line_bps);
-            if r.rate >= self.line_bps {
-                self.regulators.swap_remove(i);
-            }
         }
+        if let (Some(cap), Some(r)) = (cap, self.regulators.iter_mut().find(|r| r.cpid == cpid)) {
+            r.rate = r.rate.min(cap.max(self.rmin));
+        }
+        let line = self.line_bps;
+        self.regulators.retain(|r| r.rate < line);
+    }
+
+    /// Whether any regulator limits the flow.
+    pub fn regulated(&self) -> bool {
+        !self.regulators.is_empty()
+    }
+
+    /// The new rate and the drift timer, after [`apply`](Self::apply).
+    pub fn rate_change(&mut self) -> RpAction {
         self.action()
     }
 

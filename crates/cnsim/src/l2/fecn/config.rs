@@ -51,6 +51,9 @@ pub struct FecnConfig {
     /// Source parameters.
     #[serde(default)]
     pub source: RpParams,
+    /// FECN-B's backward BCN(0,0) under severe congestion; absent = FECN.
+    #[serde(default)]
+    pub severe: Option<super::Severe>,
 }
 
 impl Validate for SwitchParams {
@@ -119,10 +122,36 @@ impl Install for FecnConfig {
                 format!("{} is not a priority; expected 0 to 7", self.probe_priority),
             ));
         }
+        if let Some(s) = &self.severe {
+            let bytes = |key: &str, v: Size, lo: u64, example: &str| match v {
+                Size::Bytes(b) if b >= lo && b <= u64::from(u32::MAX) => Ok(()),
+                other => Err(cx.err(
+                    &format!("{fp}.severe.{key}"),
+                    format!("\"{other}\" is out of range; expected at least {lo} bytes, e.g. \"{example}\""),
+                )),
+            };
+            bytes("qsc", s.qsc, 1, "120000B")?;
+            bytes("sampling_interval", s.sampling_interval, 1, "150000B")?;
+            bytes("bcn_size", s.bcn_size, 64, "64B")?;
+        }
+        if !(self.source.severe_decrease > 0.0 && self.source.severe_decrease < 1.0) {
+            return Err(cx.err(
+                &format!("{fp}.source.severe_decrease"),
+                format!(
+                    "{:?} is out of range; expected a factor in (0, 1), e.g. 0.5",
+                    self.source.severe_decrease
+                ),
+            ));
+        }
         let cp_key = format!("{fp}.congestion_points");
         for p in cx.ports(&self.congestion_points, &cp_key)? {
             let switch = Switch::new(&self.switch, cx.net.ports[p as usize].rate_bps, self.t);
-            cx.attach_congestion_point(p, AnyCongestionPoint::Fecn(CongestionPoint { switch }), &cp_key)?;
+            let severe = self.severe.as_ref().map(|s| super::SevereState::new(s, self.probe_priority));
+            cx.attach_congestion_point(
+                p,
+                AnyCongestionPoint::Fecn(CongestionPoint { switch, severe }),
+                &cp_key,
+            )?;
         }
         let format = ProbeFormat { size, priority: self.probe_priority, period: self.t };
         let flows_key = format!("{fp}.flows");

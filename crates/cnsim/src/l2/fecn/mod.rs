@@ -16,6 +16,15 @@
 //!        = max(C_f, A_f·Qeq / ((A_f − 1)·q + Qeq)) q > Qeq   (floor C_f)
 //! ```
 //!
+//! FECN-B (Roeck 2007: "modifications as proposed in Geneva (BCN-00, fast start)";
+//! E-FECN in reference §6.1) adds [`Severe`]: while a port's queue is at or above Qsc
+//! (960000 bits = 120000 bytes), it sends a BCN(0,0) back to the source of an arriving
+//! data frame, once per `sampling_interval` bytes of arrivals (our reading: ECM's
+//! sampling, the seed names no rate limit); the source cuts its rate by
+//! `source.severe_decrease` (½, what ECM's BCN(0,0) does with Roeck's Gd) at once, without waiting
+//! for the next probe. Fast start is where every FECN source here starts anyway: at its
+//! line rate, not at a low rate for a round trip.
+//!
 //! Reference: shared/reference/l2-protocols.md §6 (the formulas reconstructed; the
 //! parameter values are Roeck 2007's).
 
@@ -72,6 +81,55 @@ impl Default for SwitchParams {
             alpha: 0.5,
             min_rate: Rate(10_000_000),
             qeq: Size::Bytes(24_000),
+        }
+    }
+}
+
+/// FECN-B's severe-congestion notification (`[protocols.fecn.severe]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Severe {
+    /// The severe-congestion threshold Qsc (960000 bits).
+    pub qsc: Size,
+    /// Bytes of arriving data between checks of the queue against Qsc.
+    pub sampling_interval: Size,
+    /// BCN size on the wire.
+    pub bcn_size: Size,
+}
+
+impl Default for Severe {
+    fn default() -> Self {
+        Severe {
+            qsc: Size::Bytes(120_000),
+            sampling_interval: Size::Bytes(150_000),
+            bcn_size: Size::Bytes(64),
+        }
+    }
+}
+
+/// A port's FECN-B state: bytes until the next check.
+#[derive(Clone, Debug)]
+pub struct SevereState {
+    qsc: u64,
+    interval: u64,
+    size: u32,
+    priority: u8,
+    left: i64,
+    /// BCN(0,0) sent.
+    pub sent: u64,
+}
+
+impl SevereState {
+    /// The state for `severe`, its BCNs at `priority`.
+    pub fn new(severe: &Severe, priority: u8) -> Self {
+        let interval = severe.sampling_interval.value();
+        SevereState {
+            qsc: severe.qsc.value(),
+            interval,
+            size: severe.bcn_size.value() as u32,
+            priority,
+            left: interval as i64,
+            sent: 0,
         }
     }
 }
@@ -152,6 +210,8 @@ impl Switch {
 pub struct CongestionPoint {
     /// Its rate computation.
     pub switch: Switch,
+    /// FECN-B's BCN(0,0), if on.
+    pub severe: Option<SevereState>,
 }
 
 impl CongestionPoint {
@@ -163,6 +223,31 @@ impl CongestionPoint {
             Header::Data(_) => {
                 self.switch.maybe_update(ctx.now, queue.bytes());
                 self.switch.count(frame.size);
+                if let Some(s) = &mut self.severe {
+                    s.left -= i64::from(frame.size);
+                    if s.left <= 0 {
+                        s.left += s.interval as i64;
+                        if queue.bytes() >= s.qsc {
+                            s.sent += 1;
+                            let bcn = crate::l2::ecm::Bcn {
+                                qoff: 0,
+                                qdelta: 0,
+                                cpid: queue.port + 1,
+                                severe: true,
+                            };
+                            let message = Frame::message(
+                                s.size,
+                                s.priority,
+                                queue.node,
+                                frame.src,
+                                frame.flow,
+                                ctx.now,
+                                Header::Bcn(bcn),
+                            );
+                            ctx.send(Send::Forward { node: queue.node }, message);
+                        }
+                    }
+                }
             }
             Header::Fecn(probe) if !probe.returning => {
                 self.switch.maybe_update(ctx.now, queue.bytes());
@@ -252,7 +337,7 @@ mod tests {
         };
         let mut s = Switch::new(&SwitchParams::default(), 10_000_000_000, DEFAULT_T);
         s.rate_bps = 2.5e9;
-        let mut cp = CongestionPoint { switch: s };
+        let mut cp = CongestionPoint { switch: s, severe: None };
         let mut timers = crate::engine::Timers::default();
         let mut events = crate::engine::EventQueue::new();
         let mut outbox = crate::protocol::Outbox::default();
@@ -273,5 +358,54 @@ mod tests {
         cp.on_arrival(&mut ctx, &view, &mut back_again);
         assert_eq!(back_again.header, back.header);
         assert!(!on_host(&mut ctx, 1, &back));
+    }
+
+    /// FECN-B: with the queue at or above Qsc, the check every sampling interval of
+    /// arrivals sends BCN(0,0) to the arriving frame's source; below Qsc, nothing.
+    #[test]
+    fn severe_congestion_sends_bcn_0_0_once_per_interval() {
+        let severe =
+            Severe { qsc: Size::Bytes(3000), sampling_interval: Size::Bytes(3000), ..Severe::default() };
+        let s = Switch::new(&SwitchParams::default(), 10_000_000_000, DEFAULT_T);
+        let mut cp = CongestionPoint { switch: s, severe: Some(SevereState::new(&severe, 0)) };
+        let mut timers = crate::engine::Timers::default();
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut classes = crate::net::Classes::new(1, crate::net::Capacity::Frames(10));
+        let mut data = Frame { src: 2, dst: 9, flow: 4, size: 1500, ..Frame::default() };
+        {
+            let view = PortView { port: 6, node: 5, classes: &classes, class: 0, serializing: false };
+            let mut ctx = Ctx { now: 0, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+            for _ in 0..4 {
+                cp.on_arrival(&mut ctx, &view, &mut data);
+            }
+        }
+        assert!(outbox.is_empty(), "queue empty: below Qsc");
+        for id in 0..2 {
+            classes.push(0, 0, id, 1500);
+        }
+        let view = PortView { port: 6, node: 5, classes: &classes, class: 0, serializing: false };
+        let mut ctx = Ctx { now: 0, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        for _ in 0..4 {
+            cp.on_arrival(&mut ctx, &view, &mut data);
+        }
+        assert_eq!(cp.severe.as_ref().unwrap().sent, 2, "4 × 1500 B = two 3000-byte intervals");
+        let (_, bcn) = outbox.pop().unwrap();
+        assert_eq!((bcn.src, bcn.dst, bcn.flow), (5, 2, 4));
+        assert_eq!(
+            bcn.header,
+            Header::Bcn(crate::l2::ecm::Bcn { qoff: 0, qdelta: 0, cpid: 7, severe: true })
+        );
+    }
+
+    /// The source halves its rate on a BCN(0,0), down to min_rate.
+    #[test]
+    fn a_source_halves_on_bcn_0_0() {
+        let mut rp = Rp::new(&RpParams::default(), rp::ProbeFormat::default(), 10_000_000_000);
+        assert_eq!(rp.on_severe().rate_bps, Some(5_000_000_000));
+        for _ in 0..20 {
+            rp.on_severe();
+        }
+        assert_eq!(rp.rate(), 10_000_000);
     }
 }

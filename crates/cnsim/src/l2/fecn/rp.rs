@@ -15,11 +15,13 @@ use crate::scenario::units::{Duration, Rate};
 pub struct RpParams {
     /// Lowest rate the source goes down to.
     pub min_rate: Rate,
+    /// The factor a BCN(0,0) multiplies the rate by (FECN-B).
+    pub severe_decrease: f64,
 }
 
 impl Default for RpParams {
     fn default() -> Self {
-        RpParams { min_rate: Rate(10_000_000) }
+        RpParams { min_rate: Rate(10_000_000), severe_decrease: 0.5 }
     }
 }
 
@@ -30,6 +32,8 @@ pub struct RpStats {
     pub probes_sent: u64,
     /// Probes back with a rate.
     pub probes_returned: u64,
+    /// BCN(0,0) received (FECN-B).
+    pub severe: u64,
 }
 
 /// What probes look like.
@@ -48,6 +52,7 @@ pub struct ProbeFormat {
 pub struct Rp {
     format: ProbeFormat,
     min_rate: u64,
+    severe_decrease: f64,
     line_bps: u64,
     rate_bps: u64,
     probing: bool,
@@ -63,6 +68,7 @@ impl Rp {
         Rp {
             format,
             min_rate: params.min_rate.0,
+            severe_decrease: params.severe_decrease,
             line_bps,
             rate_bps: line_bps,
             probing: false,
@@ -102,6 +108,17 @@ impl Rp {
         self.stats.probes_returned += 1;
         self.probes_since_sample += 1;
         let rate = (u64::from(probe.rate_kbps) * 1000).clamp(self.min_rate, self.line_bps);
+        self.rate_bps = rate;
+        RpAction { rate_bps: Some(rate), arm_timer: None }
+    }
+}
+
+impl Rp {
+    /// FECN-B: a BCN(0,0) from a severely congested port cuts the rate at once.
+    pub fn on_severe(&mut self) -> RpAction {
+        self.stats.severe += 1;
+        self.probes_since_sample += 1;
+        let rate = ((self.rate_bps as f64 * self.severe_decrease) as u64).max(self.min_rate);
         self.rate_bps = rate;
         RpAction { rate_bps: Some(rate), arm_timer: None }
     }

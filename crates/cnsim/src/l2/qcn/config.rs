@@ -99,6 +99,18 @@ impl Validate for CpParams {
                 ));
             }
         }
+        if !(self.base_probability > 0.0 && self.base_probability <= 0.1) {
+            return Err((
+                "base_probability".into(),
+                format!(
+                    "{:?} is not a base probability; expected a number in (0, 0.1] (it grows to ten times at the largest |Fb|), e.g. 0.01",
+                    self.base_probability
+                ),
+            ));
+        }
+        if let Some(g) = &self.guidance {
+            g.check("guidance")?;
+        }
         jitter_rule("jitter", self.jitter)
     }
 }
@@ -126,6 +138,27 @@ impl Validate for RpParams {
                 "timer".into(),
                 "\"0s\" is not a timer period; expected a positive time, e.g. \"15ms\"".into(),
             ));
+        }
+        if !(self.drift_factor >= 1.0 && self.drift_factor.is_finite()) {
+            return Err((
+                "drift_factor".into(),
+                format!(
+                    "{:?} is not a drift factor; expected a number ≥ 1 (1 = off), e.g. 1.0005",
+                    self.drift_factor
+                ),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.self_increase_factor) {
+            return Err((
+                "self_increase_factor".into(),
+                format!(
+                    "{:?} is out of range; expected a fraction in [0, 1], e.g. 0.001",
+                    self.self_increase_factor
+                ),
+            ));
+        }
+        if let Some(p) = &self.probes {
+            p.check("probes")?;
         }
         if self.byte_counter.value() == 0 {
             return Err((
@@ -180,7 +213,12 @@ impl Install for QcnConfig {
         let cp_key = format!("{qp}.congestion_points");
         for p in cx.ports(&self.congestion_points, &cp_key)? {
             let rng = cx.rng("cp", &cx.net.port_name(p));
-            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format };
+            let guidance = self
+                .cp
+                .guidance
+                .as_ref()
+                .map(|g| crate::l2::probing::FairShare::new(g, cx.net.ports[p as usize].rate_bps));
+            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format, guidance };
             cx.attach_congestion_point(p, AnyCongestionPoint::Qcn(cp), &cp_key)?;
         }
         for f in cx.flows_of(&self.flows, &format!("{qp}.flows"))? {
@@ -192,7 +230,7 @@ impl Install for QcnConfig {
             let multicast = matches!(flow.dst, Destination::Tree { .. });
             let scheme = if multicast { self.multicast } else { MulticastScheme::Standard };
             let rng = cx.rng("rp", &flow.name);
-            let rp = Rp::new(&self.rp, scheme, flow.line_bps, rng);
+            let rp = Rp::new(&self.rp, scheme, flow.line_bps, rng).with_cp_weight(self.cp.w);
             cx.attach_reaction_point(f, AnyReactionPoint::Qcn(rp), &format!("{qp}.flows"))?;
         }
         Ok(())

@@ -37,6 +37,11 @@ pub enum Sampling {
     /// Mliki et al. 2016 §2.1 and Algorithm 2: every arriving data frame evaluates Fb and may
     /// trigger a CNM.
     PerFrame,
+    /// The 2007 QCN proposal as Roeck 2007 ran it: each arriving data frame is sampled
+    /// with probability p = base_probability·(1 + 9·|Fb|/63), |Fb| quantized at the last
+    /// sample: from the base (1 %) up to ten times it as congestion grows (the proposal's
+    /// 1 %–10 % range; the linear form is our reading).
+    Probability,
 }
 
 /// When Qold is updated.
@@ -78,6 +83,11 @@ pub struct CpParams {
     pub jitter: [f64; 2],
     /// When Qold is updated.
     pub qold_update: QoldUpdate,
+    /// Sampling probability at |Fb| = 0 under `sampling = "probability"` (Roeck 2007's
+    /// baseProbability: 1 % in the first parameter set, 2 % in the second).
+    pub base_probability: f64,
+    /// Rate guidance in probe replies (QCN-PR); absent = replies carry no rate.
+    pub guidance: Option<crate::l2::probing::GuidanceParams>,
 }
 
 impl Default for CpParams {
@@ -92,6 +102,8 @@ impl Default for CpParams {
                 .collect(),
             jitter: [0.85, 1.15],
             qold_update: QoldUpdate::Sample,
+            base_probability: 0.01,
+            guidance: None,
         }
     }
 }
@@ -179,6 +191,9 @@ pub struct Cp {
     pub q_old: f64,
     /// Bytes of arrivals left before the next sample.
     pub time_to_mark: f64,
+    base_probability: f64,
+    /// The current sampling probability (`sampling = "probability"`).
+    pub probability: f64,
     rng: RngStream,
     /// Counters.
     pub stats: CpStats,
@@ -207,6 +222,8 @@ impl Cp {
             q_old: 0.0,
             // The first interval is the table's first entry (reference §1.2).
             time_to_mark: table[0],
+            base_probability: params.base_probability,
+            probability: params.base_probability,
             rng,
             stats: CpStats::default(),
         }
@@ -239,13 +256,33 @@ impl Cp {
     #[inline]
     pub fn sampled(&mut self, size: u32) -> bool {
         self.stats.arrivals += 1;
-        if self.sampling == Sampling::Standard {
-            self.time_to_mark -= size as f64;
-            if self.time_to_mark >= 0.0 {
-                return false;
+        match self.sampling {
+            Sampling::Standard => {
+                self.time_to_mark -= size as f64;
+                self.time_to_mark < 0.0
             }
+            Sampling::PerFrame => true,
+            Sampling::Probability => self.rng.uniform() < self.probability,
         }
-        true
+    }
+
+    /// The queue state a probe reply carries: Qoff = Q − Qeq and Qdelta = Q − Qold, in
+    /// frames or 64-byte pages (Qold is left to sampling).
+    pub fn reply_fields(&self, queue: QueueView) -> (i16, i16) {
+        let (q, scale) = match self.unit {
+            QueueUnit::Frames => (queue.frames as f64, 1.0),
+            QueueUnit::Bytes => (queue.bytes as f64, 64.0),
+        };
+        let field = crate::l2::probing::field;
+        (field((q - self.qeq) / scale), field((q - self.q_old) / scale))
+    }
+
+    /// The queue in the CP's unit.
+    pub fn queue_in_unit(&self, queue: QueueView) -> f64 {
+        match self.unit {
+            QueueUnit::Frames => queue.frames as f64,
+            QueueUnit::Bytes => queue.bytes as f64,
+        }
     }
 
     /// A sampled frame carrying `tag` arrived, with the queue at `queue`: computes Fb,
@@ -262,10 +299,16 @@ impl Cp {
         if self.qold_update == QoldUpdate::Sample {
             self.q_old = q;
         }
-        if self.sampling == Sampling::Standard {
-            let k = (qfb >> 3) as usize;
-            let u = self.rng.uniform_range(self.jitter[0], self.jitter[1]);
-            self.time_to_mark = self.table[k] * u;
+        match self.sampling {
+            Sampling::Standard => {
+                let k = (qfb >> 3) as usize;
+                let u = self.rng.uniform_range(self.jitter[0], self.jitter[1]);
+                self.time_to_mark = self.table[k] * u;
+            }
+            Sampling::Probability => {
+                self.probability = self.base_probability * (1.0 + 9.0 * f64::from(qfb) / f64::from(FB_MAX));
+            }
+            Sampling::PerFrame => {}
         }
         if qfb == 0 {
             return Decision::None;
@@ -470,5 +513,46 @@ mod tests {
         assert_eq!(d, Decision::Suppressed);
         assert_eq!(cp.stats.suppressed, 1);
         assert_eq!(cp.stats.cnms, 0);
+    }
+
+    /// Probability sampling: p = base·(1 + 9·|Fb|/63), from 1 % to 10 %; about 1 in 100
+    /// frames sampled at the base.
+    #[test]
+    fn probability_sampling() {
+        let params = CpParams {
+            qeq: Size::Bytes(24_000),
+            sampling: Sampling::Probability,
+            base_probability: 0.01,
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 7, rng());
+        let n = (0..100_000).filter(|_| cp.sampled(1500)).count();
+        assert!((800..1200).contains(&n), "{n} of 100000 at 1 %");
+        // A sample at the clamp (|Fb| = 63) raises p to 10 %.
+        cp.on_sample(
+            QueueView { frames: 200, bytes: 300_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert!((cp.probability - 0.1).abs() < 1e-12);
+        cp.q_old = 0.0;
+        // Q = Qeq with Qold = Q: Fb = 0, back to the base.
+        cp.q_old = 24_000.0;
+        cp.on_sample(
+            QueueView { frames: 16, bytes: 24_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.probability, 0.01);
+    }
+
+    /// A probe reply's fields: Qoff and Qdelta in 64-byte pages, Qold untouched.
+    #[test]
+    fn reply_fields_in_pages() {
+        let mut cp = exact_cp(Size::Bytes(24_000), Sampling::Standard);
+        cp.q_old = 12_800.0;
+        let (qoff, qdelta) = cp.reply_fields(QueueView { frames: 0, bytes: 32_000 });
+        assert_eq!((qoff, qdelta), (125, 300));
+        assert_eq!(cp.q_old, 12_800.0);
     }
 }

@@ -121,19 +121,43 @@ pub struct CongestionPoint {
     pub cp: Cp,
     /// What its CNMs look like.
     pub format: CnmFormat,
+    /// Its fair-share estimate, for probe replies (QCN-PR).
+    pub guidance: Option<crate::l2::probing::FairShare>,
 }
 
 impl CongestionPoint {
     /// A frame arrived at the watched queue (queued or dropped; 802.1Qau samples
-    /// discarded arrivals too). Only data frames are sampled.
+    /// discarded arrivals too). Data frames are sampled; a probe for this CP is answered
+    /// (QCN-P, QCN-PR).
     #[inline]
-    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &Frame) {
-        let Header::Data(rep) = frame.header else {
-            return;
-        };
-        if self.cp.sampled(frame.size) {
-            self.on_sample(ctx, queue, frame, rep);
+    pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        match frame.header {
+            Header::Data(rep) => {
+                if let Some(g) = &mut self.guidance {
+                    let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
+                    g.on_data(ctx.now, frame.size, self.cp.queue_in_unit(view), self.cp.qeq());
+                }
+                if self.cp.sampled(frame.size) {
+                    self.on_sample(ctx, queue, frame, rep);
+                }
+            }
+            Header::Probe(probe) if probe.cpid == self.cp.cpid => self.answer(ctx, queue, frame),
+            _ => {}
         }
+    }
+
+    /// A probe for this CP: the reply goes back to its source; the probe, answered, goes
+    /// on to its destination.
+    #[inline(never)]
+    fn answer(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        let (qoff, qdelta) = self.cp.reply_fields(QueueView { frames: queue.frames(), bytes: queue.bytes() });
+        let rate_kbps = self.guidance.as_ref().map_or(0, |g| g.rate_kbps());
+        let reply = crate::l2::probing::Reply { cpid: self.cp.cpid, qoff, qdelta, rate_kbps };
+        ctx.send(
+            Send::Forward { node: queue.node },
+            crate::l2::probing::reply_frame(ctx, queue.node, frame, reply),
+        );
+        frame.header = Header::Probe(crate::l2::probing::Probe { cpid: 0 });
     }
 
     /// The sampled data frame `frame`, tagged `rep`, arrived at `queue`.

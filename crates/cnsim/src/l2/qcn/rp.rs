@@ -20,6 +20,19 @@
 //! and then CR ← (CR + TR)/2. After the fast-recovery cycles the byte counter and timer
 //! periods are halved (150 KB → 75 KB, T → T/2). When CR reaches the line rate C with
 //! nothing queued, the limiter is released.
+//!
+//! Options Roeck 2007 ran QCN with (the seed names them; no retrieved source defines
+//! them, so each follows reference §2.6's suggested reading and is off by default):
+//! - `extra_fast_recovery`: for the first `efr_max` bytes sent after a CNM the byte
+//!   counter reloads at half its cycle, so recovery from a cut is quicker;
+//! - `drift_factor`: at each timer expiry of an active limiter CR ← min(C, CR·factor),
+//!   an unconditional upward pressure;
+//! - "-P" and "-PR" (the seed's QCN-P and QCN-PR; [`crate::l2::probing`]): the limiter
+//!   probes the CP of its latest CNM every `probes.interval` bytes; a reply with Fb ≥ 0
+//!   adds `self_increase` to CR ("linear selfIncrease"; TR is raised to at least CR); a
+//!   reply with a rate M makes each later frame move CR by `self_increase_factor`·(M − CR)
+//!   (the seed's "rate += (switchMaxRate − rate) × selfIncreaseFactor", applied per frame
+//!   sent: per reply its 0.1 % would take seconds to matter).
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +40,8 @@ use super::cp::FB_MAX;
 use super::MulticastScheme;
 use super::{Cnm, Representative};
 use crate::engine::{RngStream, Time};
+use crate::l2::probing::{ProbeParams, Prober, Reply};
+use crate::protocol::{Ctx, FlowView};
 use crate::scenario::units::{Duration, Rate, Size};
 
 /// How the Hyper-Active Increase multiplier i is chosen.
@@ -73,6 +88,21 @@ pub struct RpParams {
     pub target_guard: bool,
     /// Rate CR and TR start from, and return to on release; absent = the source's line rate.
     pub initial_rate: Option<Rate>,
+    /// Half-length byte-counter cycles for the first `efr_max` bytes after a CNM
+    /// (Roeck 2007's extraFastRecovery).
+    pub extra_fast_recovery: bool,
+    /// How long extra fast recovery lasts after a CNM, bytes sent (Roeck 2007's EfrMax).
+    pub efr_max: Size,
+    /// CR ← min(C, CR·drift_factor) at each timer expiry of an active limiter (Roeck
+    /// 2007's driftFactor, 1.0005; 1 = off).
+    pub drift_factor: f64,
+    /// Probes to the latest CP (QCN-P, QCN-PR); absent = none.
+    pub probes: Option<ProbeParams>,
+    /// Added to CR by each reply with Fb ≥ 0 (QCN-P's selfIncrease, 1 Mbit/s).
+    pub self_increase: Rate,
+    /// Each frame sent moves CR by this fraction of the gap to the CP's guided rate
+    /// (QCN-PR's selfIncreaseFactor, 0.1 %).
+    pub self_increase_factor: f64,
 }
 
 impl Default for RpParams {
@@ -91,6 +121,12 @@ impl Default for RpParams {
             jitter: [0.85, 1.15],
             target_guard: true,
             initial_rate: None,
+            extra_fast_recovery: false,
+            efr_max: Size::Bytes(1_000_000),
+            drift_factor: 1.0,
+            probes: None,
+            self_increase: Rate(0),
+            self_increase_factor: 0.0,
         }
     }
 }
@@ -128,6 +164,12 @@ pub struct RpStats {
     pub hyper_active_steps: u64,
     /// Times the limiter was released at line rate.
     pub releases: u64,
+    /// Probes sent (QCN-P, QCN-PR).
+    pub probes: u64,
+    /// Probe replies received.
+    pub replies: u64,
+    /// Replies with Fb ≥ 0 (each a self-increase).
+    pub positive_replies: u64,
 }
 
 /// The reaction point of one flow.
@@ -159,6 +201,14 @@ pub struct Rp {
     pub stats: RpStats,
     /// Times of received CNMs are counted per sampling interval by the recorder.
     pub cnms_since_sample: u64,
+    /// Bytes sent since the last CNM (extra fast recovery).
+    bytes_since_cnm: f64,
+    /// The probing side (QCN-P, QCN-PR).
+    prober: Option<Prober>,
+    /// The rate the latest CP reply guides CR towards (QCN-PR).
+    guided_bps: Option<f64>,
+    /// The CPs' weight W, to read Fb from a reply.
+    w: f64,
 }
 
 impl Rp {
@@ -180,7 +230,49 @@ impl Rp {
             rng,
             stats: RpStats::default(),
             cnms_since_sample: 0,
+            bytes_since_cnm: 0.0,
+            prober: params.probes.as_ref().map(Prober::new),
+            guided_bps: None,
+            w: 2.0,
         }
+    }
+
+    /// Sets the CPs' weight W, with which probe replies are read.
+    pub fn with_cp_weight(mut self, w: f64) -> Self {
+        self.w = w;
+        self
+    }
+
+    /// The flow sent `bytes` (before [`on_transmit`](Self::on_transmit)): a probe to the
+    /// latest CP when an interval is complete (QCN-P, QCN-PR).
+    #[inline]
+    pub fn probe(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) {
+        if let (true, Some(p)) = (self.active, &mut self.prober) {
+            let before = p.sent;
+            p.on_transmit(ctx, flow, bytes);
+            self.stats.probes += p.sent - before;
+        }
+    }
+
+    /// A CP answered a probe: Fb ≥ 0 adds `self_increase` to CR; a guided rate is kept
+    /// for the frames that follow.
+    pub fn on_reply(&mut self, reply: Reply, line_bps: u64) -> RpAction {
+        self.stats.replies += 1;
+        self.cnms_since_sample += 1;
+        if !self.active {
+            return RpAction::default();
+        }
+        if let Some(rate) = reply.rate_bps() {
+            self.guided_bps = Some(rate);
+        }
+        if reply.fb(self.w) >= 0.0 && self.p.self_increase.0 > 0 {
+            self.stats.positive_replies += 1;
+            let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
+            self.cr = (self.cr + self.p.self_increase.0 as f64).min(c);
+            self.tr = self.tr.max(self.cr);
+            return RpAction { rate_bps: Some(self.current_rate()), arm_timer: None };
+        }
+        RpAction::default()
     }
 
     /// The parameters.
@@ -268,6 +360,10 @@ impl Rp {
         }
         self.si = 0;
         self.ts = 0;
+        self.bytes_since_cnm = 0.0;
+        if let Some(p) = &mut self.prober {
+            p.heard_from(cnm.cpid);
+        }
         let dec = (1.0 - self.p.gd * fb as f64).max(self.p.min_dec_factor);
         self.cr = (self.cr * dec).max(self.p.min_rate.0 as f64);
         if self.scheme != MulticastScheme::Standard && self.fb_hat == FB_MAX {
@@ -284,15 +380,23 @@ impl Rp {
         if !self.active {
             return RpAction::default();
         }
+        self.bytes_since_cnm += bytes as f64;
+        let mut guided = RpAction::default();
+        if let Some(m) = self.guided_bps {
+            self.cr = (self.cr + self.p.self_increase_factor * (m - self.cr))
+                .clamp(self.p.min_rate.0 as f64, line_bps as f64);
+            guided.rate_bps = Some(self.current_rate());
+        }
         self.bc_left -= match self.p.byte_counter {
             Size::Bytes(_) => bytes as f64,
             Size::Frames(_) => 1.0,
         };
         if self.bc_left >= 0.0 {
-            return RpAction::default();
+            return guided;
         }
         self.si += 1;
-        let full = self.si < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
+        let extra = self.p.extra_fast_recovery && self.bytes_since_cnm < self.p.efr_max.value() as f64;
+        let full = (self.si < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery) && !extra;
         let cycle = if full { self.byte_cycle() } else { self.byte_cycle() / 2.0 };
         self.bc_left = cycle * self.jitter();
         self.self_increase(line_bps)
@@ -304,6 +408,10 @@ impl Rp {
             return RpAction::default();
         }
         self.ts += 1;
+        if self.p.drift_factor != 1.0 {
+            let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
+            self.cr = (self.cr * self.p.drift_factor).min(c);
+        }
         let mut action = self.self_increase(line_bps);
         if self.active {
             let full = self.ts < self.p.fast_recovery_threshold || !self.p.halve_after_fast_recovery;
@@ -353,6 +461,10 @@ impl Rp {
             self.bc_left = self.byte_cycle();
             self.timer_epoch = self.timer_epoch.wrapping_add(1);
             self.stats.releases += 1;
+            self.guided_bps = None;
+            if let Some(p) = &mut self.prober {
+                p.stop();
+            }
         }
         RpAction { rate_bps: Some(self.current_rate()), arm_timer: None }
     }
@@ -621,5 +733,91 @@ mod tests {
         assert_eq!((r.fb_hat, r.rep_cpid), (8, 4));
         r.on_cnm(Cnm { fb: 9, cpid: 7 }, G);
         assert_eq!((r.fb_hat, r.rep_cpid), (9, 7));
+    }
+
+    fn roeck_rp(f: impl FnOnce(&mut RpParams)) -> Rp {
+        let mut params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
+        f(&mut params);
+        Rp::new(&params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
+    }
+
+    /// Extra fast recovery: while fewer than efr_max bytes were sent since the CNM, the
+    /// byte counter cycles at 75 KB (50 frames) instead of 150 KB (100 frames).
+    #[test]
+    fn extra_fast_recovery_halves_the_first_cycles() {
+        let mut r = roeck_rp(|p| {
+            p.extra_fast_recovery = true;
+            p.efr_max = Size::Bytes(200_000);
+        });
+        r.on_cnm(cnm(32), G);
+        // A cycle ends when the counter goes below zero: 101 frames for 150 KB.
+        assert_eq!(finish_byte_cycle(&mut r), 101, "the first cycle is loaded at the CNM");
+        // 151500 B sent < 200000: the reload is half (75 KB, 51 frames).
+        assert_eq!(finish_byte_cycle(&mut r), 51);
+        // 228000 B sent ≥ 200000: full cycles again (still in fast recovery).
+        assert_eq!(finish_byte_cycle(&mut r), 101);
+    }
+
+    /// Drift: each timer expiry multiplies CR by the factor before the increase step.
+    #[test]
+    fn drift_factor_at_timer_expiry() {
+        let mut r = roeck_rp(|p| p.drift_factor = 1.0005);
+        r.on_cnm(cnm(32), G);
+        // CR = 750 Mbit/s, TR = 1 Gbit/s; drift: CR = 750.375; FR: CR = (750.375 + 1000)/2.
+        r.on_timer(1, G);
+        assert_eq!(r.current_rate(), 875_187_500);
+    }
+
+    /// QCN-P: probes go to the CP of the latest CNM every 100000 bytes while limited; a
+    /// reply with Fb ≥ 0 adds 1 Mbit/s to CR (and lifts TR to CR); Fb < 0 does nothing.
+    #[test]
+    fn qcn_p_probes_and_self_increase() {
+        let mut r = roeck_rp(|p| {
+            p.probes = Some(ProbeParams::default());
+            p.self_increase = Rate(1_000_000);
+        });
+        let mut timers = crate::engine::Timers::default();
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut ctx = Ctx { now: 0, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        let flow = FlowView { id: 0, src: 1, dst: 2 };
+        for _ in 0..100 {
+            r.probe(&mut ctx, &flow, 1500);
+        }
+        assert_eq!(r.stats.probes, 0, "not limited");
+        r.on_cnm(Cnm { fb: 32, cpid: 5 }, G);
+        for _ in 0..67 {
+            r.probe(&mut ctx, &flow, 1500);
+        }
+        assert_eq!(r.stats.probes, 1);
+        assert_eq!(
+            outbox.pop().unwrap().1.header,
+            crate::net::Header::Probe(crate::l2::probing::Probe { cpid: 5 })
+        );
+        let negative = Reply { cpid: 5, qoff: 10, qdelta: 0, rate_kbps: 0 };
+        assert_eq!(r.on_reply(negative, G), RpAction::default());
+        let positive = Reply { cpid: 5, qoff: -10, qdelta: 0, rate_kbps: 0 };
+        assert_eq!(r.on_reply(positive, G).rate_bps, Some(751_000_000));
+        assert_eq!(r.stats.positive_replies, 1);
+    }
+
+    /// QCN-PR: after a reply with M = 500 Mbit/s, each frame moves CR by 0.1 % of the gap.
+    #[test]
+    fn qcn_pr_guidance_per_frame() {
+        let mut r = roeck_rp(|p| {
+            p.probes = Some(ProbeParams::default());
+            p.self_increase_factor = 0.001;
+        });
+        r.on_cnm(cnm(32), G);
+        r.on_reply(Reply { cpid: 1, qoff: 10, qdelta: 0, rate_kbps: 500_000 }, G);
+        let a = r.on_transmit(1500, G);
+        // 750 − 0.001·250 = 749.75 Mbit/s.
+        assert_eq!(a.rate_bps, Some(749_750_000));
+        // 49 more frames, within the byte-counter cycle: the gap shrinks by 0.999 each.
+        for _ in 0..49 {
+            r.on_transmit(1500, G);
+        }
+        let want = 500e6 + 250e6 * 0.999f64.powi(50);
+        assert!((r.cr - want).abs() < 1.0, "{} vs {want}", r.cr);
     }
 }

@@ -1,0 +1,94 @@
+//! E2CM's scenario table (`[protocols.e2cm]`) and its installation: ECM's congestion
+//! points without positive feedback, answering probes (with a fair rate when
+//! `guidance` is given: E2CM-PR), and a probing reaction point on each selected flow.
+
+use serde::{Deserialize, Serialize};
+
+use super::Rp;
+use crate::l2::ecm::{CongestionPoint, Cp, CpParams, RpParams};
+use crate::l2::probing::{FairShare, GuidanceParams, ProbeParams};
+use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
+use crate::scenario::install::{Install, InstallCx};
+use crate::scenario::schema::{HostSel, PortSel};
+use crate::scenario::units::Size;
+use crate::scenario::ScenarioError;
+use crate::traffic::Destination;
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_bcn_size() -> Size {
+    Size::Bytes(64)
+}
+
+/// `[protocols.e2cm]`: E2CM-P, or E2CM-PR with `guidance`. Roeck 2007's first parameter
+/// set by default (the second samples every 75000 and probes every 50000 bytes).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct E2cmConfig {
+    /// Switch E2CM on or off without deleting the table.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Egress queues with a congestion point: "switches", "all", "none" or port names.
+    pub congestion_points: PortSel,
+    /// Flows with a reaction point: traffic entry names or patterns ("*" for all).
+    pub flows: HostSel,
+    /// BCN size on the wire.
+    #[serde(default = "default_bcn_size")]
+    pub bcn_size: Size,
+    /// BCN priority (0..=7).
+    #[serde(default)]
+    pub bcn_priority: u8,
+    /// Congestion point parameters (ECM's).
+    #[serde(default)]
+    pub cp: CpParams,
+    /// Reaction point parameters (ECM's).
+    #[serde(default)]
+    pub rp: RpParams,
+    /// The probes (probeInterval 100000 bytes, 64 bytes, priority 7).
+    #[serde(default)]
+    pub probes: ProbeParams,
+    /// Rate guidance in replies (E2CM-PR: rateTimer 1 ms, switchRateWeight 0.02);
+    /// absent = E2CM-P.
+    #[serde(default)]
+    pub guidance: Option<GuidanceParams>,
+}
+
+impl Install for E2cmConfig {
+    fn install(&self, ep: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let format =
+            crate::l2::ecm::config::check(ep, cx, &self.cp, &self.rp, self.bcn_size, self.bcn_priority)?;
+        self.probes.check("probes").map_err(|(k, m)| cx.err(&format!("{ep}.{k}"), m))?;
+        if let Some(g) = &self.guidance {
+            g.check("guidance").map_err(|(k, m)| cx.err(&format!("{ep}.{k}"), m))?;
+        }
+        let cp_key = format!("{ep}.congestion_points");
+        for p in cx.ports(&self.congestion_points, &cp_key)? {
+            let rng = cx.rng("e2cm-cp", &cx.net.port_name(p));
+            let mut cp = Cp::new(&self.cp, p + 1, rng);
+            cp.positive_to_tagged = false;
+            let guidance =
+                self.guidance.as_ref().map(|g| FairShare::new(g, cx.net.ports[p as usize].rate_bps));
+            let cp = CongestionPoint { cp, format, guidance };
+            cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
+        }
+        let flows_key = format!("{ep}.flows");
+        for f in cx.flows_of(&self.flows, &flows_key)? {
+            cx.check_frame_time(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
+            let flow = &cx.flows[f as usize];
+            if matches!(flow.dst, Destination::Tree { .. }) {
+                return Err(cx.err(
+                    &flows_key,
+                    format!("flow {} is multicast; E2CM regulates unicast flows", flow.name),
+                ));
+            }
+            let rp = Rp::new(&self.rp, self.cp.w, self.cp.qeq, &self.probes, flow.line_bps);
+            cx.attach_reaction_point(f, AnyReactionPoint::E2cm(rp), &flows_key)?;
+        }
+        Ok(())
+    }
+}
