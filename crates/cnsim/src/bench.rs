@@ -52,6 +52,40 @@ pub const CASES: &[BenchCase] = &[
         settings: &["duration=1s", r#"protocols.fecn={congestion_points="switches", flows="*"}"#],
         bottleneck: "sw->n5",
     },
+    BenchCase {
+        name: "8021au-baseline-fecn-b",
+        scenario: "roeck2007-baseline",
+        settings: &["duration=1s", r#"protocols.fecn={congestion_points="switches", flows="*", severe={}}"#],
+        bottleneck: "sw->n5",
+    },
+    BenchCase {
+        name: "8021au-baseline-e2cm-pr",
+        scenario: "roeck2007-baseline",
+        settings: &[
+            "duration=1s",
+            r#"protocols.e2cm={congestion_points="switches", flows="*", guidance={}}"#,
+        ],
+        bottleneck: "sw->n5",
+    },
+    // QCN as Roeck 2007 ran it (the first parameter set; `cnsim reproduce roeck2007`).
+    BenchCase {
+        name: "8021au-baseline-qcn",
+        scenario: "roeck2007-baseline",
+        settings: &[
+            "duration=1s",
+            r#"protocols.qcn={congestion_points="switches", flows="*", cp={qeq="24000B", sampling="probability"}, rp={timer="200us", min_rate="10Mbps", r_ai="12Mbps", extra_fast_recovery=true, drift_factor=1.0005}}"#,
+        ],
+        bottleneck: "sw->n5",
+    },
+    BenchCase {
+        name: "8021au-baseline-qcn-pr",
+        scenario: "roeck2007-baseline",
+        settings: &[
+            "duration=1s",
+            r#"protocols.qcn={congestion_points="switches", flows="*", cp={qeq="24000B", sampling="probability", guidance={switch_rate_weight=0.002}}, rp={timer="200us", min_rate="10Mbps", r_ai="12Mbps", extra_fast_recovery=true, byte_counter="100000B", self_increase_factor=0.001, probes={}}}"#,
+        ],
+        bottleneck: "sw->n5",
+    },
 ];
 
 /// A ratio between two benchmarks that a speed target is stated in.
@@ -98,6 +132,30 @@ pub const RATIOS: &[BenchRatio] = &[
     BenchRatio {
         name: "FECN vs none on the 802.1au baseline, bottleneck frames/s",
         cases: ("8021au-baseline-fecn", "8021au-baseline"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.75",
+    },
+    BenchRatio {
+        name: "FECN-B vs none on the 802.1au baseline, bottleneck frames/s",
+        cases: ("8021au-baseline-fecn-b", "8021au-baseline"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.75",
+    },
+    BenchRatio {
+        name: "E2CM-PR vs none on the 802.1au baseline, bottleneck frames/s",
+        cases: ("8021au-baseline-e2cm-pr", "8021au-baseline"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.75",
+    },
+    BenchRatio {
+        name: "QCN (Roeck 2007) vs none on the 802.1au baseline, bottleneck frames/s",
+        cases: ("8021au-baseline-qcn", "8021au-baseline"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.75",
+    },
+    BenchRatio {
+        name: "QCN-PR vs none on the 802.1au baseline, bottleneck frames/s",
+        cases: ("8021au-baseline-qcn-pr", "8021au-baseline"),
         figure: Figure::BottleneckFramesPerS,
         target: ">= 0.75",
     },

@@ -140,7 +140,8 @@ impl Prober {
     /// A rate-limited flow sent `bytes`: a probe when an interval is complete.
     #[inline]
     pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) {
-        if self.target == 0 {
+        // A flow without one destination (spread over many) has no path to probe.
+        if self.target == 0 || flow.dst == crate::net::NONE {
             return;
         }
         self.left -= f64::from(bytes);
