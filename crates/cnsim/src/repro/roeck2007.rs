@@ -1,8 +1,9 @@
 //! Roeck, "Congestion Management Protocols Simulation Results and Protocol Variations"
 //! (IEEE 802.1au, July 2007): ECM, E2CM, FECN, QCN and their probing variants on the
-//! 802.1au test topologies — so far the tests that the seed describes fully (baseline,
-//! 1, 5, 7, 8, 9, 10) with no congestion management, with ECM under both of its
-//! parameter sets, and with FECN.
+//! 802.1au test topologies: the tests that the seed describes fully (baseline, 1, 5, 7,
+//! 8, 9, 10) with no congestion management and with every protocol the seed ran but
+//! E2CM's original path probing: ECM, E2CM-P, E2CM-PR, FECN, FECN-B, QCN, QCN-P and
+//! QCN-PR, each under both of the seed's parameter sets where it gives two.
 //!
 //! The seed's results are plots and verdicts; its numbers are the fair allocations it
 //! states (tests 7 and 8, and the baseline's 2.5 Gbit/s per source), which the comparison
@@ -299,7 +300,7 @@ pub fn study() -> Study {
         note: "The seed states fair allocations, not measurements: each row is the max-min fair rate of a \
                flow next to the throughput it got over the whole run (start-up included) under each protocol; \
                the difference is ECM with the first parameter set against the fair rate, ± the 95 % confidence \
-               interval over seeds.",
+               interval over seeds. Every protocol column is the first parameter set.",
     };
     let tables = Tables {
         sections: "test",
@@ -406,8 +407,7 @@ pub fn study() -> Study {
     ];
     Study {
         name: "roeck2007",
-        title:
-            "Roeck 2007: congestion management on the IEEE 802.1au tests (no management, ECM and FECN so far)",
+        title: "Roeck 2007: congestion management protocols on the IEEE 802.1au tests",
         seeds: (5, 2),
         quick_duration: Duration(20 * PS_PER_MS),
         axes,
@@ -466,60 +466,111 @@ const INTRO: &str = r#"
   stated congestion points and fair shares; test 10 with the N = 10 switches its slide
   describes. CBR sources carry a jitter of half a frame gap so that equal-period
   sources do not phase-lock.
-- **ECM** (`[protocols.ecm]`, on every switch port and every flow): the seed's first
-  parameter set (Qeq 375, Qsc 1600, W 2, Gi 0.53333, Gd 0.00026667, Ru = Rd = Rmin =
-  1 Mbit/s, Td 1 ms, sampling every 150000 bytes; the second set samples every 75000).
-  Choices where neither the seed nor the reference gives the rule, each a scenario key:
-  queue quantities in 64-byte pages (Qeq = 24000 B, the target QCN and FECN share);
-  sampling intervals randomized by U(0.85, 1.15) as in QCN; BCN(0,0) read as the largest
-  negative feedback (a halving); a drift of Rd per Td without feedback; one rate
-  regulator per congestion point, the flow sending at and tagged with the most
-  restrictive one.
-- **FECN** (`[protocols.fecn]`, every switch port and every flow), the seed's values (T 1 ms,
-  N0 10, A 1.1, B 1.002, C 0.1, α 0.5, minRate 10 Mbit/s, Qeq 192000 bits) and the
-  reconstructed rate law of the reference (§6.1). Choices: probes, not tags (the seed),
-  64 bytes, in the data's traffic class (so a full queue can drop them); a port
-  recomputes its rate at the first frame after each interval of T; the capacity is the
-  link rate (no correction for time spent paused); sources start at line rate and probe
-  from their first frame. FECN does not run on test 1, whose sources spread their frames
-  over every destination and have no one path to probe.
-- **Not yet**: tests 2, 3 and 6 (their multi-switch topologies are not in the seed or the
-  reference), test 4 (not defined in the seed either), E2CM, FECN-B, QCN as Roeck ran it,
-  and the probing variants. Reaction times are measured on test 5 only, whose load
-  changes at known instants.
+- **Every protocol runs on every switch port and every flow**, with the seed's
+  parameters; the table each cell adds to its test's scenario is in the cell's
+  `scenario.toml` (`scenarios/` of this directory), and
+  `cnsim::repro::roeck2007::protocol_table` writes it.
+- **ECM** (`[protocols.ecm]`): Qeq 375, Qsc 1600, W 2, Gi 0.53333, Gd 0.00026667, Ru = Rd =
+  Rmin = 1 Mbit/s, Td 1 ms, sampling every 150000 bytes (second set: 75000). Choices
+  where neither the seed nor the reference gives the rule, each a scenario key: queue
+  quantities in 64-byte pages (Qeq = 24000 B, the target QCN and FECN share); sampling
+  intervals randomized by U(0.85, 1.15) as in QCN; BCN(0,0) read as the largest negative
+  feedback (a halving); a drift of Rd per Td without feedback; one rate regulator per
+  congestion point, the flow sending at and tagged with the most restrictive one.
+- **E2CM-P and E2CM-PR** (`[protocols.e2cm]`): ECM's parameters, with probes every
+  100000 bytes (second set: 50000) from a regulated flow to the CP of its latest negative
+  BCN, 64 bytes at priority 7, in place of ECM's tags. Choices: the probe follows the
+  flow's path and the CP with its CPID answers when the probe reaches its queue (the
+  probe then goes on to the destination, which discards it); the reply carries the CP's
+  Qoff and Qdelta at that moment; only a reply with Fb > 0 acts (the positive feedback
+  tags used to bring; the seed's own advice is "avoid negative feedback to probes");
+  under E2CM-PR the reply also carries the CP's fair rate, measured over rateTimer = 1 ms
+  windows as r·f·C/A (f = Qeq/Q above the set point) and smoothed by switchRateWeight =
+  0.02 per arriving frame, and the regulator never exceeds it; BCNs carry no rate.
+  flowQeq belongs to E2CM's path probes, which are not modelled: **plain E2CM is not
+  run**.
+- **FECN** (`[protocols.fecn]`): T 1 ms, N0 10, A 1.1, B 1.002, C 0.1, α 0.5, minRate
+  10 Mbit/s, Qeq 192000 bits, and the reconstructed rate law of the reference (§6.1).
+  Choices: probes, not tags (the seed), 64 bytes, in the data's traffic class (so a full
+  queue can drop them); a port recomputes its rate at the first frame after each
+  interval of T; the capacity is the link rate (no correction for time spent paused);
+  sources start at line rate and probe from their first frame.
+- **FECN-B** (`[protocols.fecn.severe]`): FECN plus BCN(0,0) from a port whose queue is at
+  or above Qsc = 960000 bits (120000 B), checked every 150000 bytes of arrivals (ECM's
+  sampling; the seed names no rate), which halves the source's rate at once. "Fast
+  start" is where every FECN source here starts anyway: at line rate.
+- **QCN** (`[protocols.qcn]`), the seed's 2-point set: Qeq 24000 B, W 2, Gd 1/128, timer
+  200 µs, minRate 10 Mbit/s, minDecFactor 0.5, fast recovery threshold 5, A = 12 Mbit/s
+  read as the active-increase step, hyper-active increase on (its step is not given:
+  802.1Qau's 50 Mbit/s). Readings of the names the seed gives without rules: each
+  arriving frame is sampled with probability baseProbability·(1 + 9·|Fb|/63), 1 % to 10 %
+  (2 % to 20 % in the second set); toThreshold is the byte counter (150000 is 802.1Qau's,
+  75000 in the second set); extraFastRecovery halves the byte-counter cycles for the
+  first EfrMax = 1000000 bytes after a CNM; driftFactor = 1.0005 multiplies CR at each
+  timer expiry.
+- **QCN-P and QCN-PR**: the QCN set without drift, byte counter (toThreshold) 100000
+  bytes (second set 50000), which is also the probe interval (the E2CM sets' probeInterval
+  takes the same values). QCN-P: a reply with Fb ≥ 0 adds selfIncrease = 1 Mbit/s to the
+  rate ("linear self-increase"). QCN-PR: the CP's fair rate as under E2CM-PR with
+  switchRateWeight 0.002, and each frame sent moves the rate by selfIncreaseFactor = 0.1 %
+  of the gap to it (per reply, 0.1 % would take seconds to show).
+- Probing protocols (all but ECM and QCN) do not run on test 1, whose sources spread
+  their frames over every destination and have no one path to probe.
+- **Not run**: tests 2, 3 and 6 (their multi-switch topologies are not in the seed or the
+  reference), test 4 (not defined in the seed either), E2CM with path probes. Reaction
+  times are measured on test 5 only, whose load changes at known instants.
 "#;
 
 const GAPS: &str = r#"
-### The seed's verdicts on ECM next to ours
+### The seed's verdicts next to ours
 
-- *"Good performance over wide range of conditions"*: see the utilisation and loss columns
-  below. ECM keeps the hotspots busy and their queues near Qeq (16 frames); it loses
-  frames only at the start, before the first BCN arrives, where drop-tail loses half or
-  more of what reaches the hotspot.
-- *"Marginal fairness"*: see the fairness column (Jain's index of each flow's throughput
-  against its max-min fair rate, start-up included). On the congestion chains (tests 9
-  and 10) drop-tail starves the flows that cross several switches and ECM gives them most
-  of their share back; nowhere does ECM reach max-min exactly: a source's regulator
-  recovers only through samples of its own frames, and positive feedback goes only to
-  frames a CP has tagged.
-- *"Some oscillation with complex topologies"*: compare the queue std column of tests 9
-  and 10 with the baseline's (whose deviation includes its start-up overshoot).
-- *"Visible throughput impact due to tagging"*: our tag rides in the data frame's header
+- **ECM** — *"Good performance over wide range of conditions"*: it keeps the hotspots
+  busy and their queues near Qeq (16 frames); it loses frames only at the start, before
+  the first BCN arrives (none at all with the second set on the baseline), where
+  drop-tail loses half or more of what reaches the hotspot. *"Marginal fairness"*: see
+  the fairness column; a regulator recovers only through samples of its own frames, and
+  positive feedback goes only to frames a CP has tagged. *"Some oscillation with complex
+  topologies"*: compare the queue std of tests 9 and 10 with the baseline's.
+  *"Visible throughput impact due to tagging"*: our tag rides in the data frame's header
   and costs no bytes on the wire, so this model cannot show that impact.
-
-### The seed's verdicts on FECN next to ours
-
-- *"Excellent fairness"*: on the single-switch baseline the sources follow one advertised
-  rate, and every flow gets its fair share once the first probes return (fairness
-  column), at the price of a start-up burst: sources send at line rate for the first
-  probe period.
-- *"Problems with output generated hotspots and with complex topologies"*: test 1 cannot
-  run FECN here at all (no single path to probe); on the chains (tests 9, 10) probes wait
-  and drop in the same full queues as the data, so sources keep stale rates, and a port's
-  arrival rate counts flows bottlenecked elsewhere, which lowers its estimate of the
-  number of flows; see the loss and fairness columns.
-- *"Slow reaction to changed conditions"*: see test 5's reaction columns against ECM's.
-  *"Oscillation with multiple hotspots"*: compare the chains' queue deviations.
+- **E2CM-P** — *"Pretty much equivalent to ECM"*: on the single-hotspot tests its queue,
+  loss and utilisation match ECM's; its fairness is better there (probes reach every
+  regulated flow, where ECM's positive feedback waits for a tagged frame to be sampled),
+  and worse on the chains, where a flow's probes go to its latest CP only.
+- **E2CM-PR** — *"Very good fairness"*: with FECN-B the closest to max-min on tests 7
+  and 8 (an index of 0.99 and more). *"Oscillation in complex topologies w/ multiple hotspots"*: on
+  the chains its hotspot utilisation drops (to about 86 % on test 10) and its fairness
+  with it: a CP's fair-rate estimate counts flows bottlenecked elsewhere.
+- **FECN** — *"Excellent fairness"*: on the single-switch baseline every flow gets its fair
+  share once the first probes return, at the price of a start-up burst (sources send at
+  line rate for the first probe period). *"Problems with output generated hotspots and
+  with complex topologies"*: test 1 cannot run FECN here at all (no single path to
+  probe); on the chains probes wait and drop in the same full queues as the data and the
+  fairness collapses. *"Slow reaction to changed conditions"*: see test 5's reaction
+  columns. *"Oscillation with multiple hotspots"*: compare the queue deviations of tests
+  7–10 with the baseline's.
+- **FECN-B** — the seed gives no verdict; ours: BCN(0,0) cuts FECN's losses by one to two
+  orders of magnitude everywhere, and where FECN's fairness collapses (the chains)
+  FECN-B's stays at 0.99: the cut comes within a round trip, before probes drown.
+- **QCN** — *"Fast reaction to load increases, slow reaction to load decreases"*: on test
+  5 our QCN takes longer to rise after the bursty pair leaves than to fall when it comes
+  with the first parameter set, as the seed says, and barely with the second. *"Marginal
+  fairness"*: see the fairness column (no positive feedback: a cut flow recovers on its
+  own clock whatever the others do).
+- **QCN-P** — *"Overall best performance"*: the QCN family has the steadiest queues
+  (the lowest deviation and peak), keeps the hotspots at 99–100 % and, with the second
+  set, loses nothing on any test but test 1. *"Marginal fairness"*: likewise ours, no better than QCN's:
+  1 Mbit/s per positive reply is small next to QCN's own increases.
+- **QCN-PR** — *"Good fairness"*: better than QCN-P's on every test with two hotspots or
+  one (tests 7, 8 and the baseline), which is the seed's case for rate guidance.
+  *"Starts oscillating in topology with 12 hotspots"*: our longest chain has 10; its
+  queue deviation is the largest of the QCN family there.
+- Where we contradict the seed: E2CM-P is fairer than ECM on single hotspots (the seed
+  calls them equivalent), likely because our probes reach the CP every 100 KB of a
+  regulated flow while ECM's positive feedback needs a sampled, tagged frame; and the
+  whole probing family (E2CM-P/PR, QCN-P/PR) is *less* fair than its parent on the
+  10-switch chain, which the seed does not report: a flow probes only its latest CP, and
+  on a chain that is whichever CP cut it last, not its bottleneck.
 "#;
 
 #[cfg(test)]

@@ -376,6 +376,7 @@ impl Rp {
     }
 
     /// The limiter released `bytes` (reference §2.3 "on frame transmitted").
+    #[inline]
     pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RpAction {
         if !self.active {
             return RpAction::default();
