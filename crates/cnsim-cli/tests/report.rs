@@ -115,17 +115,17 @@ fn reports_render_in_a_browser() {
     let pdf = std::fs::read(root.join("rep/figures/cbr-per-frame/fig08-loss.pdf")).unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
 
-    // A second reproduction on the same framework: Roeck 2007, 15 cells per test (6
+    // A second reproduction on the same framework: Roeck 2007, 17 cells per test (7
     // protocols under 2 parameter sets, 3 under one).
     let o = cnsim(&root, &["reproduce", "roeck2007", "--quick", "--seeds", "1", "--out", "roeck", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_report(&root.join("roeck/report.html"), None);
     let rows = std::fs::read_to_string(root.join("roeck/results.csv")).unwrap().lines().count() - 1;
-    assert_eq!(rows, 7 * 15 - 10, "7 tests × 15 cells × 1 seed; no probing protocol on test 1 (10 cells)");
+    assert_eq!(rows, 7 * 17, "7 tests × 17 cells × 1 seed");
     let cmp = std::fs::read_to_string(root.join("roeck/comparison.csv")).unwrap();
-    assert_eq!(cmp.lines().count() - 1, 8 * 9, "8 fair shares × 9 configurations");
+    assert_eq!(cmp.lines().count() - 1, 8 * 10, "8 fair shares × 10 configurations");
     let per_cell = std::fs::read_dir(root.join("roeck/figures/cells")).unwrap().count();
-    assert_eq!(per_cell, 95 * 2, "queues and throughput of every cell");
+    assert_eq!(per_cell, 119 * 2, "queues and throughput of every cell");
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();

@@ -173,7 +173,7 @@ fn fecn_shares_the_baseline_hotspot_evenly() {
 /// A test's bundled scenario with a protocol's table as the reproduction runs it
 /// (`protocol_table`), under `seed`.
 fn run_protocol(test: &str, protocol: &str, params: &str, seed: u64) -> Summary {
-    let name = format!("roeck2007-{test}");
+    let name = cnsim::repro::roeck2007::scenario_name(test);
     let table = cnsim::repro::roeck2007::protocol_table(protocol, params);
     let text = format!("{}\n{table}", bundled::get(&name).unwrap());
     let s = parse(&text, &name, &[format!("seed={seed}")]).unwrap_or_else(|e| panic!("{e}"));
@@ -236,5 +236,42 @@ fn fecn_b_cuts_fecn_losses() {
         let (fecn, fecn_b) = (run_protocol(test, "fecn", "run1", 1), run_protocol(test, "fecn-b", "run1", 1));
         let (a, b) = (switch_drops(&fecn), switch_drops(&fecn_b));
         assert!(a > 1000 && b * 10 < a, "{test}: FECN {a}, FECN-B {b} frames lost");
+    }
+}
+
+/// The seed's E2CM "favors short-distance flows over long distance flows": on the
+/// 7-switch chain the hot flow from switch 1 (crossing every trunk) ends with less than
+/// half of what the flow from switch 7 gets, where max-min gives both 1.25 Gbit/s; its
+/// path probe sums every queue it crosses.
+#[test]
+fn e2cm_favours_short_flows_on_the_chain() {
+    let s = run_protocol("test9", "e2cm", "run1", 1);
+    let gbps = |name: &str| s.flows.iter().find(|f| f.name == name).unwrap().throughput_bps / 1e9;
+    let (far, near) = (gbps("hot1/h2"), gbps("hot7/h20"));
+    assert!(far < 0.5 * near, "hot1 {far:.2} vs hot7 {near:.2} Gbit/s");
+}
+
+/// The seed's E2CM and FECN "problems with output generated hotspots": on test 1 (node
+/// 1 drains 1 Gbit/s and PAUSEs its switch port) both read the paused port at its link
+/// rate, so their hotspot queue stays fuller and they lose more there than ECM, which
+/// reads the queue alone.
+#[test]
+fn path_probing_and_fecn_struggle_with_the_output_generated_hotspot() {
+    let hot = |s: &Summary| s.queues.iter().find(|q| q.port == "sw->n1").unwrap().clone();
+    let ecm = hot(&run_protocol("test1", "ecm", "run1", 1));
+    for protocol in ["e2cm", "fecn"] {
+        let q = hot(&run_protocol("test1", protocol, "run1", 1));
+        assert!(
+            q.mean_frames > ecm.mean_frames + 30.0,
+            "{protocol}: {:.0} vs ECM {:.0} frames",
+            q.mean_frames,
+            ecm.mean_frames
+        );
+        assert!(
+            q.dropped_frames > ecm.dropped_frames,
+            "{protocol}: {} vs ECM {} lost",
+            q.dropped_frames,
+            ecm.dropped_frames
+        );
     }
 }

@@ -1093,3 +1093,9 @@ fn qcn_probe_priority_out_of_range() {
     let e = error_of(&with_qcn("[protocols.qcn.rp.probes]\npriority = 9\n"), &[]);
     assert_located(&e, "protocols.qcn.rp.probes.priority", &["9 is not a priority"]);
 }
+
+#[test]
+fn e2cm_guidance_with_path_probes() {
+    let e = error_of(&with_e2cm("probe_to = \"destination\"\n[protocols.e2cm.guidance]\n"), &[]);
+    assert_located(&e, "protocols.e2cm.guidance", &["probe_to = \"destination\"", "E2CM-PR"]);
+}

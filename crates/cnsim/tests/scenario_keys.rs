@@ -190,6 +190,8 @@ congestion_points = ["hub->edge"]
 flows = ["steady"]
 bcn_size = "128B"
 bcn_priority = 6
+probe_to = "destination"
+flow_qeq = "20000B"
 
 [protocols.e2cm.cp]
 qeq = 300.0
@@ -216,6 +218,7 @@ priority = 6
 [protocols.e2cm.guidance]
 rate_t = "2ms"
 switch_rate_weight = 0.01
+
 
 [protocols.fecn]
 enabled = false

@@ -137,18 +137,35 @@ impl Prober {
         self.left = self.interval;
     }
 
-    /// A rate-limited flow sent `bytes`: a probe when an interval is complete.
+    /// A flow with a target sent `bytes`: whether a probe is due (an interval is
+    /// complete). A flow without one destination (spread over many) has no path to
+    /// probe.
     #[inline]
-    pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) {
-        // A flow without one destination (spread over many) has no path to probe.
+    pub fn due(&mut self, flow: &FlowView, bytes: u32) -> bool {
         if self.target == 0 || flow.dst == crate::net::NONE {
-            return;
+            return false;
         }
         self.left -= f64::from(bytes);
         if self.left > 0.0 {
-            return;
+            return false;
         }
         self.left += self.interval;
+        self.sent += 1;
+        true
+    }
+
+    /// A probe frame with `header`, from the flow's source to its destination.
+    pub fn frame(&self, ctx: &Ctx, flow: &FlowView, header: Header) -> Frame {
+        Frame::message(self.size, self.priority, flow.src, flow.dst, flow.id, ctx.now, header)
+    }
+
+    /// A rate-limited flow sent `bytes`: a probe to the target CP when an interval is
+    /// complete.
+    #[inline]
+    pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) {
+        if !self.due(flow, bytes) {
+            return;
+        }
         let probe = Frame::message(
             self.size,
             self.priority,
@@ -159,7 +176,6 @@ impl Prober {
             Header::Probe(Probe { cpid: self.target }),
         );
         ctx.send(Send::Forward { node: flow.src }, probe);
-        self.sent += 1;
     }
 }
 

@@ -60,6 +60,9 @@ pub enum Header {
     Probe(crate::l2::probing::Probe),
     /// A congestion point's reply to a probe, back to the probe's source.
     ProbeReply(crate::l2::probing::Reply),
+    /// An E2CM path probe: to the flow's destination, gathering the queueing delay of
+    /// the path, and back.
+    PathProbe(crate::l2::e2cm::PathProbe),
 }
 
 impl Default for Header {
@@ -86,11 +89,13 @@ pub enum HeaderKind {
     Probe,
     /// [`Header::ProbeReply`].
     ProbeReply,
+    /// [`Header::PathProbe`].
+    PathProbe,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 7] = [
+    pub const ALL: [HeaderKind; 8] = [
         HeaderKind::Data,
         HeaderKind::Cnm,
         HeaderKind::Pause,
@@ -98,6 +103,7 @@ impl HeaderKind {
         HeaderKind::Fecn,
         HeaderKind::Probe,
         HeaderKind::ProbeReply,
+        HeaderKind::PathProbe,
     ];
 }
 
@@ -113,6 +119,7 @@ impl Header {
             Header::Fecn(_) => HeaderKind::Fecn,
             Header::Probe(_) => HeaderKind::Probe,
             Header::ProbeReply(_) => HeaderKind::ProbeReply,
+            Header::PathProbe(_) => HeaderKind::PathProbe,
         }
     }
 

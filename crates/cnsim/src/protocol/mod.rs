@@ -238,6 +238,9 @@ impl AnyReactionPoint {
             (AnyReactionPoint::Ecm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
             (AnyReactionPoint::E2cm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
             (AnyReactionPoint::E2cm(rp), crate::net::Header::ProbeReply(reply)) => Some(rp.on_reply(reply)),
+            (AnyReactionPoint::E2cm(rp), crate::net::Header::PathProbe(probe)) => {
+                Some(rp.on_path_reply(probe))
+            }
             (AnyReactionPoint::Fecn(rp), crate::net::Header::Fecn(probe)) => Some(rp.on_probe(probe)),
             (AnyReactionPoint::Fecn(rp), crate::net::Header::Bcn(bcn)) if bcn.severe => Some(rp.on_severe()),
             _ => None,

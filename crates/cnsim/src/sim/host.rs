@@ -53,6 +53,14 @@ impl Sim {
                 }
                 self.flush(now);
             }
+            Header::PathProbe(_) => {
+                let frame = *frame;
+                self.frames.free(id);
+                if !crate::l2::e2cm::on_host(&mut ctx!(self, now), host, &frame) {
+                    self.feedback(&frame, now);
+                }
+                self.flush(now);
+            }
             // Answered (or passed by) at its congestion point on the way.
             Header::Probe(_) => self.frames.free(id),
             // Link-local: consumed by the receiving port, never delivered.

@@ -1,6 +1,7 @@
 //! E2CM's scenario table (`[protocols.e2cm]`) and its installation: ECM's congestion
 //! points without positive feedback, answering probes (with a fair rate when
-//! `guidance` is given: E2CM-PR), and a probing reaction point on each selected flow.
+//! `guidance` is given: E2CM-PR) or adding their queue's drain time to path probes
+//! (E2CM), and a probing reaction point on each selected flow.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,21 @@ fn default_true() -> bool {
 
 fn default_bcn_size() -> Size {
     Size::Bytes(64)
+}
+
+fn default_flow_qeq() -> Size {
+    Size::Bytes(15_000)
+}
+
+/// Where a regulated flow's probes go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProbeTo {
+    /// To the CP of the latest negative BCN, which answers (E2CM-P, E2CM-PR).
+    #[default]
+    Cp,
+    /// To the flow's destination, gathering the path's queueing delay (E2CM).
+    Destination,
 }
 
 /// `[protocols.e2cm]`: E2CM-P, or E2CM-PR with `guidance`. Roeck 2007's first parameter
@@ -53,6 +69,12 @@ pub struct E2cmConfig {
     /// absent = E2CM-P.
     #[serde(default)]
     pub guidance: Option<GuidanceParams>,
+    /// Where probes go: "cp" (E2CM-P, E2CM-PR) or "destination" (E2CM).
+    #[serde(default)]
+    pub probe_to: ProbeTo,
+    /// E2CM: the backlog a flow may hold on its path at equilibrium (Roeck 2007's flowQeq).
+    #[serde(default = "default_flow_qeq")]
+    pub flow_qeq: Size,
 }
 
 impl Install for E2cmConfig {
@@ -65,6 +87,21 @@ impl Install for E2cmConfig {
         self.probes.check("probes").map_err(|(k, m)| cx.err(&format!("{ep}.{k}"), m))?;
         if let Some(g) = &self.guidance {
             g.check("guidance").map_err(|(k, m)| cx.err(&format!("{ep}.{k}"), m))?;
+            if self.probe_to == ProbeTo::Destination {
+                return Err(cx.err(
+                    &format!("{ep}.guidance"),
+                    "is given with probe_to = \"destination\"; expected rate guidance only where CPs answer probes (probe_to = \"cp\", E2CM-PR)".into(),
+                ));
+            }
+        }
+        if !matches!(self.flow_qeq, Size::Bytes(b) if b > 0) {
+            return Err(cx.err(
+                &format!("{ep}.flow_qeq"),
+                format!(
+                    "\"{}\" is not a backlog; expected a positive size in bytes, e.g. \"15000B\"",
+                    self.flow_qeq
+                ),
+            ));
         }
         let cp_key = format!("{ep}.congestion_points");
         for p in cx.ports(&self.congestion_points, &cp_key)? {
@@ -73,7 +110,8 @@ impl Install for E2cmConfig {
             cp.positive_to_tagged = false;
             let guidance =
                 self.guidance.as_ref().map(|g| FairShare::new(g, cx.net.ports[p as usize].rate_bps));
-            let cp = CongestionPoint { cp, format, guidance };
+            let capacity_bps = cx.net.ports[p as usize].rate_bps;
+            let cp = CongestionPoint { cp, format, guidance, capacity_bps };
             cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
         }
         let flows_key = format!("{ep}.flows");
@@ -86,7 +124,10 @@ impl Install for E2cmConfig {
                     format!("flow {} is multicast; E2CM regulates unicast flows", flow.name),
                 ));
             }
-            let rp = Rp::new(&self.rp, self.cp.w, self.cp.qeq, &self.probes, flow.line_bps);
+            let mut rp = Rp::new(&self.rp, self.cp.w, self.cp.qeq, &self.probes, flow.line_bps);
+            if self.probe_to == ProbeTo::Destination {
+                rp = rp.with_path_probes(self.flow_qeq.value() as f64, self.cp.page.value() as f64);
+            }
             cx.attach_reaction_point(f, AnyReactionPoint::E2cm(rp), &flows_key)?;
         }
         Ok(())

@@ -1,6 +1,15 @@
-//! E2CM-P and E2CM-PR (Roeck 2007's variants of IBM Zurich's E2CM, Gusat, Minkenberg and
-//! Luijten, 2007): ECM's backward feedback with probes from the source to its congestion
-//! point in place of ECM's rate-regulator tags.
+//! E2CM (IBM Zurich, Gusat, Minkenberg and Luijten, 2007) and Roeck 2007's E2CM-P and
+//! E2CM-PR: ECM's backward feedback with probes in place of ECM's rate-regulator tags.
+//!
+//! - **E2CM** (`probe_to = "destination"`; reference §5's reconstruction, the E2CM slides
+//!   were not found): one regulator per path (per flow), cut by every negative BCN; while
+//!   it limits the flow, a [`PathProbe`] goes to the destination every `probes.interval`
+//!   bytes, each switch port on the way adds the time its queue takes to drain (Q/C),
+//!   and the destination returns it. The source reads the flow's backlog on its path by
+//!   Little's law, Qflow = R·delay (its rate times the queueing delay of the path), and
+//!   applies ECM's laws with Fb = −((Qflow − flowQeq) + W·(Qflow − Qflow_old)) in pages:
+//!   positive feedback when the flow holds less than its share flowQeq (15000 bytes),
+//!   negative when more.
 //!
 //! - Congestion points are ECM's ([`crate::l2::ecm::cp`]), sending negative BCNs (and
 //!   BCN(0,0) under severe congestion) to sampled frames' sources but no positive BCN:
@@ -16,7 +25,7 @@
 //! nothing (sampling already sends the negative feedback; applying it twice would double
 //! the cut for probed flows); BCNs carry no rate, only probe replies do (the seed says
 //! both do; our BCN has no room for it, and a regulated flow's probe reaches the CP every
-//! 100 KB). The seed's flowQeq belongs to E2CM's path probes, which we do not model.
+//! 100 KB).
 
 pub mod config;
 
@@ -27,7 +36,56 @@ use serde::Serialize;
 use crate::l2::ecm::{self, Bcn};
 use crate::l2::probing::{ProbeParams, Prober, Reply};
 use crate::l2::qcn::RpAction;
-use crate::protocol::{Ctx, FlowView};
+use crate::net::{Frame, Header, NodeId};
+use crate::protocol::{Ctx, FlowView, Send};
+
+/// An E2CM path probe: the queueing delay gathered on the way to the destination, and
+/// whether the destination has returned it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathProbe {
+    /// Sum over the ports passed of Q/C, nanoseconds (saturating).
+    pub delay_ns: u32,
+    /// On its way back to the source.
+    pub returning: bool,
+}
+
+impl PathProbe {
+    /// A port with `bytes` queued, sending at `capacity_bps`, was passed.
+    #[inline]
+    pub fn add_queue(&mut self, bytes: u64, capacity_bps: u64) {
+        let ns = (bytes as f64 * 8.0 * 1e9 / capacity_bps.max(1) as f64).round();
+        self.delay_ns = self.delay_ns.saturating_add(ns.min(f64::from(u32::MAX)) as u32);
+    }
+}
+
+/// The host endpoint's part: a path probe reaching its destination goes back to its
+/// source. Returns false for a probe back at its source, which is the source's feedback.
+pub fn on_host(ctx: &mut Ctx, host: NodeId, frame: &Frame) -> bool {
+    let Header::PathProbe(probe) = frame.header else { return false };
+    if probe.returning {
+        return false;
+    }
+    let back = Frame {
+        src: host,
+        dst: frame.src,
+        born: ctx.now,
+        header: Header::PathProbe(PathProbe { returning: true, ..probe }),
+        ..*frame
+    };
+    ctx.send(Send::Forward { node: host }, back);
+    true
+}
+
+/// E2CM's path state: the flow's equilibrium backlog and its last estimate, bytes.
+#[derive(Clone, Debug)]
+struct Path {
+    flow_qeq: f64,
+    page: f64,
+    q_old: f64,
+}
+
+/// The regulator key under E2CM: one per path, whatever CP sent the BCN.
+const PATH_REGULATOR: u32 = 0;
 
 /// Per-RP counters.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -40,6 +98,8 @@ pub struct RpStats {
     pub positive_replies: u64,
     /// Replies whose rate lowered the regulator (E2CM-PR).
     pub capped: u64,
+    /// Path probes back from the destination (E2CM).
+    pub path_replies: u64,
 }
 
 /// The E2CM reaction point of one flow.
@@ -48,6 +108,8 @@ pub struct Rp {
     /// ECM's regulators and laws.
     pub ecm: ecm::Rp,
     prober: Prober,
+    /// E2CM's path probing; `None` under E2CM-P and E2CM-PR.
+    path: Option<Path>,
     /// Counters.
     pub stats: RpStats,
 }
@@ -55,7 +117,19 @@ pub struct Rp {
 impl Rp {
     /// A reaction point with ECM's `rp` parameters (W and Qeq of the CPs) and `probes`.
     pub fn new(rp: &ecm::RpParams, w: f64, qeq: f64, probes: &ProbeParams, line_bps: u64) -> Self {
-        Rp { ecm: ecm::Rp::new(rp, w, qeq, line_bps), prober: Prober::new(probes), stats: RpStats::default() }
+        Rp {
+            ecm: ecm::Rp::new(rp, w, qeq, line_bps),
+            prober: Prober::new(probes),
+            path: None,
+            stats: RpStats::default(),
+        }
+    }
+
+    /// E2CM: probes to the destination and one regulator per path, with `flow_qeq` bytes
+    /// the flow's equilibrium backlog and `page` bytes the unit of Fb.
+    pub fn with_path_probes(mut self, flow_qeq: f64, page: f64) -> Self {
+        self.path = Some(Path { flow_qeq, page, q_old: 0.0 });
+        self
     }
 
     /// The rate the flow may send at, bit/s.
@@ -66,10 +140,12 @@ impl Rp {
     /// A BCN reached the source: ECM's laws; a negative one makes its CP the probes'
     /// target.
     pub fn on_bcn(&mut self, bcn: Bcn) -> RpAction {
+        let bcn = if self.path.is_some() { Bcn { cpid: PATH_REGULATOR, ..bcn } } else { bcn };
         let action = self.ecm.on_bcn(bcn);
         if self.ecm.regulated() {
             if bcn.severe || self.ecm.fb(bcn.qoff, bcn.qdelta) < 0.0 {
-                self.prober.heard_from(bcn.cpid);
+                // Under E2CM the target is the path (any non-zero mark).
+                self.prober.heard_from(if self.path.is_some() { u32::MAX } else { bcn.cpid });
             }
         } else {
             self.prober.stop();
@@ -81,9 +157,36 @@ impl Rp {
     #[inline]
     pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) -> RpAction {
         let before = self.prober.sent;
-        self.prober.on_transmit(ctx, flow, bytes);
+        if self.path.is_some() {
+            if self.prober.due(flow, bytes) {
+                let probe = self.prober.frame(ctx, flow, Header::PathProbe(PathProbe::default()));
+                ctx.send(Send::Forward { node: flow.src }, probe);
+            }
+        } else {
+            self.prober.on_transmit(ctx, flow, bytes);
+        }
         self.stats.probes += self.prober.sent - before;
         RpAction::default()
+    }
+
+    /// A path probe came back (E2CM): the flow's backlog on its path, Qflow = R·delay,
+    /// against flowQeq.
+    pub fn on_path_reply(&mut self, probe: PathProbe) -> RpAction {
+        self.stats.path_replies += 1;
+        self.ecm.bcns_since_sample += 1;
+        let Some(path) = &mut self.path else { return RpAction::default() };
+        let q_flow = self.ecm.rate() as f64 / 8.0 * f64::from(probe.delay_ns) * 1e-9;
+        let (qoff, qdelta) = ((q_flow - path.flow_qeq) / path.page, (q_flow - path.q_old) / path.page);
+        path.q_old = q_flow;
+        if !self.ecm.regulated() {
+            return RpAction::default();
+        }
+        let fb = self.ecm.feedback_of(qoff, qdelta);
+        self.ecm.apply(PATH_REGULATOR, fb, None);
+        if !self.ecm.regulated() {
+            self.prober.stop();
+        }
+        self.ecm.rate_change()
     }
 
     /// A CP answered a probe.
@@ -190,5 +293,67 @@ mod tests {
         rp.on_reply(Reply { cpid: 7, qoff: -375, qdelta: -750, rate_kbps: 0 });
         assert_eq!(rp.rate(), C);
         assert!(sent_probes(&mut rp, 200).is_empty());
+    }
+
+    /// A path probe adds Q/C at every port: 30000 B at 10 Gbit/s is 24 µs, 1500 B at
+    /// 1 Gbit/s 12 µs; the destination returns it with the sum.
+    #[test]
+    fn path_probes_gather_the_queueing_delay_and_come_back() {
+        let mut p = PathProbe::default();
+        p.add_queue(30_000, 10_000_000_000);
+        p.add_queue(1_500, 1_000_000_000);
+        assert_eq!(p.delay_ns, 36_000);
+        let mut timers = crate::engine::Timers::default();
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut ctx = Ctx { now: 9, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        let frame =
+            Frame { src: 1, dst: 4, flow: 2, size: 64, header: Header::PathProbe(p), ..Frame::default() };
+        assert!(on_host(&mut ctx, 4, &frame));
+        let (_, back) = outbox.pop().unwrap();
+        assert_eq!((back.src, back.dst, back.flow), (4, 1, 2));
+        assert_eq!(back.header, Header::PathProbe(PathProbe { delay_ns: 36_000, returning: true }));
+        let mut ctx = Ctx { now: 9, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        assert!(!on_host(&mut ctx, 1, &back), "at the source it is feedback");
+    }
+
+    /// E2CM: every BCN acts on one path regulator; a returning probe gives
+    /// Qflow = R·delay against flowQeq = 15000 B. At R = 5 Gbit/s a delay of 12 µs is
+    /// 7500 B: Qoff = −7500 B = −117.19 pages, Qdelta (from 0) = +117.19 pages,
+    /// Fb = −(−117.19 + 2·117.19) = −117.19: a cut by Gd·117.19. A second probe with the
+    /// same delay at the new rate R' gives Qflow' < 7500: Qoff and Qdelta both negative, a
+    /// positive Fb and an increase.
+    #[test]
+    fn path_probe_feedback_hand_example() {
+        let mut rp = rp().with_path_probes(15_000.0, 64.0);
+        // Two CPs, one regulator: the second BCN cuts the same one.
+        rp.on_bcn(Bcn { qoff: 0, qdelta: 0, cpid: 3, severe: true });
+        assert_eq!(rp.rate(), (10e9 * (1.0 - 0.00026667 * 1875.0)) as u64);
+        rp.on_bcn(bcn(0, 0, 9)); // Fb = 0: nothing
+        assert_eq!(rp.ecm.regulators(), 1);
+        let r = rp.rate() as f64;
+        let delay = PathProbe { delay_ns: 12_000, returning: true };
+        let a = rp.on_path_reply(delay);
+        let q = r / 8.0 * 12e-6;
+        let (qoff, qdelta) = ((q - 15_000.0) / 64.0, q / 64.0);
+        let fb = -(qoff + 2.0 * qdelta);
+        assert!(fb < 0.0);
+        assert_eq!(a.rate_bps, Some((r * (1.0 - 0.00026667 * -fb)) as u64));
+        let r2 = rp.rate() as f64;
+        let q2 = r2 / 8.0 * 12e-6;
+        let fb2 = -((q2 - 15_000.0) / 64.0 + 2.0 * (q2 - q) / 64.0);
+        assert!(fb2 > 0.0);
+        let a = rp.on_path_reply(delay);
+        assert_eq!(a.rate_bps, Some((r2 + 0.53333 * fb2 * 1e6) as u64));
+        assert_eq!(rp.stats.path_replies, 2);
+    }
+
+    /// E2CM sends path probes, not CP probes, once regulated.
+    #[test]
+    fn e2cm_probes_the_path() {
+        let mut rp = rp().with_path_probes(15_000.0, 64.0);
+        assert!(sent_probes(&mut rp, 100).is_empty());
+        rp.on_bcn(bcn(225, 50, 7));
+        assert_eq!(sent_probes(&mut rp, 67), vec![Header::PathProbe(PathProbe::default())]);
     }
 }

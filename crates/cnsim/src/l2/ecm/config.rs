@@ -164,7 +164,9 @@ impl Install for EcmConfig {
         let cp_key = format!("{ep}.congestion_points");
         for p in cx.ports(&self.congestion_points, &cp_key)? {
             let rng = cx.rng("ecm-cp", &cx.net.port_name(p));
-            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format, guidance: None };
+            let capacity_bps = cx.net.ports[p as usize].rate_bps;
+            let cp =
+                CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format, guidance: None, capacity_bps };
             cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
         }
         let flows_key = format!("{ep}.flows");

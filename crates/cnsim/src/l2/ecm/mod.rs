@@ -104,6 +104,8 @@ pub struct CongestionPoint {
     pub format: BcnFormat,
     /// Its fair-share estimate, for probe replies (E2CM-PR).
     pub guidance: Option<crate::l2::probing::FairShare>,
+    /// The port's rate, bit/s: E2CM path probes add the time its queue takes to drain.
+    pub capacity_bps: u64,
 }
 
 impl CongestionPoint {
@@ -114,6 +116,10 @@ impl CongestionPoint {
         let tag = match frame.header {
             Header::Data(tag) => tag,
             Header::Probe(probe) if probe.cpid == self.cp.cpid => return self.answer(ctx, queue, frame),
+            Header::PathProbe(ref mut probe) if !probe.returning => {
+                probe.add_queue(queue.bytes(), self.capacity_bps);
+                return;
+            }
             _ => return,
         };
         if let Some(g) = &mut self.guidance {
@@ -183,7 +189,12 @@ mod tests {
         use crate::l2::probing::{FairShare, GuidanceParams, Probe, Reply};
         let cp = Cp::new(&CpParams::default(), 7, RngStream::new(1, StreamKey { kind: "cp", name: "t" }));
         let guidance = Some(FairShare::new(&GuidanceParams::default(), 10_000_000_000));
-        let mut cp = CongestionPoint { cp, format: BcnFormat { size: 64, priority: 0 }, guidance };
+        let mut cp = CongestionPoint {
+            cp,
+            format: BcnFormat { size: 64, priority: 0 },
+            guidance,
+            capacity_bps: 10_000_000_000,
+        };
         let mut timers = crate::engine::Timers::default();
         let mut events = crate::engine::EventQueue::new();
         let mut outbox = crate::protocol::Outbox::default();

@@ -156,7 +156,12 @@ impl Rp {
 
     /// Fb = −(Qoff + W·Qdelta) from a message's fields, clamped to ±Qeq(2W+1).
     pub fn fb(&self, qoff: i16, qdelta: i16) -> f64 {
-        feedback(f64::from(qoff), f64::from(qdelta), self.w, self.qeq)
+        self.feedback_of(f64::from(qoff), f64::from(qdelta))
+    }
+
+    /// Fb = −(Qoff + W·Qdelta) from Qoff and Qdelta in pages, clamped to ±Qeq(2W+1).
+    pub fn feedback_of(&self, qoff: f64, qdelta: f64) -> f64 {
+        feedback(qoff, qdelta, self.w, self.qeq)
     }
 
     /// The laws on the regulator of CP `cpid`: Fb < 0 decreases (creating the
