@@ -121,11 +121,11 @@ fn reports_render_in_a_browser() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_report(&root.join("roeck/report.html"), None);
     let rows = std::fs::read_to_string(root.join("roeck/results.csv")).unwrap().lines().count() - 1;
-    assert_eq!(rows, 7 * 17, "7 tests × 17 cells × 1 seed");
+    assert_eq!(rows, 8 * 17, "8 tests × 17 cells × 1 seed");
     let cmp = std::fs::read_to_string(root.join("roeck/comparison.csv")).unwrap();
-    assert_eq!(cmp.lines().count() - 1, 8 * 10, "8 fair shares × 10 configurations");
+    assert_eq!(cmp.lines().count() - 1, 12 * 10, "12 fair shares × 10 configurations");
     let per_cell = std::fs::read_dir(root.join("roeck/figures/cells")).unwrap().count();
-    assert_eq!(per_cell, 119 * 2, "queues and throughput of every cell");
+    assert_eq!(per_cell, 136 * 2, "queues and throughput of every cell");
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();

@@ -32,6 +32,25 @@ fn roeck_test_7_gives_2_5_to_the_hotspot_and_7_5_to_the_light_flow() {
     );
 }
 
+/// Test 3 (our reconstruction of its wiring): node 7's 2 Gbit/s split over the four
+/// culprits, and every victim its 7 Gbit/s, the seed's stated allocation.
+#[test]
+fn roeck_test_3_gives_0_5_to_the_culprits_and_7_to_the_victims() {
+    let got = fair(bundled::get("roeck2007-test3").unwrap(), "roeck2007-test3");
+    assert_fair(
+        &got,
+        &[
+            ("culprit/n1", 0.5),
+            ("culprit/n4", 0.5),
+            ("culprit/n8", 0.5),
+            ("culprit/n9", 0.5),
+            ("victim-n2/n2", 7.0),
+            ("victim-n5/n5", 7.0),
+            ("victim-n10/n10", 7.0),
+        ],
+    );
+}
+
 #[test]
 fn roeck_test_8_gives_2_5_into_switch_2_and_7_5_to_the_local_flow() {
     let got = fair(bundled::get("roeck2007-test8").unwrap(), "roeck2007-test8");

@@ -14,6 +14,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("roeck2007-baseline", include_str!("../../../../scenarios/roeck2007/baseline.toml")),
     ("roeck2007-test1", include_str!("../../../../scenarios/roeck2007/test1.toml")),
     ("roeck2007-test1-pairs", include_str!("../../../../scenarios/roeck2007/test1-pairs.toml")),
+    ("roeck2007-test3", include_str!("../../../../scenarios/roeck2007/test3.toml")),
     ("roeck2007-test5", include_str!("../../../../scenarios/roeck2007/test5.toml")),
     ("roeck2007-test7", include_str!("../../../../scenarios/roeck2007/test7.toml")),
     ("roeck2007-test8", include_str!("../../../../scenarios/roeck2007/test8.toml")),
