@@ -25,6 +25,7 @@ pub mod aqm;
 pub mod bench;
 pub mod engine;
 pub mod l2;
+pub mod l4;
 pub mod metrics;
 pub mod net;
 pub mod protocol;

@@ -1,0 +1,547 @@
+//! The TCP sender: Reno and NewReno as ns-2's one-way agents implement them (reference
+//! l3-tcp.md §5.1–5.7), with ns-2's names for the state.
+//!
+//! Sequence numbers count segments. With `syn`, segment 0 is a 40-byte SYN and data
+//! occupies 1…N (ns-2 `syn_`); the window starts at 1 and opens to `window_init` when
+//! the SYN is acknowledged. An ACK carries the highest in-order segment received.
+//!
+//! - **Sending** (`send_much`): while t_seqno ≤ highest_ack + window() and t_seqno <
+//!   curseq, with window() = min(⌊cwnd⌋ + dupwnd, wnd). Sending a segment above maxseq
+//!   starts an RTT measurement if none is active (Karn: retransmissions are never timed);
+//!   sending arms the retransmission timer if it is idle.
+//! - **New ACK**: dupacks = 0, the ACK advances last_ack and t_seqno, takes the RTT sample
+//!   if it covers the timed segment, re-arms the timer while data is outstanding (else
+//!   cancels it), then opens cwnd: +1 per ACK below ssthresh, +1/cwnd above.
+//! - **Duplicate ACKs**: the 1st and 2nd send one new segment each (Limited Transmit,
+//!   `singledup_`); the 3rd is fast retransmit if the sender has recovered from its last
+//!   response (highest_ack > recover, or highest_ack = 0; Reno also while its last action
+//!   is still a fast retransmit): recover = maxseq, ssthresh = max(2, ⌊w/2⌋), cwnd = w/2
+//!   (w = min(cwnd, wnd)), the timer restarts, last_ack + 1 is resent and dupwnd = 3; each
+//!   further duplicate inflates dupwnd by one.
+//! - **Reno** leaves recovery at the first new ACK (dupwnd = 0). **NewReno** leaves it at
+//!   an ACK ≥ recover; an ACK below it is partial: it deflates the window by what it
+//!   acknowledged (dupwnd −= d − 1 if dupwnd > d, else cwnd −= d − dupwnd and dupwnd =
+//!   1), resends ack + 1 at once, restarts the timer on the episode's first partial ACK
+//!   only, and lets at most two segments out per ACK while in recovery.
+//! - **Timeout**: ssthresh = max(2, ⌊w/2⌋), cwnd = 1, recover = maxseq, backoff doubles,
+//!   and go-back-N: t_seqno = highest_ack + 1.
+
+use super::rto::{Rto, RtoParams};
+use crate::engine::Time;
+
+/// Reno or NewReno.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Agent/TCP/Reno.
+    Reno,
+    /// Agent/TCP/Newreno.
+    #[default]
+    NewReno,
+}
+
+/// The sender's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SenderParams {
+    /// Reno or NewReno.
+    pub variant: Variant,
+    /// Largest window, segments (ns-2 `window_`, 20; no receive buffer is modelled).
+    pub window: u32,
+    /// Window once the SYN is acknowledged (ns-2 `windowInit_`, 2).
+    pub window_init: u32,
+    /// Model the SYN as segment 0 (ns-2 `syn_`).
+    pub syn: bool,
+    /// Limited Transmit on the first two duplicate ACKs (ns-2 `singledup_`).
+    pub limited_transmit: bool,
+    /// The retransmission timeout.
+    pub rto: RtoParams,
+}
+
+/// The last congestion response (ns-2 `last_cwnd_action_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndAction {
+    /// None yet.
+    None,
+    /// A fast retransmit.
+    DupAck,
+    /// A retransmission timeout.
+    Timeout,
+    /// Recovery ended.
+    Exited,
+}
+
+/// Per-connection counters.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SenderStats {
+    /// Segments sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Retransmissions.
+    pub retransmits: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
+/// A TCP sender.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    p: SenderParams,
+    /// Next segment to send.
+    pub t_seqno: i64,
+    /// Highest segment sent.
+    pub maxseq: i64,
+    /// Highest cumulative ACK (−1 before any).
+    pub highest_ack: i64,
+    last_ack: i64,
+    /// Segments the application has made available (+1 for the SYN).
+    pub curseq: i64,
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments.
+    pub ssthresh: i64,
+    /// Duplicate ACKs in a row.
+    pub dupacks: u32,
+    /// Window inflation during fast recovery.
+    pub dupwnd: u32,
+    /// maxseq at the last congestion response.
+    pub recover: i64,
+    /// The last congestion response.
+    pub last_action: CwndAction,
+    rtt_active: bool,
+    rtt_seq: i64,
+    rtt_ts: Time,
+    first_partial: bool,
+    /// The RTO estimator.
+    pub rto: Rto,
+    /// When the retransmission timer expires, if armed.
+    pub deadline: Option<Time>,
+    /// Segments to put on the wire, in order (drained by the endpoint).
+    pub out: Vec<i64>,
+    /// Counters.
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    /// A sender with nothing to send yet; `boot` is its RTO clock phase.
+    pub fn new(p: SenderParams, boot: Time) -> Self {
+        Sender {
+            p,
+            t_seqno: 0,
+            maxseq: -1,
+            highest_ack: -1,
+            last_ack: -1,
+            curseq: if p.syn { 1 } else { 0 },
+            cwnd: if p.syn { 1.0 } else { f64::from(p.window_init) },
+            ssthresh: i64::from(p.window),
+            dupacks: 0,
+            dupwnd: 0,
+            recover: 0,
+            last_action: CwndAction::None,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: 0,
+            first_partial: false,
+            rto: Rto::new(p.rto, boot),
+            deadline: None,
+            out: Vec::new(),
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// The first data segment's sequence number (1 with a SYN, else 0).
+    pub fn first_data(&self) -> i64 {
+        i64::from(self.p.syn)
+    }
+
+    /// ns-2 `window()`: min(⌊cwnd⌋ + dupwnd, wnd).
+    pub fn window(&self) -> i64 {
+        (self.cwnd as i64 + i64::from(self.dupwnd)).min(i64::from(self.p.window))
+    }
+
+    /// The application hands `segments` more to send; sends what the window allows.
+    pub fn app_send(&mut self, segments: u64, now: Time) {
+        self.curseq += segments as i64;
+        self.send_much(now, 0);
+    }
+
+    /// Whether every segment the application gave has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.highest_ack + 1 >= self.curseq
+    }
+
+    /// Segments sent and not yet acknowledged.
+    pub fn outstanding(&self) -> bool {
+        self.maxseq > self.highest_ack
+    }
+
+    fn set_timer(&mut self, now: Time) {
+        self.deadline = Some(now + self.rto.timeout());
+    }
+
+    /// ns-2 `output`: segment `seq` goes on the wire.
+    fn output(&mut self, seq: i64, now: Time) {
+        if seq > self.maxseq {
+            self.maxseq = seq;
+            if !self.rtt_active && seq > self.rtt_seq {
+                self.rtt_active = true;
+                self.rtt_seq = seq;
+                self.rtt_ts = now;
+            }
+        } else {
+            self.stats.retransmits += 1;
+        }
+        self.stats.segments_sent += 1;
+        self.out.push(seq);
+        if self.deadline.is_none() {
+            self.set_timer(now);
+        }
+    }
+
+    /// ns-2 `send_much`: new segments while the window allows, at most `maxburst` (0:
+    /// no limit).
+    fn send_much(&mut self, now: Time, maxburst: u32) {
+        let mut sent = 0;
+        while self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq {
+            self.output(self.t_seqno, now);
+            self.t_seqno += 1;
+            sent += 1;
+            if maxburst != 0 && sent == maxburst {
+                break;
+            }
+        }
+    }
+
+    /// ns-2 `send_one` (Limited Transmit).
+    fn send_one(&mut self, now: Time) {
+        let cap = self.highest_ack as f64 + self.cwnd + f64::from(self.dupacks);
+        if self.t_seqno <= self.highest_ack + i64::from(self.p.window)
+            && self.t_seqno < self.curseq
+            && self.t_seqno as f64 <= cap
+        {
+            self.output(self.t_seqno, now);
+            self.t_seqno += 1;
+        }
+    }
+
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, or with `to_one` the
+    /// window to 1 (a timeout).
+    fn slowdown(&mut self, to_one: bool) {
+        let w = self.cwnd.min(f64::from(self.p.window));
+        self.ssthresh = ((w / 2.0) as i64).max(2);
+        self.cwnd = if to_one { 1.0 } else { w / 2.0 };
+    }
+
+    /// ns-2 `opencwnd`.
+    fn opencwnd(&mut self) {
+        if self.cwnd < self.ssthresh as f64 {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    /// ns-2 `newack`: the common part of a new cumulative ACK.
+    fn newack(&mut self, ack: i64, now: Time) {
+        self.dupacks = 0;
+        self.last_ack = ack;
+        self.highest_ack = ack;
+        self.t_seqno = self.t_seqno.max(ack + 1);
+        if self.rtt_active && ack >= self.rtt_seq {
+            self.rtt_active = false;
+            self.rto.sample(self.rtt_ts, now);
+        }
+        if self.t_seqno > ack + 1 || ack < self.maxseq {
+            self.set_timer(now);
+        } else {
+            self.deadline = None;
+        }
+    }
+
+    /// A new ACK outside recovery: newack, open the window, leave a fast recovery.
+    fn recv_newack(&mut self, ack: i64, now: Time) {
+        self.newack(ack, now);
+        self.opencwnd();
+        if self.last_action == CwndAction::DupAck {
+            self.last_action = CwndAction::Exited;
+        }
+        if ack == 0 && self.p.syn {
+            self.cwnd = f64::from(self.p.window_init);
+        }
+    }
+
+    /// The third duplicate ACK: fast retransmit, if allowed.
+    fn dupack_action(&mut self, now: Time) {
+        let recovered = self.highest_ack > self.recover;
+        let allowed = match self.p.variant {
+            Variant::Reno => recovered || self.last_action == CwndAction::DupAck || self.highest_ack == 0,
+            Variant::NewReno => recovered || self.highest_ack == 0,
+        };
+        if !allowed {
+            return; // bugFix_: no second response in the same window
+        }
+        self.recover = self.maxseq;
+        self.last_action = CwndAction::DupAck;
+        self.slowdown(false);
+        // reset_rtx_timer(mild): restart without backoff, cancel the RTT measurement.
+        self.set_timer(now);
+        self.rtt_active = false;
+        self.stats.fast_retransmits += 1;
+        self.output(self.last_ack + 1, now);
+        self.dupwnd = 3;
+        self.first_partial = false;
+    }
+
+    /// An ACK for segments up to `ack` arrived.
+    pub fn on_ack(&mut self, ack: i64, now: Time) {
+        if ack < self.last_ack {
+            return;
+        }
+        if ack > self.last_ack {
+            let partial = self.p.variant == Variant::NewReno
+                && self.last_action == CwndAction::DupAck
+                && ack < self.recover;
+            if partial {
+                self.partial_ack(ack, now);
+                self.send_much(now, 2);
+            } else {
+                self.dupwnd = 0;
+                self.recv_newack(ack, now);
+                self.send_much(now, 0);
+            }
+            return;
+        }
+        // A duplicate.
+        self.dupacks += 1;
+        let in_recovery = self.last_action == CwndAction::DupAck;
+        if self.dupacks == 3 {
+            self.dupack_action(now);
+        } else if self.dupacks > 3 && in_recovery {
+            self.dupwnd += 1;
+        } else if self.dupacks < 3 && self.p.limited_transmit {
+            self.send_one(now);
+        }
+        match self.p.variant {
+            Variant::Reno if self.dupacks >= 3 => self.send_much(now, 0),
+            Variant::NewReno if self.dupacks >= 3 && self.last_action == CwndAction::DupAck => {
+                self.send_much(now, 2)
+            }
+            _ => {}
+        }
+    }
+
+    /// NewReno: an ACK above last_ack and below recover while in fast recovery.
+    fn partial_ack(&mut self, ack: i64, now: Time) {
+        let d = (ack - self.last_ack) as u32;
+        if self.dupwnd > d {
+            self.dupwnd -= d - 1;
+        } else {
+            self.cwnd = (self.cwnd - f64::from(d - self.dupwnd)).max(1.0);
+            self.dupwnd = 1;
+        }
+        self.last_ack = ack;
+        self.highest_ack = ack;
+        self.t_seqno = self.t_seqno.max(ack + 1);
+        if self.rtt_active && ack >= self.rtt_seq {
+            self.rtt_active = false;
+            self.rto.backoff = 1;
+        }
+        if !self.first_partial {
+            self.first_partial = true;
+            self.set_timer(now);
+        }
+        self.output(ack + 1, now);
+    }
+
+    /// The retransmission timer expired at `now`.
+    pub fn on_timeout(&mut self, now: Time) {
+        self.deadline = None;
+        self.dupwnd = 0;
+        self.dupacks = 0;
+        if !self.outstanding() {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.recover = self.maxseq;
+        self.slowdown(true);
+        self.rto.back_off();
+        self.set_timer(now);
+        self.t_seqno = self.highest_ack + 1;
+        self.rtt_active = false;
+        self.last_action = CwndAction::Timeout;
+        self.send_much(now, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{PS_PER_MS, PS_PER_S, PS_PER_US};
+
+    fn params(variant: Variant) -> SenderParams {
+        SenderParams {
+            variant,
+            window: 1000,
+            window_init: 2,
+            syn: false,
+            limited_transmit: false,
+            rto: RtoParams {
+                tick: 0,
+                min_rto: 200 * PS_PER_MS,
+                max_rto: 60 * PS_PER_S,
+                initial_rto: 3 * PS_PER_S,
+            },
+        }
+    }
+
+    /// A sender that has had segments 0..=10 acknowledged and sent 11..=20, with
+    /// cwnd 10 and ssthresh 20 (reference §5.11's starting point).
+    fn at_ten(variant: Variant) -> Sender {
+        let mut s = Sender::new(params(variant), 0);
+        s.curseq = 1000;
+        s.highest_ack = 10;
+        s.last_ack = 10;
+        s.t_seqno = 11;
+        s.maxseq = 10;
+        s.cwnd = 10.0;
+        s.ssthresh = 20;
+        s.send_much(0, 0);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), (11..=20).collect::<Vec<_>>());
+        s
+    }
+
+    #[test]
+    fn slow_start_opens_one_per_ack_then_one_per_window() {
+        let mut s = Sender::new(params(Variant::NewReno), 0);
+        s.ssthresh = 4;
+        s.app_send(100, 0);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![0, 1], "initial window 2");
+        s.on_ack(0, PS_PER_US);
+        assert_eq!(s.cwnd, 3.0);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![2, 3], "one acked, window 3");
+        s.on_ack(1, 2 * PS_PER_US);
+        assert_eq!(s.cwnd, 4.0);
+        s.on_ack(2, 3 * PS_PER_US);
+        assert_eq!(s.cwnd, 4.25, "congestion avoidance at ssthresh: +1/cwnd");
+    }
+
+    /// Reference §5.11, Reno: 11 lost; three duplicates give ssthresh 5, cwnd 5.0,
+    /// dupwnd 3, window 8 and 11 resent; each further duplicate adds 1 to the window;
+    /// the ACK for 20 ends recovery with cwnd 5 + 1/5.
+    #[test]
+    fn reno_fast_retransmit_and_recovery() {
+        let mut s = at_ten(Variant::Reno);
+        for _ in 0..3 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        assert_eq!((s.ssthresh, s.cwnd, s.dupwnd, s.window()), (5, 5.0, 3, 8));
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        s.on_ack(10, PS_PER_MS);
+        assert_eq!(s.window(), 9);
+        // Window 9 from 10: up to 19 may be out, all already sent.
+        assert!(s.out.is_empty());
+        for _ in 0..5 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        // dupwnd 9: window 14, segments 21..=24 go.
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![21, 22, 23, 24]);
+        s.on_ack(20, 2 * PS_PER_MS);
+        assert_eq!(s.dupwnd, 0);
+        assert!((s.cwnd - 5.2).abs() < 1e-12);
+        assert_eq!(s.last_action, CwndAction::Exited);
+    }
+
+    /// Reference §5.11, NewReno: 11 and 15 lost; 8 duplicates (fast retransmit at the
+    /// third, dupwnd 8 at the end); the resent 11 brings the ACK for 14, partial:
+    /// d = 4 < dupwnd, so dupwnd = 8 − 3 = 5, cwnd stays 5, and 15 is resent at once.
+    #[test]
+    fn newreno_partial_ack() {
+        let mut s = at_ten(Variant::NewReno);
+        for _ in 0..8 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        assert_eq!((s.dupwnd, s.cwnd, s.recover), (8, 5.0, 20));
+        let sent: Vec<i64> = s.out.drain(..).collect();
+        assert_eq!(sent[0], 11);
+        s.on_ack(14, 2 * PS_PER_MS);
+        assert_eq!((s.dupwnd, s.cwnd), (5, 5.0));
+        assert_eq!(s.out.first(), Some(&15), "the next hole at once");
+        assert_eq!(s.last_action, CwndAction::DupAck, "still in recovery");
+        let first_deadline = s.deadline;
+        // A second partial ACK does not restart the timer.
+        s.out.clear();
+        s.on_ack(15, 3 * PS_PER_MS);
+        assert_eq!(s.deadline, first_deadline);
+        // The full ACK ends recovery.
+        s.on_ack(24, 4 * PS_PER_MS);
+        assert_eq!((s.dupwnd, s.last_action), (0, CwndAction::Exited));
+    }
+
+    /// Reno after a partial ACK: recovery is over, and a later triple duplicate is refused
+    /// (highest_ack ≤ recover, last action no longer a fast retransmit): the flow waits
+    /// for its timeout (reference §5.4, the incast timeouts).
+    #[test]
+    fn reno_second_loss_waits_for_the_timeout() {
+        let mut s = at_ten(Variant::Reno);
+        for _ in 0..3 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        s.on_ack(14, 2 * PS_PER_MS);
+        assert_eq!(s.last_action, CwndAction::Exited);
+        s.out.clear();
+        for _ in 0..3 {
+            s.on_ack(14, 3 * PS_PER_MS);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1, "refused");
+        assert!(!s.out.contains(&15));
+    }
+
+    /// Timeout: ssthresh = max(2, w/2), cwnd 1, backoff doubles, go-back-N from
+    /// highest_ack + 1.
+    #[test]
+    fn timeout_goes_back_n() {
+        let mut s = at_ten(Variant::NewReno);
+        let deadline = s.deadline.unwrap();
+        assert_eq!(deadline, 3 * PS_PER_S, "no sample yet: the initial RTO");
+        s.on_timeout(deadline);
+        assert_eq!((s.ssthresh, s.cwnd, s.recover), (5, 1.0, 20));
+        assert_eq!(s.rto.backoff, 2);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11], "go-back-N, window 1");
+        assert_eq!(s.deadline, Some(deadline + 6 * PS_PER_S));
+        // The ACK for 11: slow start from 1, and 12, 13 go (again).
+        s.on_ack(11, deadline + PS_PER_MS);
+        assert_eq!(s.cwnd, 2.0);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![12, 13]);
+        // Duplicates from the go-back-N resends cannot trigger a fast retransmit below
+        // recover.
+        for _ in 0..3 {
+            s.on_ack(11, deadline + 2 * PS_PER_MS);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+    }
+
+    /// With a SYN: the window is 1 for segment 0 and opens to window_init at its ACK;
+    /// the first RTT sample sets the timer.
+    #[test]
+    fn syn_then_initial_window() {
+        let p = SenderParams { syn: true, ..params(Variant::NewReno) };
+        let mut s = Sender::new(p, 0);
+        s.app_send(10, 0);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![0], "the SYN alone");
+        s.on_ack(0, 100 * PS_PER_US);
+        assert_eq!(s.cwnd, 2.0);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(s.deadline, Some(100 * PS_PER_US + 200 * PS_PER_MS), "RTO at its minimum");
+    }
+
+    /// Limited Transmit: each of the first two duplicates lets one new segment out.
+    #[test]
+    fn limited_transmit() {
+        let mut s = at_ten(Variant::NewReno);
+        s.p.limited_transmit = true;
+        s.on_ack(10, PS_PER_MS);
+        s.on_ack(10, PS_PER_MS);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![21, 22]);
+    }
+}
