@@ -27,6 +27,7 @@ pub struct BenchCase {
 pub const CASES: &[BenchCase] = &[
     BenchCase { name: "dumbbell-cbr-64", scenario: "dumbbell-cbr-64", settings: &[], bottleneck: "r1->r2" },
     BenchCase { name: "dumbbell-qcn-64", scenario: "dumbbell-qcn-64", settings: &[], bottleneck: "r1->r2" },
+    BenchCase { name: "dumbbell-tcp-64", scenario: "dumbbell-tcp-64", settings: &[], bottleneck: "r1->r2" },
     BenchCase { name: "chain-10x3", scenario: "chain-10x3", settings: &[], bottleneck: "sw9->sw10" },
     BenchCase {
         name: "dumbbell-cbr-4096",
@@ -116,6 +117,12 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("dumbbell-qcn-64", "dumbbell-cbr-64"),
         figure: Figure::BottleneckFramesPerS,
         target: ">= 0.80",
+    },
+    BenchRatio {
+        name: "TCP vs CBR, bottleneck frames/s",
+        cases: ("dumbbell-tcp-64", "dumbbell-cbr-64"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.60",
     },
     BenchRatio {
         name: "4096 vs 64 senders, wall ns per delivered frame",

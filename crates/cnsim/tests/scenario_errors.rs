@@ -1099,3 +1099,66 @@ fn e2cm_guidance_with_path_probes() {
     let e = error_of(&with_e2cm("probe_to = \"destination\"\n[protocols.e2cm.guidance]\n"), &[]);
     assert_located(&e, "protocols.e2cm.guidance", &["probe_to = \"destination\"", "E2CM-PR"]);
 }
+
+/// The dumbbell with its CBR entry made a TCP connection (no rate).
+fn with_tcp(extra: &str) -> String {
+    edit(
+        DUMBBELL,
+        "kind = \"cbr\"\nfrom = \"s1\"\nto = \"d1\"\nrate = \"1Gbps\"",
+        &format!("kind = \"tcp\"\nfrom = \"s1\"\nto = \"d1\"\n{extra}"),
+    )
+}
+
+#[test]
+fn tcp_fixture_is_valid() {
+    let s = scenario::parse(&with_tcp("bytes = \"1MB\""), FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn tcp_source_with_a_rate() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"tcp\""), &[]);
+    assert_located(&e, "traffic[0].rate", &["a tcp source has no rate of its own", "expected no rate"]);
+}
+
+#[test]
+fn tcp_to_every_host() {
+    let e = error_of(&with_tcp("").replace("to = \"d1\"", "to = \"uniform\""), &[]);
+    assert_located(&e, "traffic[0].to", &["\"uniform\" is not one host", "expected the one host"]);
+}
+
+#[test]
+fn tcp_keys_on_a_cbr_source() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"cbr\"\nbytes = \"1MB\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].bytes",
+        &["\"bytes\" is not a key of a cbr source; it belongs to kind = \"tcp\""],
+    );
+}
+
+#[test]
+fn tcp_header_as_big_as_the_segment() {
+    let e = error_of(&with_tcp("frame_size = \"64B\"\ntcp = { header = \"64B\" }"), &[]);
+    assert_located(
+        &e,
+        "traffic[0].tcp.header",
+        &["leaves no data in a 64-byte segment", "expected a header smaller"],
+    );
+}
+
+#[test]
+fn tcp_unknown_variant() {
+    let e = error_of(&with_tcp("tcp = { variant = \"cubic\" }"), &[]);
+    assert_located(&e, "traffic[0].tcp.variant", &["\"cubic\"", "reno"]);
+}
+
+#[test]
+fn tcp_max_rto_below_min_rto() {
+    let e = error_of(&with_tcp("tcp = { min_rto = \"1s\", max_rto = \"100ms\" }"), &[]);
+    assert_located(
+        &e,
+        "traffic[0].tcp.max_rto",
+        &["is below min_rto", "expected a maximum at or above the minimum"],
+    );
+}

@@ -114,6 +114,15 @@ to = "a"
 frame_size = "10000B"
 allow_any_frame_size = true
 
+[[traffic]]
+name = "conn"
+kind = "tcp"
+from = "e"
+to = "a"
+frame_size = "1040B"
+bytes = "1MB"
+tcp = { variant = "reno", window = 40, initial_window = 1, syn = false, limited_transmit = false, min_rto = "10ms", max_rto = "10s", initial_rto = "1s", tick = "1us", header = "40B", ack_size = "40B" }
+
 [protocols.qcn]
 enabled = false
 congestion_points = ["hub->edge"]

@@ -91,7 +91,8 @@ fn offered_bps(f: &crate::traffic::Flow) -> f64 {
                 rate_bps as f64 * on as f64 / period as f64
             }
         }
-        Pattern::Saturated => f.line_bps as f64,
+        // A TCP connection takes what the network gives it.
+        Pattern::Saturated | Pattern::Tcp => f.line_bps as f64,
     };
     match &f.shaper {
         Some(s) if f.rp == NONE => pattern.min(s.rate_bps as f64),

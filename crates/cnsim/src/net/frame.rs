@@ -63,6 +63,11 @@ pub enum Header {
     /// An E2CM path probe: to the flow's destination, gathering the queueing delay of
     /// the path, and back.
     PathProbe(crate::l2::e2cm::PathProbe),
+    /// A TCP segment of the frame's flow: its sequence number, in segments.
+    TcpSegment(i32),
+    /// A TCP acknowledgement for the frame's flow, from its destination back to its
+    /// source: the highest in-order segment received.
+    TcpAck(i32),
 }
 
 impl Default for Header {
@@ -91,11 +96,15 @@ pub enum HeaderKind {
     ProbeReply,
     /// [`Header::PathProbe`].
     PathProbe,
+    /// [`Header::TcpSegment`].
+    TcpSegment,
+    /// [`Header::TcpAck`].
+    TcpAck,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 8] = [
+    pub const ALL: [HeaderKind; 10] = [
         HeaderKind::Data,
         HeaderKind::Cnm,
         HeaderKind::Pause,
@@ -104,6 +113,8 @@ impl HeaderKind {
         HeaderKind::Probe,
         HeaderKind::ProbeReply,
         HeaderKind::PathProbe,
+        HeaderKind::TcpSegment,
+        HeaderKind::TcpAck,
     ];
 }
 
@@ -120,6 +131,20 @@ impl Header {
             Header::Probe(_) => HeaderKind::Probe,
             Header::ProbeReply(_) => HeaderKind::ProbeReply,
             Header::PathProbe(_) => HeaderKind::PathProbe,
+            Header::TcpSegment(_) => HeaderKind::TcpSegment,
+            Header::TcpAck(_) => HeaderKind::TcpAck,
+        }
+    }
+
+    /// What a data-carrying frame tells congestion points: the representative tag of an
+    /// application data frame, none for a TCP segment; `None` for frames that carry no
+    /// data (feedback, probes, ACKs, PAUSE).
+    #[inline]
+    pub fn data_tag(&self) -> Option<crate::l2::qcn::Representative> {
+        match *self {
+            Header::Data(tag) => Some(tag),
+            Header::TcpSegment(_) => Some(Default::default()),
+            _ => None,
         }
     }
 

@@ -35,6 +35,11 @@ pub enum TimerOwner {
         /// The flow.
         flow: u32,
     },
+    /// The TCP connection of a flow: its retransmission timer, or (tag 1) its start.
+    Tcp {
+        /// The flow.
+        flow: u32,
+    },
     /// A link-control timer (PAUSE expiry, PAUSE refresh, host input service).
     LinkControl {
         /// What the timer is for.

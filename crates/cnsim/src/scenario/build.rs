@@ -450,6 +450,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     let mut trees = MulticastTrees::new(&net);
     let mut flows: Vec<Flow> = Vec::new();
     let mut flow_entry: Vec<usize> = Vec::new();
+    let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
@@ -539,6 +540,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 exponential: periods == PeriodDistribution::Exponential,
             },
             Source::Saturated => Pattern::Saturated,
+            Source::Tcp { .. } => Pattern::Tcp,
         };
         // One frame must take at most MAX_TIME at every rate it meets, so that no time the
         // simulator forms from frame times can overflow.
@@ -605,6 +607,14 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 return Err(err(
                     &format!("{tp}.from"),
                     format!("host \"{src_name}\" has no link; expected a source host with a link"),
+                ));
+            }
+            if matches!(t.source, Source::Tcp { .. })
+                && (t.to == UNIFORM || group_index.contains_key(t.to.as_str()))
+            {
+                return Err(err(
+                    &format!("{tp}.to"),
+                    format!("\"{}\" is not one host; expected the one host a tcp source connects to", t.to),
                 ));
             }
             let dst = if t.to == UNIFORM {
@@ -714,13 +724,23 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             } else if pattern == Pattern::Saturated {
                 flow.shaper = Some(Shaper::new(line, source_queue));
             }
+            if let Source::Tcp { bytes, tcp } = &t.source {
+                let app = match bytes {
+                    Some(b) => crate::l4::tcp::App::Bytes(b.value()),
+                    None => crate::l4::tcp::App::Bulk,
+                };
+                // ns-2 draws each agent's clock phase uniformly within a tick.
+                let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
+                flow.tcp = connections.len() as u32;
+                connections.push(crate::l4::tcp::Connection::new(tcp, size, app, boot));
+            }
             flows.push(flow);
             flow_entry.push(ti);
         }
     }
 
     // Protocols, each from its own table.
-    let mut protocols = Protocols::default();
+    let mut protocols = Protocols { tcp: connections, ..Protocols::default() };
     let mut timers = Timers::new();
     let mut cx = InstallCx {
         scenario: s,

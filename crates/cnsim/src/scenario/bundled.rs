@@ -4,6 +4,7 @@
 /// (name, TOML text) of every bundled scenario.
 pub const BUNDLED: &[(&str, &str)] = &[
     ("dumbbell-cbr-64", include_str!("../../../../scenarios/dumbbell-cbr-64.toml")),
+    ("dumbbell-tcp-64", include_str!("../../../../scenarios/dumbbell-tcp-64.toml")),
     ("dumbbell-qcn-64", include_str!("../../../../scenarios/dumbbell-qcn-64.toml")),
     ("dumbbell-cbr-4096", include_str!("../../../../scenarios/dumbbell-cbr-4096.toml")),
     ("chain-10x3", include_str!("../../../../scenarios/chain-10x3.toml")),

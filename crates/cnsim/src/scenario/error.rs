@@ -175,7 +175,7 @@ fn required_key_example(parent: &str, key: &str) -> Option<String> {
         "rate" => "a rate, e.g. rate = \"10Gbps\"".into(),
         "delay" => "a time, e.g. delay = \"1us\"".into(),
         "kind" if in_traffic => {
-            "one of \"cbr\", \"onoff\", \"poisson\", \"saturated\", e.g. kind = \"cbr\"".into()
+            "one of \"cbr\", \"onoff\", \"poisson\", \"saturated\", \"tcp\", e.g. kind = \"cbr\"".into()
         }
         "kind" => "\"host\" or \"switch\", e.g. kind = \"host\"".into(),
         "from" if in_traffic => "a source host, pattern or list, e.g. from = \"h1\"".into(),

@@ -382,6 +382,8 @@ pub enum TrafficKind {
     Poisson,
     /// Always backlogged: sends as fast as its rate limiter (or link) allows.
     Saturated,
+    /// A TCP connection (Reno or NewReno).
+    Tcp,
 }
 
 /// On/off period distribution.
@@ -563,6 +565,13 @@ pub enum Source {
     },
     /// `kind = "saturated"`: always backlogged, as fast as its rate limiter allows.
     Saturated,
+    /// `kind = "tcp"`: a TCP connection to one host.
+    Tcp {
+        /// `bytes`: application data to send; absent = unlimited (a bulk transfer).
+        bytes: Option<Size>,
+        /// `tcp`: the connection's parameters.
+        tcp: crate::l4::tcp::TcpParams,
+    },
 }
 
 impl Source {
@@ -573,6 +582,7 @@ impl Source {
             Source::Poisson { .. } => TrafficKind::Poisson,
             Source::OnOff { .. } => TrafficKind::Onoff,
             Source::Saturated => TrafficKind::Saturated,
+            Source::Tcp { .. } => TrafficKind::Tcp,
         }
     }
 
@@ -580,7 +590,7 @@ impl Source {
     pub fn rate(&self) -> Option<Rate> {
         match *self {
             Source::Cbr { rate, .. } | Source::Poisson { rate } | Source::OnOff { rate, .. } => Some(rate),
-            Source::Saturated => None,
+            Source::Saturated | Source::Tcp { .. } => None,
         }
     }
 }
@@ -616,6 +626,20 @@ impl TryFrom<TrafficEntry> for Traffic {
                 Ok(())
             }
         };
+        if t.kind != TrafficKind::Tcp {
+            if t.bytes.is_some() {
+                return Err(at_key(
+                    "bytes",
+                    format!("\"bytes\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
+                ));
+            }
+            if t.tcp.is_some() {
+                return Err(at_key(
+                    "tcp",
+                    format!("\"tcp\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
+                ));
+            }
+        }
         if t.kind != TrafficKind::Cbr && t.jitter.is_some() {
             return Err(at_key(
                 "jitter",
@@ -676,6 +700,33 @@ impl TryFrom<TrafficEntry> for Traffic {
                 refuse("periods", t.periods.is_some())?;
                 Source::Saturated
             }
+            TrafficKind::Tcp => {
+                if let Some(r) = t.rate {
+                    return Err(at_key(
+                        "rate",
+                        format!(
+                            "rate = \"{r}\" given, but a tcp source has no rate of its own (its window and \
+                             the network set it); expected no rate (use rate_limit to cap it)"
+                        ),
+                    ));
+                }
+                refuse("on", t.on.is_some())?;
+                refuse("off", t.off.is_some())?;
+                refuse("periods", t.periods.is_some())?;
+                if let Some(b) = t.bytes {
+                    if !matches!(b, Size::Bytes(n) if n > 0) {
+                        return Err(at_key(
+                            "bytes",
+                            format!("\"{b}\" is not an amount of data; expected a positive size in bytes, e.g. \"256KB\""),
+                        ));
+                    }
+                }
+                let tcp = t.tcp.unwrap_or_default();
+                if let Err((key, message)) = tcp.check("tcp", t.frame_size.value()) {
+                    return Err(at_key(&key, message));
+                }
+                Source::Tcp { bytes: t.bytes, tcp }
+            }
         };
         Ok(Traffic {
             name: t.name,
@@ -705,6 +756,10 @@ impl From<Traffic> for TrafficEntry {
             Source::Cbr { jitter, .. } if jitter > 0.0 => Some(jitter),
             _ => None,
         };
+        let (bytes, tcp) = match &t.source {
+            Source::Tcp { bytes, tcp } => (*bytes, Some(*tcp)),
+            _ => (None, None),
+        };
         TrafficEntry {
             name: t.name,
             kind: t.source.kind(),
@@ -716,6 +771,8 @@ impl From<Traffic> for TrafficEntry {
             on,
             off,
             periods,
+            bytes,
+            tcp,
             start: t.start,
             stop: t.stop,
             priority: t.priority,
@@ -735,6 +792,7 @@ pub fn kind_name(k: TrafficKind) -> &'static str {
         TrafficKind::Onoff => "onoff",
         TrafficKind::Poisson => "poisson",
         TrafficKind::Saturated => "saturated",
+        TrafficKind::Tcp => "tcp",
     }
 }
 
@@ -773,6 +831,12 @@ pub struct TrafficEntry {
     /// On/off period distribution (onoff only; default fixed lengths).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub periods: Option<PeriodDistribution>,
+    /// Application data a TCP source sends (absent: unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Size>,
+    /// A TCP source's parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::l4::tcp::TcpParams>,
     /// Start time.
     #[serde(default)]
     pub start: Start,

@@ -16,6 +16,8 @@ pub struct Protocols {
     pub reaction_points: Vec<AnyReactionPoint>,
     /// Link control (PAUSE / PFC), if any.
     pub link: Option<AnyLinkControl>,
+    /// TCP connections, indexed by `Flow::tcp`.
+    pub tcp: Vec<crate::l4::tcp::Connection>,
 }
 
 impl Sim {

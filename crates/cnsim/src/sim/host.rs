@@ -61,6 +61,16 @@ impl Sim {
                 }
                 self.flush(now);
             }
+            Header::TcpSegment(_) => {
+                let frame = *frame;
+                self.frames.free(id);
+                self.tcp_segment(host, &frame, now);
+            }
+            Header::TcpAck(_) => {
+                let frame = *frame;
+                self.frames.free(id);
+                self.tcp_ack(&frame, now);
+            }
             // Answered (or passed by) at its congestion point on the way.
             Header::Probe(_) => self.frames.free(id),
             // Link-local: consumed by the receiving port, never delivered.

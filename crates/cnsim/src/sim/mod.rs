@@ -21,6 +21,7 @@ mod hooks;
 mod host;
 mod query;
 mod source;
+mod tcp;
 
 pub use crate::metrics::recorder::Recorder;
 pub use crate::protocol::TimerOwner;
@@ -125,6 +126,7 @@ impl Sim {
                 Fired::Expired(TimerOwner::Shaper { flow }, _) => self.shaper_release(flow, timer, now),
                 Fired::Expired(TimerOwner::ReactionPoint { flow }, tag) => self.rp_timer(flow, tag, now),
                 Fired::Expired(TimerOwner::LinkControl { owner }, _) => self.link_timer(owner, now),
+                Fired::Expired(TimerOwner::Tcp { flow }, tag) => self.tcp_timer(flow, tag, now),
             },
             Event::Sample => self.sample(now),
         }

@@ -18,7 +18,7 @@ impl Sim {
         routes: Routes,
         trees: MulticastTrees,
         flows: Vec<Flow>,
-        protocols: Protocols,
+        mut protocols: Protocols,
         mut timers: Timers<TimerOwner>,
         end: Time,
         recorder: Recorder,
@@ -30,6 +30,9 @@ impl Sim {
             }
             if flow.rp != NONE {
                 flow.rp_timer = timers.add(TimerOwner::ReactionPoint { flow: f });
+            }
+            if flow.tcp != NONE {
+                protocols.tcp[flow.tcp as usize].timer = timers.add(TimerOwner::Tcp { flow: f });
             }
         }
         Self {
@@ -75,6 +78,13 @@ impl Sim {
             if let Some(t) = flow.first_emission() {
                 first.push((t, f as u32, lane));
             }
+            if flow.tcp != NONE && flow.start < flow.stop {
+                let timer = self.protocols.tcp[flow.tcp as usize].timer;
+                let start = flow.start;
+                self.timers.arm_in(&mut self.events, timer, start, super::tcp::START);
+                continue;
+            }
+            let flow = &mut self.flows[f];
             if flow.pattern == Pattern::Saturated && flow.start < flow.stop {
                 let (start, shaper) =
                     (flow.start, flow.shaper.as_mut().expect("saturated flows have a shaper"));
@@ -137,16 +147,24 @@ impl Sim {
         let next = self.flows[f as usize].next_emission(now).map(|t| (t, Event::SourceEmit { flow: f }));
         let id = self.frames.alloc(frame);
         self.counters.count_created(HeaderKind::Data);
+        self.offer(f, id, frame.size, now);
+        next
+    }
+
+    /// Flow `f`'s new frame `id` of `size` bytes: into the flow's shaper if it has one,
+    /// else onto the wire.
+    #[inline]
+    pub(super) fn offer(&mut self, f: u32, id: crate::net::FrameId, size: u32, now: Time) {
         let flow = &mut self.flows[f as usize];
         let Some(shaper) = &mut flow.shaper else {
             self.host_send(id, now);
-            return next;
+            return;
         };
         match shaper.offer(id, now) {
             Offer::SendNow => {
-                shaper.released(frame.size, now);
+                shaper.released(size, now);
                 if flow.rp != NONE {
-                    self.rp_transmitted(f, frame.size, now);
+                    self.rp_transmitted(f, size, now);
                 }
                 self.host_send(id, now);
             }
@@ -160,14 +178,14 @@ impl Sim {
             }
             Offer::Wait(None) => {}
         }
-        next
     }
 
     /// A frame lost at its source: never reached the network, so no per-flow network
     /// drop is counted.
     fn drop_frame_at_source(&mut self, id: crate::net::FrameId) {
+        let kind = self.frames.get(id).kind();
         self.frames.free(id);
-        self.counters.count_drop(DropSite::Source, HeaderKind::Data);
+        self.counters.count_drop(DropSite::Source, kind);
     }
 
     /// Flow `f`'s shaper lets one frame go, then waits 8·L/rate. Returns its next

@@ -46,6 +46,8 @@ pub enum Pattern {
     },
     /// Always has a frame ready: sends as fast as its shaper (or link) allows.
     Saturated,
+    /// A TCP connection: its sender decides when segments leave ([`crate::l4::tcp`]).
+    Tcp,
 }
 
 /// Where a flow's frames go.
@@ -132,6 +134,9 @@ pub struct Flow {
     /// Reaction point driving the shaper (index into the simulator's reaction points),
     /// or `NONE`.
     pub rp: u32,
+    /// TCP connection of a `Pattern::Tcp` flow (index into the simulator's TCP
+    /// connections), or `NONE`.
+    pub tcp: u32,
     /// Optional shaper (rate limiter) at the host's egress.
     pub shaper: Option<Shaper>,
     /// Counters.
@@ -179,6 +184,7 @@ impl Flow {
             rp: crate::net::NONE,
             rp_timer: crate::net::NONE,
             rp_stamps: false,
+            tcp: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
             line_bps: 0,
@@ -203,7 +209,7 @@ impl Flow {
     /// driven by their shaper instead). Draws the first on-period of an on/off source.
     pub fn first_emission(&mut self) -> Option<Time> {
         match self.pattern.clone() {
-            Pattern::Saturated => None,
+            Pattern::Saturated | Pattern::Tcp => None,
             Pattern::OnOff { on, exponential, .. } => {
                 self.run_start = self.start;
                 self.on_before = 0;
@@ -247,7 +253,7 @@ impl Flow {
                 // At least 1 ps so that time always advances.
                 now + (self.rng.exponential(mean).round() as Time).max(1)
             }
-            Pattern::Saturated => return None,
+            Pattern::Saturated | Pattern::Tcp => return None,
         };
         (next < self.stop).then_some(next)
     }

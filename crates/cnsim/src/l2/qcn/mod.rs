@@ -127,22 +127,22 @@ pub struct CongestionPoint {
 
 impl CongestionPoint {
     /// A frame arrived at the watched queue (queued or dropped; 802.1Qau samples
-    /// discarded arrivals too). Data frames are sampled; a probe for this CP is answered
-    /// (QCN-P, QCN-PR).
+    /// discarded arrivals too). Data frames (application data, TCP segments) are
+    /// sampled; a probe for this CP is answered (QCN-P, QCN-PR).
     #[inline]
     pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
-        match frame.header {
-            Header::Data(rep) => {
-                if let Some(g) = &mut self.guidance {
-                    let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
-                    g.on_data(ctx.now, frame.size, self.cp.queue_in_unit(view), self.cp.qeq());
-                }
-                if self.cp.sampled(frame.size) {
-                    self.on_sample(ctx, queue, frame, rep);
-                }
+        if let Some(rep) = frame.header.data_tag() {
+            if let Some(g) = &mut self.guidance {
+                let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
+                g.on_data(ctx.now, frame.size, self.cp.queue_in_unit(view), self.cp.qeq());
             }
-            Header::Probe(probe) if probe.cpid == self.cp.cpid => self.answer(ctx, queue, frame),
-            _ => {}
+            if self.cp.sampled(frame.size) {
+                self.on_sample(ctx, queue, frame, rep);
+            }
+        } else if let Header::Probe(probe) = frame.header {
+            if probe.cpid == self.cp.cpid {
+                self.answer(ctx, queue, frame);
+            }
         }
     }
 

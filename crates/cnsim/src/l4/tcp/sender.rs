@@ -37,6 +37,7 @@ pub enum Variant {
     Reno,
     /// Agent/TCP/Newreno.
     #[default]
+    #[serde(rename = "newreno")]
     NewReno,
 }
 

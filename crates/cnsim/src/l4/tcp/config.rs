@@ -1,0 +1,211 @@
+//! A TCP traffic entry's parameters (`tcp = { … }` in `[[traffic]]` with `kind = "tcp"`)
+//! and the connection they build: sender, receiver and the sizes of their frames.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
+use crate::engine::{Time, TimerId, PS_PER_MS, PS_PER_S};
+use crate::scenario::units::{Duration, Size};
+
+/// TCP parameters; the defaults are ns-2's (reference l3-tcp.md §5.2) except where a
+/// note says otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpParams {
+    /// "newreno" or "reno".
+    pub variant: Variant,
+    /// Largest window, segments (ns-2 `window_`: 20).
+    pub window: u32,
+    /// Window once the SYN is acknowledged (ns-2 `windowInit_`: 2).
+    pub initial_window: u32,
+    /// Model the SYN (segment 0, a header-only frame) before the data (ns-2 `syn_`).
+    pub syn: bool,
+    /// Limited Transmit on the first two duplicate ACKs (ns-2 `singledup_`).
+    pub limited_transmit: bool,
+    /// Lowest RTO (ns-2 `minrto_`: 200 ms).
+    pub min_rto: Duration,
+    /// Highest RTO (60 s).
+    pub max_rto: Duration,
+    /// RTO before the first RTT sample (ns-2 `rtxcur_init_`: 3 s).
+    pub initial_rto: Duration,
+    /// RTT clock granularity (ns-2 `tcpTick_`: 10 ms); "0s" = exact arithmetic (our
+    /// default: a 10 ms tick makes a 1 ms or 10 ms minimum RTO impossible).
+    pub tick: Duration,
+    /// TCP/IP header bytes in every segment: a segment of `frame_size` carries
+    /// `frame_size − header` bytes of application data.
+    pub header: Size,
+    /// Size on the wire of an ACK and of the SYN (ns-2: 40 bytes; here the 40 bytes of
+    /// TCP/IP header in a minimum Ethernet frame).
+    pub ack_size: Size,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            variant: Variant::NewReno,
+            window: 20,
+            initial_window: 2,
+            syn: true,
+            limited_transmit: true,
+            min_rto: Duration(200 * PS_PER_MS),
+            max_rto: Duration(60 * PS_PER_S),
+            initial_rto: Duration(3 * PS_PER_S),
+            tick: Duration(0),
+            header: Size::Bytes(40),
+            ack_size: Size::Bytes(64),
+        }
+    }
+}
+
+impl TcpParams {
+    /// Checks the values against a segment of `frame_size` bytes; errors name the key
+    /// under `prefix`.
+    pub fn check(&self, prefix: &str, frame_size: u64) -> Result<(), (String, String)> {
+        let key = |k: &str| format!("{prefix}.{k}");
+        if self.window == 0 || self.window > 1_000_000 {
+            return Err((
+                key("window"),
+                format!("{} is not a window; expected 1 to 1000000 segments, e.g. 20", self.window),
+            ));
+        }
+        if self.initial_window == 0 || self.initial_window > self.window {
+            return Err((
+                key("initial_window"),
+                format!(
+                    "{} is not an initial window; expected 1 to window ({}) segments, e.g. 2",
+                    self.initial_window, self.window
+                ),
+            ));
+        }
+        if self.max_rto.0 == 0 || self.min_rto.0 > self.max_rto.0 {
+            return Err((
+                key("max_rto"),
+                format!("\"{}\" is below min_rto (\"{}\"); expected a maximum at or above the minimum, e.g. \"60s\"", self.max_rto, self.min_rto),
+            ));
+        }
+        if self.initial_rto.0 == 0 {
+            return Err((
+                key("initial_rto"),
+                "\"0s\" is not a timeout; expected a positive time, e.g. \"3s\"".into(),
+            ));
+        }
+        let header = match self.header {
+            Size::Bytes(b) => b,
+            other => {
+                return Err((
+                    key("header"),
+                    format!("\"{other}\" is not a header size; expected bytes, e.g. \"40B\""),
+                ))
+            }
+        };
+        if header == 0 || header >= frame_size {
+            return Err((
+                key("header"),
+                format!("\"{}\" leaves no data in a {frame_size}-byte segment; expected a header smaller than frame_size, e.g. \"40B\"", self.header),
+            ));
+        }
+        if !matches!(self.ack_size, Size::Bytes(b) if (1..=9216).contains(&b)) {
+            return Err((
+                key("ack_size"),
+                format!("\"{}\" is not an ACK size; expected 1 to 9216 bytes, e.g. \"64B\"", self.ack_size),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The sender's parameters.
+    pub fn sender(&self) -> SenderParams {
+        SenderParams {
+            variant: self.variant,
+            window: self.window,
+            window_init: self.initial_window,
+            syn: self.syn,
+            limited_transmit: self.limited_transmit,
+            rto: RtoParams {
+                tick: self.tick.0,
+                min_rto: self.min_rto.0,
+                max_rto: self.max_rto.0,
+                initial_rto: self.initial_rto.0,
+            },
+        }
+    }
+}
+
+/// What the application gives the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// Unlimited data (a bulk transfer).
+    Bulk,
+    /// This many bytes, then nothing.
+    Bytes(u64),
+}
+
+/// One TCP connection: the sender at the flow's source, the receiver at its destination.
+#[derive(Clone, Debug)]
+pub struct Connection {
+    /// The sender.
+    pub sender: Sender,
+    /// The receiver.
+    pub receiver: Receiver,
+    /// Application bytes per data segment.
+    pub payload: u32,
+    /// Wire size of a data segment.
+    pub segment_size: u32,
+    /// Wire size of an ACK and of the SYN.
+    pub ack_size: u32,
+    /// What the application sends.
+    pub app: App,
+    /// The retransmission timer.
+    pub timer: TimerId,
+    /// When the timer is armed to expire, as last synchronised with the sender.
+    pub armed: Option<Time>,
+    /// Data segments delivered in order to the receiving application.
+    pub delivered: u64,
+}
+
+impl Connection {
+    /// A connection for segments of `frame_size` bytes; `boot` is the sender's RTO clock
+    /// phase.
+    pub fn new(params: &TcpParams, frame_size: u32, app: App, boot: Time) -> Self {
+        let header = params.header.value() as u32;
+        Connection {
+            sender: Sender::new(params.sender(), boot),
+            receiver: Receiver::new(),
+            payload: frame_size - header,
+            segment_size: frame_size,
+            ack_size: params.ack_size.value() as u32,
+            app,
+            timer: crate::net::NONE,
+            armed: None,
+            delivered: 0,
+        }
+    }
+
+    /// `segments` more data segments reached the receiving application in order: the
+    /// application bytes they carry (a finite transfer's last segment carries only what
+    /// is left).
+    pub fn deliver(&mut self, segments: u64) -> u64 {
+        let payload = u64::from(self.payload);
+        let total = |n: u64| match self.app {
+            App::Bulk => n * payload,
+            App::Bytes(b) => (n * payload).min(b),
+        };
+        let before = total(self.delivered);
+        self.delivered += segments;
+        total(self.delivered) - before
+    }
+
+    /// Segments the application hands over at the start: all of a `Bytes` transfer (its
+    /// last segment may be short but travels full-size), or an unbounded supply.
+    pub fn app_segments(&self) -> u64 {
+        match self.app {
+            App::Bulk => 1 << 40,
+            App::Bytes(b) => b.div_ceil(u64::from(self.payload)),
+        }
+    }
+
+    /// Whether segment `seq` is the SYN.
+    pub fn is_syn(&self, seq: i64) -> bool {
+        seq < self.sender.first_data()
+    }
+}

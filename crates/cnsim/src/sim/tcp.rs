@@ -1,0 +1,107 @@
+//! TCP in the data path: a connection's segments leave through its flow's shaper (so a
+//! QCN reaction point's rate limiter sits beneath TCP, which sees the delay), its ACKs
+//! come back from the destination host as frames, and its retransmission timer is a
+//! generic timer.
+
+use super::Sim;
+use crate::engine::{Event, Time};
+use crate::net::{Frame, Header, HeaderKind, NodeId, NONE};
+
+/// The tag of a connection's timer when it stands for the application's start.
+pub(super) const START: u32 = 1;
+
+impl Sim {
+    /// Flow `f`'s TCP timer: the start of its application, or a retransmission timeout.
+    pub(super) fn tcp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
+        let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+        c.armed = None;
+        if tag == START {
+            let segments = c.app_segments();
+            c.sender.app_send(segments, now);
+        } else {
+            c.sender.on_timeout(now);
+        }
+        self.tcp_output(f, now);
+        None
+    }
+
+    /// Sends what flow `f`'s sender put out, and keeps its timer in step with it.
+    fn tcp_output(&mut self, f: u32, now: Time) {
+        let ci = self.flows[f as usize].tcp as usize;
+        let mut k = 0;
+        while k < self.protocols.tcp[ci].sender.out.len() {
+            let c = &self.protocols.tcp[ci];
+            let seq = c.sender.out[k];
+            k += 1;
+            let size = if c.is_syn(seq) { c.ack_size } else { c.segment_size };
+            let flow = &mut self.flows[f as usize];
+            let Some(dst) = flow.pick_host() else { continue };
+            flow.stats.offered_frames += 1;
+            flow.stats.offered_bytes += u64::from(size);
+            let frame = Frame {
+                size,
+                priority: flow.priority,
+                ecn: flow.ecn,
+                multicast: false,
+                src: flow.src,
+                dst,
+                flow: f,
+                ingress: NONE,
+                born: now,
+                header: Header::TcpSegment(seq as i32),
+            };
+            let id = self.frames.alloc(frame);
+            self.counters.count_created(HeaderKind::TcpSegment);
+            self.offer(f, id, size, now);
+        }
+        let c = &mut self.protocols.tcp[ci];
+        c.sender.out.clear();
+        if c.sender.deadline != c.armed {
+            c.armed = c.sender.deadline;
+            match c.armed {
+                Some(at) => self.timers.arm_in(&mut self.events, c.timer, at, 0),
+                None => self.timers.cancel(c.timer),
+            }
+        }
+    }
+
+    /// A segment of flow `f` reached its destination `host`: the receiver takes it, the
+    /// newly in-order data counts as delivered, and an ACK goes back.
+    pub(super) fn tcp_segment(&mut self, host: NodeId, frame: &Frame, now: Time) {
+        let f = frame.flow;
+        let Header::TcpSegment(seq) = frame.header else { return };
+        let ci = self.flows[f as usize].tcp as usize;
+        let c = &mut self.protocols.tcp[ci];
+        let (ack, in_order) = c.receiver.on_segment(i64::from(seq));
+        let data = in_order - u64::from(c.is_syn(i64::from(seq)) && in_order > 0);
+        let bytes = c.deliver(data);
+        let ack_size = c.ack_size;
+        let st = &mut self.flows[f as usize].stats;
+        st.delivered_frames += data;
+        st.delivered_bytes += bytes;
+        st.delay_sum += u128::from(now - frame.born);
+        st.delay.record(now - frame.born);
+        let back = Frame {
+            size: ack_size,
+            priority: frame.priority,
+            src: host,
+            dst: frame.src,
+            ingress: NONE,
+            born: now,
+            header: Header::TcpAck(ack as i32),
+            ..*frame
+        };
+        let id = self.frames.alloc(back);
+        self.counters.count_created(HeaderKind::TcpAck);
+        self.host_send(id, now);
+    }
+
+    /// An ACK of flow `f` reached its source.
+    pub(super) fn tcp_ack(&mut self, frame: &Frame, now: Time) {
+        let f = frame.flow;
+        let Header::TcpAck(ack) = frame.header else { return };
+        let ci = self.flows[f as usize].tcp as usize;
+        self.protocols.tcp[ci].sender.on_ack(i64::from(ack), now);
+        self.tcp_output(f, now);
+    }
+}

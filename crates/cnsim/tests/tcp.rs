@@ -1,0 +1,116 @@
+//! TCP in the data path: goodput of one connection, sharing among several, QCN beneath
+//! TCP, and a finite transfer.
+
+use cnsim::metrics::summary::Summary;
+use cnsim::scenario::{build, parse};
+
+const DUMBBELL: &str = r#"
+name = "tcp"
+duration = "1s"
+seed = 1
+
+[topology.dumbbell]
+senders = 1
+sender_link = { rate = "1Gbps", delay = "10us" }
+bottleneck = { rate = "1Gbps", delay = "10us" }
+receiver_link = { rate = "1Gbps", delay = "10us" }
+
+[queues]
+capacity = "100 frames"
+
+[[traffic]]
+name = "bulk"
+kind = "tcp"
+from = "s*"
+to = "d1"
+frame_size = "1500B"
+"#;
+
+fn run(text: &str, overrides: &[&str]) -> Summary {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let s = parse(text, "tcp.toml", &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build(&s, "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    Summary::of(&sim, "tcp", s.seed)
+}
+
+fn jain(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
+
+/// One long-lived connection over 1 Gbit/s links: at least 95 % of the link as
+/// goodput (1460 data bytes per 1500-byte segment allow 97.3 %).
+#[test]
+fn one_connection_fills_the_link() {
+    let s = run(DUMBBELL, &[]);
+    let goodput = s.flows[0].throughput_bps;
+    assert!(goodput > 0.95e9, "{goodput}");
+    assert!(goodput <= 1e9 * 1460.0 / 1500.0 + 1e6, "{goodput}");
+}
+
+/// Eight NewReno connections with windows large enough to overflow a 100-frame
+/// drop-tail queue: they lose frames, recover, keep the link busy and share it evenly.
+#[test]
+fn newreno_connections_share_a_drop_tail_bottleneck() {
+    let s = run(DUMBBELL, &["topology.dumbbell.senders=8", "duration=2s", "traffic[0].tcp={window=1000}"]);
+    let x: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
+    assert!(jain(&x) > 0.9, "{x:?}");
+    assert!(x.iter().sum::<f64>() > 0.95e9, "{x:?}");
+    let lost = s.queues.iter().find(|q| q.port == "r1->r2").unwrap().dropped_frames;
+    assert!(lost > 100, "the window overflows the queue: {lost}");
+}
+
+/// Reno, whose second loss in a window waits for a timeout, uses the link less well than
+/// NewReno but still shares it (Jain ≥ 0.9 over 10 s).
+#[test]
+fn reno_connections_share_too() {
+    let s = run(
+        DUMBBELL,
+        &["topology.dumbbell.senders=8", "duration=10s", "traffic[0].tcp={window=1000, variant=\"reno\"}"],
+    );
+    let x: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
+    assert!(jain(&x) > 0.9, "{x:?}");
+}
+
+/// QCN beneath TCP: the reaction points' rate limiters hold frames back at the senders,
+/// so the bottleneck queue stays lower and loses fewer frames, and TCP still fills the
+/// link.
+#[test]
+fn qcn_beneath_tcp_holds_the_queue_down() {
+    let base = ["topology.dumbbell.senders=8", "duration=2s", "traffic[0].tcp={window=1000}"];
+    let plain = run(DUMBBELL, &base);
+    let qcn = r#"protocols.qcn={congestion_points=["r1->r2"], flows="*", cp={qeq="30 frames"}}"#;
+    let with = run(DUMBBELL, &[base[0], base[1], base[2], qcn]);
+    let port = |s: &Summary| s.queues.iter().find(|q| q.port == "r1->r2").unwrap().clone();
+    let (p, q) = (port(&plain), port(&with));
+    assert!(q.mean_frames < 0.6 * p.mean_frames, "{} vs {}", q.mean_frames, p.mean_frames);
+    assert!(q.dropped_frames * 3 < p.dropped_frames, "{} vs {}", q.dropped_frames, p.dropped_frames);
+    assert!(with.qcn.as_ref().unwrap().stats.cnms_sent > 100);
+    let total: f64 = with.flows.iter().map(|f| f.throughput_bps).sum();
+    assert!(total > 0.95e9, "{total}");
+}
+
+/// A finite transfer: 256 KB = 256000 bytes in 1460-byte segments (176, the last one
+/// carrying 480 bytes) arrive exactly once, in order, over a lossy path too.
+#[test]
+fn a_finite_transfer_completes() {
+    let s = run(DUMBBELL, &["traffic[0].bytes=\"256KB\"", "duration=100ms"]);
+    let f = &s.flows[0];
+    assert_eq!(f.stats.delivered_frames, 176, "{f:?}");
+    assert_eq!(f.stats.delivered_bytes, 256_000);
+    // Eight at once into a 10-frame queue: losses, retransmissions, still every byte.
+    let s = run(
+        DUMBBELL,
+        &[
+            "traffic[0].bytes=\"256KB\"",
+            "duration=2s",
+            "topology.dumbbell.senders=8",
+            "queues.capacity=\"10 frames\"",
+        ],
+    );
+    assert!(s.queues.iter().map(|q| q.dropped_frames).sum::<u64>() > 0);
+    for f in &s.flows {
+        assert_eq!(f.stats.delivered_bytes, 256_000, "{}", f.name);
+    }
+}
