@@ -28,6 +28,13 @@ pub const CASES: &[BenchCase] = &[
     BenchCase { name: "dumbbell-cbr-64", scenario: "dumbbell-cbr-64", settings: &[], bottleneck: "r1->r2" },
     BenchCase { name: "dumbbell-qcn-64", scenario: "dumbbell-qcn-64", settings: &[], bottleneck: "r1->r2" },
     BenchCase { name: "dumbbell-tcp-64", scenario: "dumbbell-tcp-64", settings: &[], bottleneck: "r1->r2" },
+    // 32 servers, 128 KB buffers, with QCN (802.1Qau defaults) on the port to the client.
+    BenchCase {
+        name: "incast-32",
+        scenario: "devkota2010-incast",
+        settings: &[r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#],
+        bottleneck: "sw->client",
+    },
     BenchCase { name: "chain-10x3", scenario: "chain-10x3", settings: &[], bottleneck: "sw9->sw10" },
     BenchCase {
         name: "dumbbell-cbr-4096",

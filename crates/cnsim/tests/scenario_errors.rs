@@ -1162,3 +1162,19 @@ fn tcp_max_rto_below_min_rto() {
         &["is below min_rto", "expected a maximum at or above the minimum"],
     );
 }
+
+#[test]
+fn sru_with_bytes() {
+    let e = error_of(&with_tcp("bytes = \"1MB\"\nsru = \"256KB\""), &[]);
+    assert_located(&e, "traffic[0].sru", &["\"sru\" given with \"bytes\"", "expected one of them"]);
+}
+
+#[test]
+fn sru_on_a_cbr_source() {
+    let e = error_of(&edit(DUMBBELL, "kind = \"cbr\"", "kind = \"cbr\"\nsru = \"256KB\""), &[]);
+    assert_located(
+        &e,
+        "traffic[0].sru",
+        &["\"sru\" is not a key of a cbr source; it belongs to kind = \"tcp\""],
+    );
+}

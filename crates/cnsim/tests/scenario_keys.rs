@@ -123,6 +123,13 @@ frame_size = "1040B"
 bytes = "1MB"
 tcp = { variant = "reno", window = 40, initial_window = 1, syn = false, limited_transmit = false, min_rto = "10ms", max_rto = "10s", initial_rto = "1s", tick = "1us", header = "40B", ack_size = "40B" }
 
+[[traffic]]
+name = "servers"
+kind = "tcp"
+from = ["b", "c"]
+to = "a"
+sru = "256KB"
+
 [protocols.qcn]
 enabled = false
 congestion_points = ["hub->edge"]

@@ -114,3 +114,65 @@ fn a_finite_transfer_completes() {
         assert_eq!(f.stats.delivered_bytes, 256_000, "{}", f.name);
     }
 }
+
+/// One client and `n` servers on one switch, 1 Gbit/s links, `buffer` per switch port;
+/// every server returns a 256 KB SRU per round (ns-2's 1000-byte segments plus 40
+/// header bytes); the client asks for the next round when all have arrived.
+fn incast(n: usize, buffer: &str, min_rto: &str) -> String {
+    let servers: Vec<String> = (1..=n).map(|i| format!("\"s{i}\"")).collect();
+    format!(
+        r#"
+name = "incast"
+duration = "2s"
+seed = 1
+
+[topology.star]
+switch = "sw"
+hosts = ["client", {servers}]
+link = {{ rate = "1Gbps", delay = "10us" }}
+
+[queues]
+capacity = "{buffer}"
+host_capacity = "1000 frames"
+
+[[traffic]]
+name = "sru"
+kind = "tcp"
+from = [{servers}]
+to = "client"
+frame_size = "1040B"
+sru = "256KB"
+tcp = {{ min_rto = "{min_rto}" }}
+"#,
+        servers = servers.join(", ")
+    )
+}
+
+fn goodput(s: &Summary) -> f64 {
+    s.flows.iter().map(|f| f.throughput_bps).sum()
+}
+
+/// The barrier: a round's SRUs all arrive before the next is requested, so every server
+/// delivers the same number of SRUs (give or take the round under way at the end), and
+/// without loss the client's link is nearly full.
+#[test]
+fn incast_rounds_are_a_barrier() {
+    let s = run(&incast(4, "1000 frames", "200ms"), &[]);
+    let srus: Vec<u64> = s.flows.iter().map(|f| f.stats.delivered_bytes / 256_000).collect();
+    let (lo, hi) = (srus.iter().min().unwrap(), srus.iter().max().unwrap());
+    assert!(hi - lo <= 1 && *lo > 100, "{srus:?}");
+    assert!(goodput(&s) > 0.9e9, "{}", goodput(&s));
+}
+
+/// The incast collapse (Devkota & Reddy's premise, after Phanishayee et al.): with a
+/// 32 KB buffer and 200 ms minimum RTO, 16 servers get less than half the client's link,
+/// because a round waits for a server's timeout; a 10 ms minimum RTO recovers most of it.
+#[test]
+fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
+    let slow = run(&incast(16, "32000B", "200ms"), &[]);
+    let fast = run(&incast(16, "32000B", "10ms"), &[]);
+    let timeouts = |s: &Summary| s.flows.iter().map(|f| f.tcp.as_ref().unwrap().timeouts).sum::<u64>();
+    assert!(goodput(&slow) < 0.5e9, "200 ms: {}", goodput(&slow));
+    assert!(timeouts(&slow) > 0);
+    assert!(goodput(&fast) > 2.0 * goodput(&slow), "10 ms: {} vs {}", goodput(&fast), goodput(&slow));
+}

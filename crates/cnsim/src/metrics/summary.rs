@@ -73,6 +73,9 @@ pub struct FlowSummary {
     pub max_delay_s: f64,
     /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).
     pub delay_variation_s: f64,
+    /// A TCP flow's sender counters (segments, retransmissions, timeouts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::l4::tcp::sender::SenderStats>,
 }
 
 /// One egress queue's counters and derived figures.
@@ -238,7 +241,8 @@ impl Summary {
             .flows()
             .iter()
             .zip(&fair)
-            .map(|(f, &fair)| {
+            .enumerate()
+            .map(|(i, (f, &fair))| {
                 let throughput_bps = f.stats.delivered_bytes as f64 * 8.0 / secs;
                 let dst = f.dst_name.clone();
                 let d = f.stats.delivered_frames;
@@ -255,6 +259,7 @@ impl Summary {
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
                     max_delay_s: f.stats.delay.max as f64 / 1e12,
                     delay_variation_s: f.stats.delay.variation_s(),
+                    tcp: sim.tcp_connection(i as u32).map(|c| c.sender.stats.clone()),
                 }
             })
             .collect();

@@ -68,6 +68,8 @@ pub enum Header {
     /// A TCP acknowledgement for the frame's flow, from its destination back to its
     /// source: the highest in-order segment received.
     TcpAck(i32),
+    /// An incast client's request for the next round, to one server of the frame's flow.
+    TcpRequest(u32),
 }
 
 impl Default for Header {
@@ -100,11 +102,13 @@ pub enum HeaderKind {
     TcpSegment,
     /// [`Header::TcpAck`].
     TcpAck,
+    /// [`Header::TcpRequest`].
+    TcpRequest,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 10] = [
+    pub const ALL: [HeaderKind; 11] = [
         HeaderKind::Data,
         HeaderKind::Cnm,
         HeaderKind::Pause,
@@ -115,6 +119,7 @@ impl HeaderKind {
         HeaderKind::PathProbe,
         HeaderKind::TcpSegment,
         HeaderKind::TcpAck,
+        HeaderKind::TcpRequest,
     ];
 }
 
@@ -133,6 +138,7 @@ impl Header {
             Header::PathProbe(_) => HeaderKind::PathProbe,
             Header::TcpSegment(_) => HeaderKind::TcpSegment,
             Header::TcpAck(_) => HeaderKind::TcpAck,
+            Header::TcpRequest(_) => HeaderKind::TcpRequest,
         }
     }
 

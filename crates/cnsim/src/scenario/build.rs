@@ -451,6 +451,8 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     let mut flows: Vec<Flow> = Vec::new();
     let mut flow_entry: Vec<usize> = Vec::new();
     let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
+    let mut incast: Vec<crate::l4::tcp::IncastGroup> = Vec::new();
+    let mut incast_entry: Option<usize> = None;
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
@@ -724,10 +726,21 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             } else if pattern == Pattern::Saturated {
                 flow.shaper = Some(Shaper::new(line, source_queue));
             }
-            if let Source::Tcp { bytes, tcp } = &t.source {
-                let app = match bytes {
-                    Some(b) => crate::l4::tcp::App::Bytes(b.value()),
-                    None => crate::l4::tcp::App::Bulk,
+            if let Source::Tcp { bytes, sru, tcp } = &t.source {
+                let app = match (bytes, sru) {
+                    (_, Some(sru)) => {
+                        // One group per traffic entry: its sources serve one client.
+                        if incast_entry != Some(ti) {
+                            incast_entry = Some(ti);
+                            incast.push(Default::default());
+                        }
+                        let group = incast.len() - 1;
+                        incast[group].flows.push(flows.len() as u32);
+                        incast[group].waiting += 1;
+                        crate::l4::tcp::App::Incast { sru: sru.value(), group: group as u32 }
+                    }
+                    (Some(b), None) => crate::l4::tcp::App::Bytes(b.value()),
+                    (None, None) => crate::l4::tcp::App::Bulk,
                 };
                 // ns-2 draws each agent's clock phase uniformly within a tick.
                 let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
@@ -740,7 +753,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     }
 
     // Protocols, each from its own table.
-    let mut protocols = Protocols { tcp: connections, ..Protocols::default() };
+    let mut protocols = Protocols { tcp: connections, incast, ..Protocols::default() };
     let mut timers = Timers::new();
     let mut cx = InstallCx {
         scenario: s,

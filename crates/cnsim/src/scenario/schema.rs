@@ -569,6 +569,10 @@ pub enum Source {
     Tcp {
         /// `bytes`: application data to send; absent = unlimited (a bulk transfer).
         bytes: Option<Size>,
+        /// `sru`: incast: every source of the entry is a server that sends one server
+        /// request unit per round to the client (`to`), which asks for the next round
+        /// when all have arrived.
+        sru: Option<Size>,
         /// `tcp`: the connection's parameters.
         tcp: crate::l4::tcp::TcpParams,
     },
@@ -637,6 +641,12 @@ impl TryFrom<TrafficEntry> for Traffic {
                 return Err(at_key(
                     "tcp",
                     format!("\"tcp\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
+                ));
+            }
+            if t.sru.is_some() {
+                return Err(at_key(
+                    "sru",
+                    format!("\"sru\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
                 ));
             }
         }
@@ -721,11 +731,25 @@ impl TryFrom<TrafficEntry> for Traffic {
                         ));
                     }
                 }
+                if let Some(b) = t.sru {
+                    if !matches!(b, Size::Bytes(n) if n > 0) {
+                        return Err(at_key(
+                            "sru",
+                            format!("\"{b}\" is not a server request unit; expected a positive size in bytes, e.g. \"256KB\""),
+                        ));
+                    }
+                    if t.bytes.is_some() {
+                        return Err(at_key(
+                            "sru",
+                            "\"sru\" given with \"bytes\"; expected one of them: an incast server sends an SRU per round, a transfer its bytes once",
+                        ));
+                    }
+                }
                 let tcp = t.tcp.unwrap_or_default();
                 if let Err((key, message)) = tcp.check("tcp", t.frame_size.value()) {
                     return Err(at_key(&key, message));
                 }
-                Source::Tcp { bytes: t.bytes, tcp }
+                Source::Tcp { bytes: t.bytes, sru: t.sru, tcp }
             }
         };
         Ok(Traffic {
@@ -756,9 +780,9 @@ impl From<Traffic> for TrafficEntry {
             Source::Cbr { jitter, .. } if jitter > 0.0 => Some(jitter),
             _ => None,
         };
-        let (bytes, tcp) = match &t.source {
-            Source::Tcp { bytes, tcp } => (*bytes, Some(*tcp)),
-            _ => (None, None),
+        let (bytes, sru, tcp) = match &t.source {
+            Source::Tcp { bytes, sru, tcp } => (*bytes, *sru, Some(*tcp)),
+            _ => (None, None, None),
         };
         TrafficEntry {
             name: t.name,
@@ -772,6 +796,7 @@ impl From<Traffic> for TrafficEntry {
             off,
             periods,
             bytes,
+            sru,
             tcp,
             start: t.start,
             stop: t.stop,
@@ -834,6 +859,9 @@ pub struct TrafficEntry {
     /// Application data a TCP source sends (absent: unlimited).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<Size>,
+    /// Incast: each TCP source sends this server request unit per round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sru: Option<Size>,
     /// A TCP source's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::l4::tcp::TcpParams>,

@@ -18,6 +18,8 @@ pub struct Protocols {
     pub link: Option<AnyLinkControl>,
     /// TCP connections, indexed by `Flow::tcp`.
     pub tcp: Vec<crate::l4::tcp::Connection>,
+    /// Incast groups, indexed by `App::Incast::group`.
+    pub incast: Vec<crate::l4::tcp::IncastGroup>,
 }
 
 impl Sim {

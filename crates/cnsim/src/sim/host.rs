@@ -71,6 +71,11 @@ impl Sim {
                 self.frames.free(id);
                 self.tcp_ack(&frame, now);
             }
+            Header::TcpRequest(_) => {
+                let f = frame.flow;
+                self.frames.free(id);
+                self.tcp_request(f, now);
+            }
             // Answered (or passed by) at its congestion point on the way.
             Header::Probe(_) => self.frames.free(id),
             // Link-local: consumed by the receiving port, never delivered.

@@ -23,6 +23,17 @@ impl Sim {
         &self.flows
     }
 
+    /// The TCP connection of flow `f`, if it is a TCP flow.
+    pub fn tcp_connection(&self, f: u32) -> Option<&crate::l4::tcp::Connection> {
+        let c = self.flows.get(f as usize)?.tcp;
+        self.protocols.tcp.get(c as usize)
+    }
+
+    /// The incast groups (one per traffic entry with an `sru`).
+    pub fn incast_groups(&self) -> &[crate::l4::tcp::IncastGroup] {
+        &self.protocols.incast
+    }
+
     /// Global counters.
     pub fn counters(&self) -> &Counters {
         &self.counters

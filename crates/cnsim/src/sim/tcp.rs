@@ -74,7 +74,9 @@ impl Sim {
         let c = &mut self.protocols.tcp[ci];
         let (ack, in_order) = c.receiver.on_segment(i64::from(seq));
         let data = in_order - u64::from(c.is_syn(i64::from(seq)) && in_order > 0);
+        let srus = c.srus_delivered();
         let bytes = c.deliver(data);
+        let round_done = c.srus_delivered() > srus;
         let ack_size = c.ack_size;
         let st = &mut self.flows[f as usize].stats;
         st.delivered_frames += data;
@@ -94,6 +96,44 @@ impl Sim {
         let id = self.frames.alloc(back);
         self.counters.count_created(HeaderKind::TcpAck);
         self.host_send(id, now);
+        if round_done {
+            self.incast_arrived(ci, host, now);
+        }
+    }
+
+    /// Incast: connection `ci`'s SRU of this round reached the client `host`; when it is
+    /// the last one, the client requests the next round from every server.
+    fn incast_arrived(&mut self, ci: usize, host: NodeId, now: Time) {
+        let crate::l4::tcp::App::Incast { group, .. } = self.protocols.tcp[ci].app else { return };
+        let g = &mut self.protocols.incast[group as usize];
+        g.waiting -= 1;
+        if g.waiting > 0 {
+            return;
+        }
+        g.rounds += 1;
+        g.waiting = g.flows.len() as u32;
+        let round = g.rounds as u32;
+        for k in 0..self.protocols.incast[group as usize].flows.len() {
+            let f = self.protocols.incast[group as usize].flows[k];
+            let flow = &self.flows[f as usize];
+            if now >= flow.stop {
+                continue;
+            }
+            let size = self.protocols.tcp[flow.tcp as usize].ack_size;
+            let request =
+                Frame::message(size, flow.priority, host, flow.src, f, now, Header::TcpRequest(round));
+            let id = self.frames.alloc(request);
+            self.counters.count_created(HeaderKind::TcpRequest);
+            self.host_send(id, now);
+        }
+    }
+
+    /// Incast: the client's request reached the server of flow `f`: one more SRU.
+    pub(super) fn tcp_request(&mut self, f: u32, now: Time) {
+        let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+        let segments = c.app_segments();
+        c.sender.app_send(segments, now);
+        self.tcp_output(f, now);
     }
 
     /// An ACK of flow `f` reached its source.

@@ -138,6 +138,26 @@ pub enum App {
     Bulk,
     /// This many bytes, then nothing.
     Bytes(u64),
+    /// An incast server: one server request unit of this many bytes per round, each
+    /// round when the client's request arrives (the first at the start).
+    Incast {
+        /// The SRU, bytes.
+        sru: u64,
+        /// The incast group (index into the simulator's groups).
+        group: u32,
+    },
+}
+
+/// The servers of one incast client: a round ends when every server's SRU has reached
+/// the client, which then requests the next from all of them (a barrier).
+#[derive(Clone, Debug, Default)]
+pub struct IncastGroup {
+    /// The servers' flows.
+    pub flows: Vec<u32>,
+    /// Servers whose SRU of the current round has not yet arrived.
+    pub waiting: u32,
+    /// Rounds completed.
+    pub rounds: u64,
 }
 
 /// One TCP connection: the sender at the flow's source, the receiver at its destination.
@@ -189,18 +209,31 @@ impl Connection {
         let total = |n: u64| match self.app {
             App::Bulk => n * payload,
             App::Bytes(b) => (n * payload).min(b),
+            App::Incast { sru, .. } => {
+                let per_round = sru.div_ceil(payload);
+                (n / per_round) * sru + ((n % per_round) * payload).min(sru)
+            }
         };
         let before = total(self.delivered);
         self.delivered += segments;
         total(self.delivered) - before
     }
 
-    /// Segments the application hands over at the start: all of a `Bytes` transfer (its
-    /// last segment may be short but travels full-size), or an unbounded supply.
+    /// Segments the application hands over at the start: all of a `Bytes` transfer or
+    /// the first SRU (its last segment may be short but travels full-size, as ns-2's
+    /// ⌈N/size⌉ packets do), or an unbounded supply.
     pub fn app_segments(&self) -> u64 {
         match self.app {
             App::Bulk => 1 << 40,
-            App::Bytes(b) => b.div_ceil(u64::from(self.payload)),
+            App::Bytes(b) | App::Incast { sru: b, .. } => b.div_ceil(u64::from(self.payload)),
+        }
+    }
+
+    /// Incast: SRUs completely delivered so far.
+    pub fn srus_delivered(&self) -> u64 {
+        match self.app {
+            App::Incast { sru, .. } => self.delivered / sru.div_ceil(u64::from(self.payload)),
+            _ => 0,
         }
     }
 

@@ -14,7 +14,7 @@ pub mod receiver;
 pub mod rto;
 pub mod sender;
 
-pub use config::{App, Connection, TcpParams};
+pub use config::{App, Connection, IncastGroup, TcpParams};
 pub use receiver::Receiver;
 pub use rto::{Rto, RtoParams};
 pub use sender::{CwndAction, Sender, SenderParams, Variant};
