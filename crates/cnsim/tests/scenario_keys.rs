@@ -146,6 +146,12 @@ sample_table = ["100KB", "50KB"]
 jitter = [0.9, 1.1]
 qold_update = "feedback"
 base_probability = 0.02
+detailed_table = ["100KB", "10KB"]
+
+[protocols.qcn.cp.congestion_memory]
+threshold = 0.8
+decay = "below-qeq"
+max_count = 5
 
 [protocols.qcn.cp.guidance]
 rate_t = "2ms"
@@ -170,6 +176,7 @@ efr_max = "500000B"
 drift_factor = 1.0005
 self_increase = "1Mbps"
 self_increase_factor = 0.001
+adaptive_increase = true
 
 [protocols.qcn.rp.probes]
 interval = "50000B"

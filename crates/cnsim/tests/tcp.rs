@@ -176,3 +176,34 @@ fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
     assert!(timeouts(&slow) > 0);
     assert!(goodput(&fast) > 2.0 * goodput(&slow), "10 ms: {} vs {}", goodput(&fast), goodput(&slow));
 }
+
+/// Devkota & Reddy's QCN changes on the incast workload (32 servers, 128 KB buffers,
+/// 200 ms minimum RTO, 802.1Qau's QCN on the client's port), three seeds: adaptive R_AI
+/// sends fewer CNMs than either sampling change alone (Table II's ordering), and
+/// congestion-memory sampling with adaptive R_AI (their V) has more goodput than
+/// unmodified QCN (their I).
+#[test]
+fn devkota_reddy_changes_on_incast() {
+    let qcn =
+        |extra: &str| format!(r#"protocols.qcn={{congestion_points=["sw->client"], flows="*"{extra}}}"#);
+    let run_all = |extra: &str| -> (f64, u64) {
+        let mut goodput_sum = 0.0;
+        let mut cnms = 0;
+        for seed in [1, 2, 3] {
+            let text = cnsim::scenario::bundled::get("devkota2010-incast").unwrap();
+            let s = run(text, &[&qcn(extra), &format!("seed={seed}")]);
+            goodput_sum += goodput(&s);
+            cnms += s.qcn.as_ref().unwrap().stats.cnms_sent;
+        }
+        (goodput_sum / 3.0, cnms)
+    };
+    let (g1, c1) = run_all("");
+    let (_, c2) = run_all(", cp={congestion_memory={}}");
+    let (_, c3) = run_all(", cp={sampling=\"detailed\"}");
+    let (_, c4) = run_all(", rp={adaptive_increase=true}");
+    let (g5, _) = run_all(", cp={congestion_memory={}}, rp={adaptive_increase=true}");
+    assert!(c4 < c2 && c4 < c3, "CNMs: adaptive {c4}, memory {c2}, detailed {c3}");
+    assert!(c2 > c1, "congestion memory samples more: {c2} vs {c1}");
+    assert!(g5 > 1.1 * g1, "goodput: II+IV {g5} vs I {g1}");
+    eprintln!("goodput I {g1:.3e}, II+IV {g5:.3e}; CNMs I {c1}, II {c2}, III {c3}, IV {c4}");
+}

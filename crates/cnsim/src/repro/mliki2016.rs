@@ -104,6 +104,7 @@ impl Variant {
             Sampling::PerFrame => "per-frame",
             Sampling::Standard => "sampled",
             Sampling::Probability => "probability",
+            Sampling::Detailed => "detailed",
         };
         format!("{}-{source}-{sampling}-{}-q{}", self.topology.key(), self.scheme.key(), self.qeq)
     }
@@ -158,7 +159,7 @@ impl Variant {
         // sampling; Mliki et al. 2016 §2.1's "queue size when the last feedback was generated"
         // with the paper's per-frame check.
         q.cp.qold_update = match self.sampling {
-            Sampling::Standard | Sampling::Probability => QoldUpdate::Sample,
+            Sampling::Standard | Sampling::Probability | Sampling::Detailed => QoldUpdate::Sample,
             Sampling::PerFrame => QoldUpdate::Feedback,
         };
         if self.scheme == Scheme::Off && self.source == SourceModel::Saturated {

@@ -111,6 +111,42 @@ impl Validate for CpParams {
         if let Some(g) = &self.guidance {
             g.check("guidance")?;
         }
+        if self.detailed_table.is_empty() || self.detailed_table.len() > 15 {
+            return Err((
+                "detailed_table".into(),
+                format!("{} entries; expected 1 to 15 byte intervals", self.detailed_table.len()),
+            ));
+        }
+        for (i, e) in self.detailed_table.iter().enumerate() {
+            if !matches!(e, Size::Bytes(b) if *b > 0) {
+                return Err((
+                    format!("detailed_table[{i}]"),
+                    format!(
+                        "\"{e}\" is not a sample interval; expected a positive size in bytes, e.g. \"10KB\""
+                    ),
+                ));
+            }
+        }
+        if let Some(m) = &self.congestion_memory {
+            if !(m.threshold > 0.0 && m.threshold <= 1.0) {
+                return Err((
+                    "congestion_memory.threshold".into(),
+                    format!(
+                        "{:?} is not a fraction of the buffer; expected a number in (0, 1], e.g. 0.9",
+                        m.threshold
+                    ),
+                ));
+            }
+            if m.max_count > 20 {
+                return Err((
+                    "congestion_memory.max_count".into(),
+                    format!(
+                        "{} is too large; expected at most 20 halvings of the sampling interval, e.g. 7",
+                        m.max_count
+                    ),
+                ));
+            }
+        }
         jitter_rule("jitter", self.jitter)
     }
 }

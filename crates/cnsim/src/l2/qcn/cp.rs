@@ -42,6 +42,46 @@ pub enum Sampling {
     /// sample: from the base (1 %) up to ten times it as congestion grows (the proposal's
     /// 1 %–10 % range; the linear form is our reading).
     Probability,
+    /// Devkota & Reddy's detailed sampling: the standard table's seven lighter levels,
+    /// and its heaviest (|Fb| 56–63) split into eight, one per |Fb|: 15 levels
+    /// (`detailed_table`).
+    Detailed,
+}
+
+/// When Devkota & Reddy's congestion memory counts down (the paper does not say;
+/// reference l3-tcp.md §7.1 lists readings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryDecay {
+    /// By one at every sample whose Fb ≥ 0 (no congestion seen): the memory lasts
+    /// through a silent period, when few frames arrive, and fades once traffic flows
+    /// uncongested.
+    #[default]
+    CalmSample,
+    /// To zero when the queue drains below Qeq.
+    BelowQeq,
+    /// Never.
+    Never,
+}
+
+/// Devkota & Reddy's congestion-memory sampling: a counter c raised at each congestion
+/// event (the queue rising above `threshold` of the port's buffer), the sampling
+/// interval divided by 2^c.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CongestionMemory {
+    /// The congestion event: the queue rises above this fraction of the buffer (0.9).
+    pub threshold: f64,
+    /// How the counter counts down.
+    pub decay: MemoryDecay,
+    /// Largest count (7: at 150 KB ÷ 128 ≈ one frame, sampling is per frame).
+    pub max_count: u32,
+}
+
+impl Default for CongestionMemory {
+    fn default() -> Self {
+        CongestionMemory { threshold: 0.9, decay: MemoryDecay::CalmSample, max_count: 7 }
+    }
 }
 
 /// When Qold is updated.
@@ -88,6 +128,11 @@ pub struct CpParams {
     pub base_probability: f64,
     /// Rate guidance in probe replies (QCN-PR); absent = replies carry no rate.
     pub guidance: Option<crate::l2::probing::GuidanceParams>,
+    /// The 15 byte intervals of `sampling = "detailed"`: the standard eight, the last
+    /// being |Fb| = 56, then |Fb| = 57…63 continuing 150 KB/(k + 1).
+    pub detailed_table: Vec<Size>,
+    /// Devkota & Reddy's congestion-memory sampling; absent = off.
+    pub congestion_memory: Option<CongestionMemory>,
 }
 
 impl Default for CpParams {
@@ -104,6 +149,14 @@ impl Default for CpParams {
             qold_update: QoldUpdate::Sample,
             base_probability: 0.01,
             guidance: None,
+            detailed_table: [
+                150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500, 16_667, 15_000, 13_636,
+                12_500, 11_538, 10_714, 10_000,
+            ]
+            .into_iter()
+            .map(Size::Bytes)
+            .collect(),
+            congestion_memory: None,
         }
     }
 }
@@ -139,6 +192,18 @@ pub struct CpStats {
     pub cnms: u64,
     /// CNMs withheld by the representative rule.
     pub suppressed: u64,
+}
+
+/// The level of the detailed (15-level) table for quantized feedback `qfb`: the
+/// standard level |Fb|>>3 up to 6, then one level per |Fb| from 56 to 63.
+#[inline]
+pub fn detailed_level(qfb: u8) -> usize {
+    let k = usize::from(qfb >> 3);
+    if k < 7 {
+        k
+    } else {
+        7 + usize::from(qfb.min(FB_MAX) - 56)
+    }
 }
 
 /// Fb = −(Qoff + w·Qdelta) with Qoff = Q − Qeq and Qdelta = Q − Qold (Mliki et al. 2016 eq. 1–3).
@@ -185,6 +250,14 @@ pub struct Cp {
     w: f64,
     sampling: Sampling,
     table: [f64; 8],
+    /// The detailed table (boxed: read only at samples, and 15 entries would double
+    /// the congestion point's size).
+    detailed: Box<[f64; 15]>,
+    memory: Option<CongestionMemory>,
+    /// The congestion memory's count c.
+    pub memory_count: u32,
+    /// Whether the queue is above the memory's threshold (an event is a crossing).
+    above: bool,
     jitter: [f64; 2],
     qold_update: QoldUpdate,
     /// Queue length at the previous sample (or CNM), in the CP's unit.
@@ -210,6 +283,11 @@ impl Cp {
             // (reference §1.2), whatever the frames' sizes.
             *slot = s.map(|s| s.value() as f64).unwrap_or(150_000.0);
         }
+        let mut detailed = [0.0; 15];
+        for (i, slot) in detailed.iter_mut().enumerate() {
+            let s = params.detailed_table.get(i).or(params.detailed_table.last());
+            *slot = s.map(|s| s.value() as f64).unwrap_or(150_000.0);
+        }
         Self {
             cpid,
             qeq,
@@ -222,6 +300,10 @@ impl Cp {
             q_old: 0.0,
             // The first interval is the table's first entry (reference §1.2).
             time_to_mark: table[0],
+            detailed: Box::new(detailed),
+            memory: params.congestion_memory,
+            memory_count: 0,
+            above: false,
             base_probability: params.base_probability,
             probability: params.base_probability,
             rng,
@@ -257,13 +339,33 @@ impl Cp {
     pub fn sampled(&mut self, size: u32) -> bool {
         self.stats.arrivals += 1;
         match self.sampling {
-            Sampling::Standard => {
+            Sampling::Standard | Sampling::Detailed => {
                 self.time_to_mark -= size as f64;
                 self.time_to_mark < 0.0
             }
             Sampling::PerFrame => true,
             Sampling::Probability => self.rng.uniform() < self.probability,
         }
+    }
+
+    /// Congestion memory: a data frame arrived with the queue above the memory's threshold
+    /// of the buffer or not, and below Qeq or not. A rise above the threshold is a
+    /// congestion event.
+    #[inline]
+    pub fn observe(&mut self, above: bool, below_qeq: bool) {
+        let Some(m) = self.memory else { return };
+        if above && !self.above {
+            self.memory_count = (self.memory_count + 1).min(m.max_count);
+        }
+        self.above = above;
+        if below_qeq && m.decay == MemoryDecay::BelowQeq {
+            self.memory_count = 0;
+        }
+    }
+
+    /// The congestion memory's threshold, if on.
+    pub fn memory_threshold(&self) -> Option<f64> {
+        self.memory.map(|m| m.threshold)
     }
 
     /// The queue state a probe reply carries: Qoff = Q − Qeq and Qdelta = Q − Qold, in
@@ -299,11 +401,21 @@ impl Cp {
         if self.qold_update == QoldUpdate::Sample {
             self.q_old = q;
         }
+        if let Some(m) = self.memory {
+            if qfb == 0 && m.decay == MemoryDecay::CalmSample {
+                self.memory_count = self.memory_count.saturating_sub(1);
+            }
+        }
         match self.sampling {
-            Sampling::Standard => {
-                let k = (qfb >> 3) as usize;
+            Sampling::Standard | Sampling::Detailed => {
+                let interval = if self.sampling == Sampling::Standard {
+                    self.table[(qfb >> 3) as usize]
+                } else {
+                    self.detailed[detailed_level(qfb)]
+                };
                 let u = self.rng.uniform_range(self.jitter[0], self.jitter[1]);
-                self.time_to_mark = self.table[k] * u;
+                // Congestion memory: the interval divided by 2^c.
+                self.time_to_mark = interval * u / f64::from(1u32 << self.memory_count.min(31));
             }
             Sampling::Probability => {
                 self.probability = self.base_probability * (1.0 + 9.0 * f64::from(qfb) / f64::from(FB_MAX));
@@ -554,5 +666,65 @@ mod tests {
         let (qoff, qdelta) = cp.reply_fields(QueueView { frames: 0, bytes: 32_000 });
         assert_eq!((qoff, qdelta), (125, 300));
         assert_eq!(cp.q_old, 12_800.0);
+    }
+
+    /// Devkota & Reddy's detailed sampling: |Fb| up to 55 uses the standard levels, each
+    /// |Fb| from 56 to 63 its own: at |Fb| = 60 the next sample comes after 12.5 KB.
+    #[test]
+    fn detailed_sampling_levels() {
+        assert_eq!(
+            (detailed_level(0), detailed_level(55), detailed_level(56), detailed_level(63)),
+            (0, 6, 7, 14)
+        );
+        let mut cp = exact_cp(Size::Bytes(26_000), Sampling::Detailed);
+        // Q = 120000, Qold = 0: Fb = −(94000 + 240000) → clamp, |Fb| = 63 → 10 KB.
+        cp.on_sample(
+            QueueView { frames: 80, bytes: 120_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 10_000.0);
+        // |Fb| = 60: Fb = −60/63·130000 = −123810: Q − Qeq + 2(Q − Qold) with Qold = Q.
+        cp.q_old = 26_000.0 + 123_900.0;
+        cp.on_sample(
+            QueueView { frames: 100, bytes: 149_900 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 12_500.0);
+    }
+
+    /// Congestion memory: each rise above 90 % of the buffer counts one event, and the
+    /// sampling interval is divided by 2^count; a sample with Fb ≥ 0 counts one down.
+    #[test]
+    fn congestion_memory_sampling() {
+        let params = CpParams {
+            qeq: Size::Bytes(26_000),
+            jitter: [1.0, 1.0],
+            congestion_memory: Some(CongestionMemory::default()),
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 7, rng());
+        cp.observe(true, false);
+        cp.observe(true, false);
+        assert_eq!(cp.memory_count, 1, "one rise, one event");
+        cp.observe(false, false);
+        cp.observe(true, false);
+        assert_eq!(cp.memory_count, 2);
+        // A congested sample: |Fb| = 63 → 18.5 KB / 4.
+        cp.on_sample(
+            QueueView { frames: 80, bytes: 120_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 18_500.0 / 4.0);
+        // A calm sample (queue empty and falling): count 2 → 1, 150 KB / 2.
+        cp.on_sample(QueueView { frames: 0, bytes: 0 }, Representative::default(), MulticastScheme::Standard);
+        assert_eq!((cp.memory_count, cp.time_to_mark), (1, 75_000.0));
+        for _ in 0..20 {
+            cp.observe(false, false);
+            cp.observe(true, false);
+        }
+        assert_eq!(cp.memory_count, 7, "capped");
     }
 }

@@ -132,6 +132,15 @@ impl CongestionPoint {
     #[inline]
     pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
         if let Some(rep) = frame.header.data_tag() {
+            if let Some(threshold) = self.cp.memory_threshold() {
+                let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
+                let (q, cap) = match queue.classes.queue(queue.class).capacity {
+                    crate::net::Capacity::Frames(n) => (view.frames as f64, n as f64),
+                    crate::net::Capacity::Bytes(b) => (view.bytes as f64, b as f64),
+                };
+                let below_qeq = self.cp.queue_in_unit(view) < self.cp.qeq();
+                self.cp.observe(q > threshold * cap, below_qeq);
+            }
             if let Some(g) = &mut self.guidance {
                 let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
                 g.on_data(ctx.now, frame.size, self.cp.queue_in_unit(view), self.cp.qeq());

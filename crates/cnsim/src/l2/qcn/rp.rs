@@ -103,6 +103,10 @@ pub struct RpParams {
     /// Each frame sent moves CR by this fraction of the gap to the CP's guided rate
     /// (QCN-PR's selfIncreaseFactor, 0.1 %).
     pub self_increase_factor: f64,
+    /// Devkota & Reddy's adaptive R_AI: a memory M adds each CNM's |Fb| and loses 1 at
+    /// each timer expiry; while M > 64 the increase steps are R_AI/(M/64) and
+    /// R_HAI/(M/64) (one memory for both; below 64 the steps are the configured ones).
+    pub adaptive_increase: bool,
 }
 
 impl Default for RpParams {
@@ -127,6 +131,7 @@ impl Default for RpParams {
             probes: None,
             self_increase: Rate(0),
             self_increase_factor: 0.0,
+            adaptive_increase: false,
         }
     }
 }
@@ -209,6 +214,8 @@ pub struct Rp {
     guided_bps: Option<f64>,
     /// The CPs' weight W, to read Fb from a reply.
     w: f64,
+    /// Adaptive R_AI's memory M.
+    pub ai_memory: f64,
 }
 
 impl Rp {
@@ -234,6 +241,7 @@ impl Rp {
             prober: params.probes.as_ref().map(Prober::new),
             guided_bps: None,
             w: 2.0,
+            ai_memory: 0.0,
         }
     }
 
@@ -345,6 +353,9 @@ impl Rp {
         self.stats.cnms += 1;
         self.cnms_since_sample += 1;
         let fb = self.select_feedback(cnm);
+        if self.p.adaptive_increase {
+            self.ai_memory += f64::from(fb);
+        }
         if !self.active {
             self.active = true;
             let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
@@ -409,6 +420,9 @@ impl Rp {
             return RpAction::default();
         }
         self.ts += 1;
+        if self.p.adaptive_increase {
+            self.ai_memory = (self.ai_memory - 1.0).max(0.0);
+        }
         if self.p.drift_factor != 1.0 {
             let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
             self.cr = (self.cr * self.p.drift_factor).min(c);
@@ -426,6 +440,8 @@ impl Rp {
     /// One increase step at the end of a byte-counter or timer cycle.
     fn self_increase(&mut self, line_bps: u64) -> RpAction {
         let th = self.p.fast_recovery_threshold;
+        // Adaptive R_AI: the steps shrink while the memory of recent feedback is large.
+        let scale = if self.ai_memory > 64.0 { 64.0 / self.ai_memory } else { 1.0 };
         let increment = match self.phase() {
             Phase::FastRecovery => {
                 self.stats.fast_recovery_steps += 1;
@@ -433,7 +449,7 @@ impl Rp {
             }
             Phase::ActiveIncrease => {
                 self.stats.active_increase_steps += 1;
-                self.p.r_ai.0 as f64
+                self.p.r_ai.0 as f64 * scale
             }
             Phase::HyperActiveIncrease => {
                 self.stats.hyper_active_steps += 1;
@@ -441,7 +457,7 @@ impl Rp {
                     HaiMultiplier::Stages => self.si.min(self.ts) - th,
                     HaiMultiplier::One => 1,
                 };
-                self.p.r_hai.0 as f64 * i as f64
+                self.p.r_hai.0 as f64 * i as f64 * scale
             }
         };
         if self.p.target_guard && (self.si == 1 || self.ts == 1) && self.tr > 10.0 * self.cr {
@@ -820,5 +836,29 @@ mod tests {
         }
         let want = 500e6 + 250e6 * 0.999f64.powi(50);
         assert!((r.cr - want).abs() < 1.0, "{} vs {want}", r.cr);
+    }
+
+    /// Adaptive R_AI: M adds each CNM's |Fb| (63 + 63 = 126 > 64), so an Active Increase
+    /// step is R_AI·64/126; each timer expiry takes 1 from M.
+    #[test]
+    fn adaptive_increase_scales_the_step_by_the_memory() {
+        let mut r = roeck_rp(|p| p.adaptive_increase = true);
+        r.on_cnm(cnm(63), G);
+        r.on_cnm(cnm(63), G);
+        assert_eq!(r.ai_memory, 126.0);
+        // Active Increase: byte stage past the threshold, timer stage not.
+        r.si = 6;
+        r.ts = 0;
+        let (cr, tr) = (r.cr, r.tr);
+        r.self_increase(G);
+        let step = 5_000_000.0 * 64.0 / 126.0;
+        assert!((r.tr - (tr + step)).abs() < 1e-6, "{} vs {}", r.tr, tr + step);
+        assert!((r.cr - (cr + tr + step) / 2.0).abs() < 1e-6);
+        r.on_timer(r.timer_epoch, G);
+        assert_eq!(r.ai_memory, 125.0);
+        // Without the option the memory stays at 0 and the step is R_AI.
+        let mut plain = roeck_rp(|_| {});
+        plain.on_cnm(cnm(63), G);
+        assert_eq!(plain.ai_memory, 0.0);
     }
 }
