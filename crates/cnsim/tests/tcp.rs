@@ -207,3 +207,30 @@ fn devkota_reddy_changes_on_incast() {
     assert!(g5 > 1.1 * g1, "goodput: II+IV {g5} vs I {g1}");
     eprintln!("goodput I {g1:.3e}, II+IV {g5:.3e}; CNMs I {c1}, II {c2}, III {c3}, IV {c4}");
 }
+
+/// Devkota & Reddy's Table I check, with 802.1Qau's QCN on the incast workload (128 KB):
+/// before timeouts set in (4 servers) the average minrate × flows is the goodput (within
+/// 10 %); once they do (32 servers) it is far above it, because synchronised flows wait
+/// for the one that timed out.
+#[test]
+fn average_minrate_times_flows_is_the_goodput_until_timeouts() {
+    let with = |n: usize| {
+        let servers: Vec<String> = (1..=n).map(|i| format!("\"s{i}\"")).collect();
+        let list = servers.join(", ");
+        let text = cnsim::scenario::bundled::get("devkota2010-incast").unwrap();
+        let s = run(
+            text,
+            &[
+                &format!("topology.star.hosts=[\"client\", {list}]"),
+                &format!("traffic[0].from=[{list}]"),
+                r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#,
+            ],
+        );
+        let minrate = s.qcn.as_ref().unwrap().avg_minrate_bps.unwrap();
+        (minrate * n as f64, goodput(&s))
+    };
+    let (product, goodput4) = with(4);
+    assert!((product - goodput4).abs() < 0.1 * goodput4, "4 servers: {product} vs {goodput4}");
+    let (product, goodput32) = with(32);
+    assert!(product > 2.0 * goodput32, "32 servers: {product} vs {goodput32}");
+}

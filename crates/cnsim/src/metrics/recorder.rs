@@ -25,6 +25,11 @@ pub struct Recorder {
     pub rates: TimeSeries,
     /// Feedback frames received by every reaction point during the previous interval.
     pub cnms: TimeSeries,
+    /// Sum over samples of the lowest rate any QCN reaction point allowed (Devkota &
+    /// Reddy's "minrate"), bit/s.
+    pub minrate_sum: f64,
+    /// Samples in that sum.
+    pub minrate_samples: u64,
 }
 
 impl Recorder {
@@ -48,6 +53,8 @@ impl Recorder {
             throughput,
             rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
             cnms: TimeSeries::new("rp_cnms", "CNMs per interval", std::iter::empty()),
+            minrate_sum: 0.0,
+            minrate_samples: 0,
         }
     }
 
@@ -74,6 +81,11 @@ impl Recorder {
             let delta = bytes - self.last_delivered[i];
             self.last_delivered[i] = bytes;
             self.throughput.columns[i].values.push(delta as f64 * 8.0 / secs);
+        }
+        let minrate = rps.iter().filter_map(|rp| rp.as_qcn()).map(|rp| rp.current_rate()).min();
+        if let Some(r) = minrate {
+            self.minrate_sum += r as f64;
+            self.minrate_samples += 1;
         }
         if !self.rates.columns.is_empty() {
             self.rates.times_s.push(t);

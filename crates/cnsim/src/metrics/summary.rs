@@ -149,6 +149,10 @@ pub struct QcnSummary {
     pub congestion_points: Vec<CpSummary>,
     /// Per reaction point.
     pub reaction_points: Vec<RpSummary>,
+    /// Devkota & Reddy's "average minrate": the lowest rate any reaction point allowed at
+    /// each sampling instant (`metrics.interval`), averaged over the run, bit/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avg_minrate_bps: Option<f64>,
 }
 
 /// Everything `summary.json` holds. Deterministic: no wall-clock figures (those go to
@@ -313,6 +317,10 @@ impl Summary {
         let qcn = (!cps.is_empty() || !rps.is_empty()).then(|| {
             QcnSummary {
                 stats: QcnStats::of(sim),
+                avg_minrate_bps: {
+                    let r = sim.recorder();
+                    (r.minrate_samples > 0).then(|| r.minrate_sum / r.minrate_samples as f64)
+                },
                 // A CP's id is its port id + 1 (CPs are created in configuration order,
                 // not port order).
                 congestion_points: cps
