@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
+pub mod devkota2010;
 pub mod document;
 pub mod mliki2016;
 pub mod results;
@@ -53,7 +54,8 @@ pub struct Reproduction {
 }
 
 /// Every reproduction, in the order `cnsim reproduce` lists them.
-pub const REGISTRY: &[Reproduction] = &[mliki2016::REPRODUCTION, roeck2007::REPRODUCTION];
+pub const REGISTRY: &[Reproduction] =
+    &[mliki2016::REPRODUCTION, roeck2007::REPRODUCTION, devkota2010::REPRODUCTION];
 
 /// The reproduction called `name`.
 pub fn find(name: &str) -> Option<&'static Reproduction> {

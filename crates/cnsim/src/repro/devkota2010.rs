@@ -1,0 +1,841 @@
+//! Devkota & Reddy, "Performance of Quantized Congestion Notification in TCP Incast
+//! Scenarios of Data Centers" (MASCOTS 2010): the incast workload (one client, n servers
+//! returning a 256 KB SRU each per round, 1 Gbit/s links, one switch) with TCP alone, TCP
+//! over QCN, and QCN with the paper's changes (I–VI), over buffer sizes and numbers of
+//! servers; Tables I–III next to ours.
+//!
+//! Every cell is `scenarios/devkota2010/incast.toml` with the number of servers, the
+//! buffer and the configuration's tables set (`cell_overrides`).
+
+use super::study::{
+    Axis, Cell, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity, Study,
+    TableColumn, Tables,
+};
+use crate::engine::PS_PER_S;
+use crate::metrics::summary::Summary;
+use crate::scenario::units::Duration;
+use crate::scenario::{bundled, parse, Scenario};
+use crate::sim::Sim;
+
+/// The registry entry of this reproduction.
+pub const REPRODUCTION: super::Reproduction = super::Reproduction { name: "devkota2010", declare: study };
+
+const fn level(key: &'static str, label: &'static str) -> Level {
+    Level { key, label }
+}
+
+/// The configurations, as (key, label, `--set` assignments).
+const CONFIGS: [(&str, &str, &[&str]); 9] = [
+    ("tcp", "NewReno, 200 ms min RTO", &[]),
+    ("tcp-10ms", "NewReno, 10 ms min RTO", &[TCP_10MS]),
+    ("qcn", "I: QCN", &[QCN]),
+    ("qcn-10ms", "QCN, 10 ms min RTO", &[QCN, TCP_10MS]),
+    ("ii", "II: congestion-memory sampling", &[QCN_II]),
+    ("iii", "III: detailed sampling", &[QCN_III]),
+    ("iv", "IV: adaptive R_AI", &[QCN_IV]),
+    ("v", "V: II + IV", &[QCN_V]),
+    ("vi", "VI: III + IV", &[QCN_VI]),
+];
+
+const TCP_10MS: &str = r#"traffic[0].tcp={min_rto="10ms"}"#;
+const QCN: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#;
+const QCN_II: &str =
+    r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={congestion_memory={}}}"#;
+const QCN_III: &str =
+    r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={sampling="detailed"}}"#;
+const QCN_IV: &str =
+    r#"protocols.qcn={congestion_points=["sw->client"], flows="*", rp={adaptive_increase=true}}"#;
+const QCN_V: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={congestion_memory={}}, rp={adaptive_increase=true}}"#;
+const QCN_VI: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={sampling="detailed"}, rp={adaptive_increase=true}}"#;
+
+const SERVERS: [&str; 6] = ["2", "4", "8", "16", "32", "64"];
+const BUFFERS: [&str; 4] = ["32", "64", "128", "256"];
+
+/// The `--set` assignments that make a cell of the bundled incast scenario.
+pub fn cell_overrides(buffer_kb: &str, servers: &str, config: &str) -> Vec<String> {
+    let n: usize = servers.parse().expect("a number of servers");
+    let list: Vec<String> = (1..=n).map(|i| format!("\"s{i}\"")).collect();
+    let list = list.join(", ");
+    let mut sets = vec![
+        format!("topology.star.hosts=[\"client\", {list}]"),
+        format!("traffic[0].from=[{list}]"),
+        format!("queues.capacity=\"{buffer_kb}000B\""),
+    ];
+    let c = CONFIGS.iter().find(|c| c.0 == config).expect("a configuration");
+    sets.extend(c.2.iter().map(|s| s.to_string()));
+    sets
+}
+
+/// The scenario of a cell: 20 s (the paper's runs).
+fn scenario(cell: &Cell) -> Scenario {
+    let name = "devkota2010-incast";
+    let sets = cell_overrides(cell.get("buffer"), cell.get("servers"), cell.get("config"));
+    let mut s = parse(bundled::get(name).expect("bundled"), name, &sets).expect("valid cell overrides");
+    s.duration = Duration(20 * PS_PER_S);
+    s
+}
+
+/// The metrics of a run.
+fn measure(_cell: &Cell, sim: &Sim) -> Measured {
+    let summary = Summary::of(sim, "", 0);
+    let flows = summary.flows.len().max(1) as f64;
+    let goodput: f64 = summary.flows.iter().map(|f| f.throughput_bps).sum();
+    let timeouts: u64 = summary.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.timeouts).sum();
+    let port = summary.queues.iter().find(|q| q.port == "sw->client");
+    let mut scalars = vec![
+        ("goodput_mbps".to_string(), goodput / 1e6),
+        ("timeouts_per_flow".to_string(), timeouts as f64 / flows),
+        ("avg_queue_kb".to_string(), port.map_or(0.0, |q| q.mean_bytes / 1000.0)),
+    ];
+    if let Some(q) = &summary.qcn {
+        scalars.push(("cnms".to_string(), q.stats.cnms_sent as f64));
+        if let Some(m) = q.avg_minrate_bps {
+            scalars.push(("avg_minrate_mbps".to_string(), m / 1e6));
+            scalars.push(("minrate_x_flows_mbps".to_string(), m * flows / 1e6));
+        }
+    }
+    Measured { scalars, series: Vec::new() }
+}
+
+/// The paper's numbers: Tables I, II and III, all at 128 KB.
+fn paper_numbers() -> Vec<PaperNumber> {
+    let n = |what, at, value, unit, metric| PaperNumber {
+        what,
+        at,
+        value,
+        unit,
+        quantity: Quantity::Metric(metric),
+    };
+    vec![
+        n(
+            "Table I: average minrate, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "qcn")],
+            512.19,
+            "Mbit/s",
+            "avg_minrate_mbps",
+        ),
+        n(
+            "Table I: average minrate, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "qcn")],
+            208.74,
+            "Mbit/s",
+            "avg_minrate_mbps",
+        ),
+        n(
+            "Table I: average minrate, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "qcn")],
+            59.31,
+            "Mbit/s",
+            "avg_minrate_mbps",
+        ),
+        n(
+            "Table I: average minrate, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "qcn")],
+            36.21,
+            "Mbit/s",
+            "avg_minrate_mbps",
+        ),
+        n(
+            "Table I: average minrate, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "qcn")],
+            29.4,
+            "Mbit/s",
+            "avg_minrate_mbps",
+        ),
+        n(
+            "Table I: average minrate, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "qcn")],
+            32.03,
+            "Mbit/s",
+            "avg_minrate_mbps",
+        ),
+        n(
+            "Table I: average minrate × flows, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "qcn")],
+            1024.37,
+            "Mbit/s",
+            "minrate_x_flows_mbps",
+        ),
+        n(
+            "Table I: average minrate × flows, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "qcn")],
+            834.94,
+            "Mbit/s",
+            "minrate_x_flows_mbps",
+        ),
+        n(
+            "Table I: average minrate × flows, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "qcn")],
+            474.46,
+            "Mbit/s",
+            "minrate_x_flows_mbps",
+        ),
+        n(
+            "Table I: average minrate × flows, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "qcn")],
+            579.312,
+            "Mbit/s",
+            "minrate_x_flows_mbps",
+        ),
+        n(
+            "Table I: average minrate × flows, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "qcn")],
+            940.77,
+            "Mbit/s",
+            "minrate_x_flows_mbps",
+        ),
+        n(
+            "Table I: average minrate × flows, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "qcn")],
+            2049.8,
+            "Mbit/s",
+            "minrate_x_flows_mbps",
+        ),
+        n(
+            "Table I: goodput, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "qcn")],
+            966.61,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "Table I: goodput, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "qcn")],
+            835.29,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "Table I: goodput, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "qcn")],
+            484.77,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "Table I: goodput, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "qcn")],
+            613.37,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "Table I: goodput, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "qcn")],
+            325.01,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "Table I: goodput, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "qcn")],
+            408.4,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "Table I: timeouts per flow, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "qcn")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table I: timeouts per flow, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "qcn")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table I: timeouts per flow, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "qcn")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table I: timeouts per flow, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "qcn")],
+            0.063,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table I: timeouts per flow, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "qcn")],
+            8.94,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table I: timeouts per flow, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "qcn")],
+            22.75,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table II: CNMs, I, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "qcn")],
+            4740.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, II, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "ii")],
+            7282.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, III, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "iii")],
+            11716.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, IV, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "iv")],
+            3357.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, V, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "v")],
+            3337.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, VI, 2 servers",
+            &[("buffer", "128"), ("servers", "2"), ("config", "vi")],
+            8905.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, I, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "qcn")],
+            5535.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, II, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "ii")],
+            10514.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, III, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "iii")],
+            10299.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, IV, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "iv")],
+            4454.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, V, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "v")],
+            5920.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, VI, 4 servers",
+            &[("buffer", "128"), ("servers", "4"), ("config", "vi")],
+            4853.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, I, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "qcn")],
+            6530.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, II, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "ii")],
+            10613.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, III, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "iii")],
+            15386.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, IV, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "iv")],
+            7879.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, V, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "v")],
+            8762.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, VI, 8 servers",
+            &[("buffer", "128"), ("servers", "8"), ("config", "vi")],
+            8687.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, I, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "qcn")],
+            8844.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, II, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "ii")],
+            15494.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, III, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "iii")],
+            19894.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, IV, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "iv")],
+            10840.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, V, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "v")],
+            12150.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, VI, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "vi")],
+            13444.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, I, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "qcn")],
+            14551.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, II, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "ii")],
+            30779.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, III, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "iii")],
+            42621.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, IV, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "iv")],
+            21912.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, V, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "v")],
+            20146.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, VI, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "vi")],
+            28112.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, I, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "qcn")],
+            21846.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, II, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "ii")],
+            156161.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, III, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "iii")],
+            121382.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, IV, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "iv")],
+            54405.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, V, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "v")],
+            36076.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table II: CNMs, VI, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "vi")],
+            62553.0,
+            "CNMs",
+            "cnms",
+        ),
+        n(
+            "Table III: timeouts per flow, I, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "qcn-10ms")],
+            0.12,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, II, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "ii")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, III, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "iii")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, IV, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "iv")],
+            0.06,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, V, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "v")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, VI, 16 servers",
+            &[("buffer", "128"), ("servers", "16"), ("config", "vi")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, I, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "qcn-10ms")],
+            0.44,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, II, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "ii")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, III, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "iii")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, IV, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "iv")],
+            0.96,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, V, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "v")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, VI, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "vi")],
+            0.0,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, I, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "qcn-10ms")],
+            9.28,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, II, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "ii")],
+            0.22,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, III, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "iii")],
+            0.28,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, IV, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "iv")],
+            4.31,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, V, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "v")],
+            0.21,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+        n(
+            "Table III: timeouts per flow, VI, 64 servers",
+            &[("buffer", "128"), ("servers", "64"), ("config", "vi")],
+            0.22,
+            "per flow",
+            "timeouts_per_flow",
+        ),
+    ]
+}
+
+/// The declaration.
+pub fn study() -> Study {
+    let axes = vec![
+        Axis {
+            name: "buffer",
+            title: "buffer per port",
+            prefix: "",
+            levels: vec![
+                level("32", "32 KB"),
+                level("64", "64 KB"),
+                level("128", "128 KB"),
+                level("256", "256 KB"),
+            ],
+        },
+        Axis {
+            name: "servers",
+            title: "servers",
+            prefix: "",
+            levels: SERVERS.iter().map(|s| level(s, s)).collect(),
+        },
+        Axis {
+            name: "config",
+            title: "configuration",
+            prefix: "",
+            levels: CONFIGS.iter().map(|(k, l, _)| level(k, l)).collect(),
+        },
+    ];
+    let doc = |name, title, unit, doc| MetricDoc { name, title, unit, doc };
+    let metrics = vec![
+        doc(
+            "goodput_mbps",
+            "Goodput",
+            "Mbit/s",
+            "application bytes delivered to the client over the run, all servers together.",
+        ),
+        doc(
+            "timeouts_per_flow",
+            "Timeouts per flow",
+            "per flow",
+            "TCP retransmission timeouts, all servers together, ÷ servers.",
+        ),
+        doc(
+            "avg_queue_kb",
+            "Average queue",
+            "KB",
+            "time-weighted mean of the switch queue towards the client.",
+        ),
+        doc("cnms", "CNMs", "frames", "congestion notification messages the congestion point sent."),
+        doc(
+            "avg_minrate_mbps",
+            "Average minrate",
+            "Mbit/s",
+            "the lowest rate any QCN reaction point allowed at each 1 ms sample, averaged over the run.",
+        ),
+        doc(
+            "minrate_x_flows_mbps",
+            "Average minrate × flows",
+            "Mbit/s",
+            "the paper's check: what the servers could send together if every one ran at the minimum.",
+        ),
+    ];
+    let comparison = Comparison {
+        numbers: paper_numbers(),
+        where_axes: &["buffer", "servers", "config"],
+        columns: &[Column { label: "ours", at: &[] }],
+        alternative: None,
+        bounds: &[],
+        tolerance: 0.25,
+        note: "Each row is a number of the paper's Tables I–III (all at 128 KB per port) next to ours, the mean over seeds \
+               ± the 95 % confidence interval. Table III's I is QCN with 10 ms minimum RTO (the paper's \"unmodified QCN with \
+               modified TCP\"); its II–VI, and Table II, are with ns-2's 200 ms.",
+    };
+    let tables = Tables {
+        sections: "buffer",
+        rows: &["servers"],
+        columns: &[
+            TableColumn { header: "goodput Mbit/s", metric: "goodput_mbps", digits: 1, absent_at: &[] },
+            TableColumn { header: "timeouts/flow", metric: "timeouts_per_flow", digits: 2, absent_at: &[] },
+            TableColumn { header: "avg queue KB", metric: "avg_queue_kb", digits: 1, absent_at: &[] },
+            TableColumn {
+                header: "CNMs",
+                metric: "cnms",
+                digits: 0,
+                absent_at: &[("config", "tcp"), ("config", "tcp-10ms")],
+            },
+            TableColumn {
+                header: "avg minrate Mbit/s",
+                metric: "avg_minrate_mbps",
+                digits: 1,
+                absent_at: &[("config", "tcp"), ("config", "tcp-10ms")],
+            },
+            TableColumn {
+                header: "minrate × flows",
+                metric: "minrate_x_flows_mbps",
+                digits: 1,
+                absent_at: &[("config", "tcp"), ("config", "tcp-10ms")],
+            },
+        ],
+    };
+    let figures = vec![Figure::Bars {
+        file: "goodput",
+        caption: "Goodput against the number of servers, per buffer size (the paper's Figs. 2–5, 9–13)",
+        y_label: "Mbit/s",
+        at: &[],
+        categories: "servers",
+        series: ("buffer", &BUFFERS),
+        metric: "goodput_mbps",
+        y_max: Some(1000.0),
+    }];
+    Study {
+        name: "devkota2010",
+        title: "Devkota & Reddy 2010: QCN in TCP incast",
+        seeds: (2, 1),
+        quick_duration: Duration(2 * PS_PER_S),
+        axes,
+        alias: |_| None,
+        skip: |_| false,
+        scenario,
+        measure,
+        metrics,
+        comparison,
+        tables,
+        facets: &["config"],
+        figures,
+        every_cell: Vec::new(),
+        intro: INTRO,
+        gaps: GAPS,
+    }
+}
+
+const INTRO: &str = r#"
+## What was run
+
+- **The workload** (`scenarios/devkota2010/incast.toml`): one client and n servers on one
+  switch, 1 Gbit/s links with 10 µs delay; every round each server returns a 256 KB SRU
+  (256000 bytes) and the client asks again (a 64-byte request to each) once all have
+  arrived; 20 s per run (2 s with `--quick`). The buffer is per switch port, in bytes.
+- **TCP**: NewReno with ns-2's defaults (1000-byte segments plus 40 header bytes, window 20,
+  initial window 2, a SYN, Limited Transmit, ACK per segment), minimum RTO 200 ms or
+  10 ms, exact RTO arithmetic (ns-2's 10 ms tick would keep a 10 ms minimum near 30 ms; we
+  do not know the paper's tick).
+- **QCN**: 802.1Qau's defaults on the port to the client (Qeq 26 KB, W 2, the 8-level
+  sampling table, Gd 1/128, byte counter 150 KB, timer 15 ms, R_AI 5 Mbit/s, R_HAI 50
+  Mbit/s: the paper's R_AI and R_HAI; its other constants are not in the text we have).
+- **The changes**: II, congestion-memory sampling (a count of rises above 90 % of the
+  buffer halves the sampling interval per count; the paper does not say how it comes
+  down: we count down one per sample with Fb ≥ 0, up to 7); III, detailed sampling (the
+  heaviest of the 8 levels split into 8, intervals continuing 150 KB/(k + 1): our
+  values); IV, adaptive R_AI (a memory adds each CNM's |Fb|, loses 1 per timer expiry,
+  and divides R_AI and R_HAI by memory/64 when above 64); V = II + IV; VI = III + IV.
+"#;
+
+const GAPS: &str = r#"
+### Reading the comparison
+
+- CNM counts depend on the run's length and the servers' rates; ours are over 20 s like
+  the paper's, so the counts compare directly only if its runs were 20 s too (the issue
+  that set this study says so; the paper's text we have does not).
+- Where our timeouts per flow are far below the paper's at 32 and 64 servers, the likely
+  reasons are the constants the paper does not give (segment size, window, QCN's
+  sampling version: it used pseudocode 2.2, whose sampling differs from the earlier one
+  it found better for incast).
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every cell's overrides make a valid scenario that builds.
+    #[test]
+    fn every_cell_builds() {
+        for b in BUFFERS {
+            for n in ["2", "64"] {
+                for (c, _, _) in CONFIGS {
+                    let sets = cell_overrides(b, n, c);
+                    let s = parse(bundled::get("devkota2010-incast").unwrap(), "d", &sets)
+                        .unwrap_or_else(|e| panic!("{b} {n} {c}: {e}"));
+                    crate::scenario::build(&s, "d").unwrap_or_else(|e| panic!("{b} {n} {c}: {e}"));
+                }
+            }
+        }
+    }
+}
