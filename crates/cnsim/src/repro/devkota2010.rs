@@ -24,8 +24,9 @@ const fn level(key: &'static str, label: &'static str) -> Level {
     Level { key, label }
 }
 
-/// The configurations, as (key, label, `--set` assignments).
-const CONFIGS: [(&str, &str, &[&str]); 9] = [
+/// The configurations, as (key, label, `--set` assignments). Those ending in `+udp` add
+/// the paper's Section VIII flow: 400 Mbit/s of UDP CBR from one more host to the client.
+const CONFIGS: [(&str, &str, &[&str]); 14] = [
     ("tcp", "NewReno, 200 ms min RTO", &[]),
     ("tcp-10ms", "NewReno, 10 ms min RTO", &[TCP_10MS]),
     ("qcn", "I: QCN", &[QCN]),
@@ -35,7 +36,24 @@ const CONFIGS: [(&str, &str, &[&str]); 9] = [
     ("iv", "IV: adaptive R_AI", &[QCN_IV]),
     ("v", "V: II + IV", &[QCN_V]),
     ("vi", "VI: III + IV", &[QCN_VI]),
+    ("tcp+udp", "NewReno, 200 ms, + 400 Mbit/s UDP", &[]),
+    ("tcp-10ms+udp", "NewReno, 10 ms, + 400 Mbit/s UDP", &[TCP_10MS]),
+    ("qcn+udp", "I: QCN, + 400 Mbit/s UDP", &[QCN]),
+    ("v+udp", "V: II + IV, + 400 Mbit/s UDP", &[QCN_V]),
+    ("vi+udp", "VI: III + IV, + 400 Mbit/s UDP", &[QCN_VI]),
 ];
+
+/// The extra UDP flow of the configurations ending in `+udp` (the paper's Section VIII):
+/// CBR, so QCN's reaction point (`flows = "*"`) drives its rate limiter too.
+const UDP: &str = r#"
+name = "udp"
+kind = "cbr"
+from = "udp"
+to = "client"
+frame_size = "1040B"
+rate = "400Mbps"
+jitter = 0.5
+"#;
 
 const TCP_10MS: &str = r#"traffic[0].tcp={min_rto="10ms"}"#;
 const QCN: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#;
@@ -56,8 +74,9 @@ pub fn cell_overrides(buffer_kb: &str, servers: &str, config: &str) -> Vec<Strin
     let n: usize = servers.parse().expect("a number of servers");
     let list: Vec<String> = (1..=n).map(|i| format!("\"s{i}\"")).collect();
     let list = list.join(", ");
+    let udp = if config.ends_with("+udp") { ", \"udp\"" } else { "" };
     let mut sets = vec![
-        format!("topology.star.hosts=[\"client\", {list}]"),
+        format!("topology.star.hosts=[\"client\"{udp}, {list}]"),
         format!("traffic[0].from=[{list}]"),
         format!("queues.capacity=\"{buffer_kb}000B\""),
     ];
@@ -70,16 +89,23 @@ pub fn cell_overrides(buffer_kb: &str, servers: &str, config: &str) -> Vec<Strin
 fn scenario(cell: &Cell) -> Scenario {
     let name = "devkota2010-incast";
     let sets = cell_overrides(cell.get("buffer"), cell.get("servers"), cell.get("config"));
-    let mut s = parse(bundled::get(name).expect("bundled"), name, &sets).expect("valid cell overrides");
+    let mut text = bundled::get(name).expect("bundled").to_string();
+    if cell.get("config").ends_with("+udp") {
+        text.push_str("\n[[traffic]]");
+        text.push_str(UDP);
+    }
+    let mut s = parse(&text, name, &sets).expect("valid cell overrides");
     s.duration = Duration(20 * PS_PER_S);
     s
 }
 
 /// The metrics of a run.
-fn measure(_cell: &Cell, sim: &Sim) -> Measured {
+fn measure(cell: &Cell, sim: &Sim) -> Measured {
     let summary = Summary::of(sim, "", 0);
-    let flows = summary.flows.len().max(1) as f64;
-    let goodput: f64 = summary.flows.iter().map(|f| f.throughput_bps).sum();
+    let tcp = || summary.flows.iter().filter(|f| f.tcp.is_some());
+    let flows = tcp().count().max(1) as f64;
+    let goodput: f64 = tcp().map(|f| f.throughput_bps).sum();
+    let udp: f64 = summary.flows.iter().filter(|f| f.tcp.is_none()).map(|f| f.throughput_bps).sum();
     let timeouts: u64 = summary.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.timeouts).sum();
     let port = summary.queues.iter().find(|q| q.port == "sw->client");
     let mut scalars = vec![
@@ -87,6 +113,10 @@ fn measure(_cell: &Cell, sim: &Sim) -> Measured {
         ("timeouts_per_flow".to_string(), timeouts as f64 / flows),
         ("avg_queue_kb".to_string(), port.map_or(0.0, |q| q.mean_bytes / 1000.0)),
     ];
+    if cell.get("config").ends_with("+udp") {
+        scalars.push(("udp_mbps".to_string(), udp / 1e6));
+        scalars.push(("total_mbps".to_string(), (goodput + udp) / 1e6));
+    }
     if let Some(q) = &summary.qcn {
         scalars.push(("cnms".to_string(), q.stats.cnms_sent as f64));
         if let Some(m) = q.avg_minrate_bps {
@@ -689,7 +719,14 @@ pub fn study() -> Study {
             "goodput_mbps",
             "Goodput",
             "Mbit/s",
-            "application bytes delivered to the client over the run, all servers together.",
+            "application bytes delivered to the client over the run, all servers together (TCP only).",
+        ),
+        doc("udp_mbps", "UDP", "Mbit/s", "the extra UDP flow's delivered rate (the + UDP configurations)."),
+        doc(
+            "total_mbps",
+            "TCP + UDP",
+            "Mbit/s",
+            "everything delivered to the client (the + UDP configurations).",
         ),
         doc(
             "timeouts_per_flow",
@@ -734,6 +771,7 @@ pub fn study() -> Study {
         columns: &[
             TableColumn { header: "goodput Mbit/s", metric: "goodput_mbps", digits: 1, absent_at: &[] },
             TableColumn { header: "timeouts/flow", metric: "timeouts_per_flow", digits: 2, absent_at: &[] },
+            TableColumn { header: "UDP Mbit/s", metric: "udp_mbps", digits: 1, absent_at: &[] },
             TableColumn { header: "avg queue KB", metric: "avg_queue_kb", digits: 1, absent_at: &[] },
             TableColumn {
                 header: "CNMs",
@@ -757,7 +795,7 @@ pub fn study() -> Study {
     };
     let figures = vec![Figure::Bars {
         file: "goodput",
-        caption: "Goodput against the number of servers, per buffer size (the paper's Figs. 2–5, 9–13)",
+        caption: "Goodput against the number of servers, per buffer size (the paper's Figs. 2–5, 9–18)",
         y_label: "Mbit/s",
         at: &[],
         categories: "servers",
@@ -806,6 +844,10 @@ const INTRO: &str = r#"
   heaviest of the 8 levels split into 8, intervals continuing 150 KB/(k + 1): our
   values); IV, adaptive R_AI (a memory adds each CNM's |Fb|, loses 1 per timer expiry,
   and divides R_AI and R_HAI by memory/64 when above 64); V = II + IV; VI = III + IV.
+- **Mixed traffic** (the paper's Section VIII, Figs. 14–18): the configurations marked
+  "+ 400 Mbit/s UDP" add one more host sending 400 Mbit/s of CBR (1040-byte frames) to the
+  client; with QCN its rate limiter is driven by QCN too (the paper does not say
+  otherwise). Goodput counts the TCP servers only; the UDP flow's rate is its own column.
 "#;
 
 const GAPS: &str = r#"
