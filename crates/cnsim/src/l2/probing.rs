@@ -32,7 +32,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Time, PS_PER_S};
-use crate::net::{Frame, Header};
+use crate::net::{Frame, Header, NodeId};
 use crate::protocol::{Ctx, FlowView, Send};
 use crate::scenario::units::{Duration, Size};
 
@@ -166,15 +166,7 @@ impl Prober {
         if !self.due(flow, bytes) {
             return;
         }
-        let probe = Frame::message(
-            self.size,
-            self.priority,
-            flow.src,
-            flow.dst,
-            flow.id,
-            ctx.now,
-            Header::Probe(Probe { cpid: self.target }),
-        );
+        let probe = self.frame(ctx, flow, Header::Probe(Probe { cpid: self.target }));
         ctx.send(Send::Forward { node: flow.src }, probe);
     }
 }
@@ -251,18 +243,21 @@ impl FairShare {
     }
 }
 
-/// What a congestion point sends back for a probe that asks it: the reply frame to the
-/// probe's source, about the probe's flow.
-pub fn reply_frame(ctx: &Ctx, node: u32, probe: &Frame, reply: Reply) -> Frame {
-    Frame::message(
-        probe.size,
-        probe.priority,
-        node,
-        probe.src,
-        probe.flow,
-        ctx.now,
-        Header::ProbeReply(reply),
-    )
+/// Congestion point `cpid` at node `node` answers `probe`: a reply of the probe's size
+/// and priority with the CP's Qoff and Qdelta and, under "-PR", its fair rate goes back
+/// to the probe's source; the probe, marked answered, goes on to its destination.
+pub fn answer(
+    ctx: &mut Ctx,
+    node: NodeId,
+    probe: &mut Frame,
+    cpid: u32,
+    (qoff, qdelta): (i16, i16),
+    guidance: Option<&FairShare>,
+) {
+    let rate_kbps = guidance.map_or(0, |g| g.rate_kbps());
+    let reply = Reply { cpid, qoff, qdelta, rate_kbps };
+    ctx.send_to_source(node, probe, probe.size, probe.priority, Header::ProbeReply(reply));
+    probe.header = Header::Probe(Probe { cpid: 0 });
 }
 
 impl ProbeParams {

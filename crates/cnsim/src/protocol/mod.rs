@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{e2cm, ecm, fecn, pause, qcn};
-use crate::net::{Classes, Frame, FrameId, NodeId, PortId};
+use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +106,14 @@ impl Ctx<'_> {
     #[inline]
     pub fn send(&mut self, how: Send, frame: Frame) {
         self.outbox.frames.push_back((how, frame));
+    }
+
+    /// Sends a message of `size` bytes at `priority` from node `node` back to the source
+    /// of `frame`, about its flow (a CNM, a BCN, a probe reply).
+    #[inline]
+    pub fn send_to_source(&mut self, node: NodeId, frame: &Frame, size: u32, priority: u8, header: Header) {
+        let message = Frame::message(size, priority, node, frame.src, frame.flow, self.now, header);
+        self.send(Send::Forward { node }, message);
     }
 
     /// Arms (or re-arms) `timer` to expire at `at` with `tag`.
@@ -314,6 +322,21 @@ impl AnyReactionPoint {
             _ => None,
         }
     }
+}
+
+/// The host endpoint's part for round-trip probes (FECN's rate-discovery probes, E2CM's
+/// path probes): one reaching its destination goes back to its source, marked
+/// returning. Returns false for a probe back at its source, which is the source's
+/// feedback (and for any other frame).
+pub fn reflect_probe(ctx: &mut Ctx, host: NodeId, frame: &Frame) -> bool {
+    let header = match frame.header {
+        Header::Fecn(p) if !p.returning => Header::Fecn(fecn::Probe { returning: true, ..p }),
+        Header::PathProbe(p) if !p.returning => Header::PathProbe(e2cm::PathProbe { returning: true, ..p }),
+        _ => return false,
+    };
+    let back = Frame { src: host, dst: frame.src, born: ctx.now, header, ..*frame };
+    ctx.send(Send::Forward { node: host }, back);
+    true
 }
 
 /// What happened to a frame that reached a host.

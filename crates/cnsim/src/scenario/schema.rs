@@ -620,41 +620,25 @@ impl TryFrom<TrafficEntry> for Traffic {
                 )
             })
         };
-        let refuse = |key: &str, given: bool| {
+        // A key of kind `owner` given to a source of another kind.
+        let foreign = |key: &str, given: bool, owner: &str| {
             if given {
                 Err(at_key(
                     key,
-                    format!("\"{key}\" is not a key of a {kind} source; it belongs to kind = \"onoff\""),
+                    format!("\"{key}\" is not a key of a {kind} source; it belongs to kind = \"{owner}\""),
                 ))
             } else {
                 Ok(())
             }
         };
+        let refuse = |key: &str, given: bool| foreign(key, given, "onoff");
         if t.kind != TrafficKind::Tcp {
-            if t.bytes.is_some() {
-                return Err(at_key(
-                    "bytes",
-                    format!("\"bytes\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
-                ));
-            }
-            if t.tcp.is_some() {
-                return Err(at_key(
-                    "tcp",
-                    format!("\"tcp\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
-                ));
-            }
-            if t.sru.is_some() {
-                return Err(at_key(
-                    "sru",
-                    format!("\"sru\" is not a key of a {kind} source; it belongs to kind = \"tcp\""),
-                ));
-            }
+            foreign("bytes", t.bytes.is_some(), "tcp")?;
+            foreign("tcp", t.tcp.is_some(), "tcp")?;
+            foreign("sru", t.sru.is_some(), "tcp")?;
         }
-        if t.kind != TrafficKind::Cbr && t.jitter.is_some() {
-            return Err(at_key(
-                "jitter",
-                format!("\"jitter\" is not a key of a {kind} source; it belongs to kind = \"cbr\""),
-            ));
+        if t.kind != TrafficKind::Cbr {
+            foreign("jitter", t.jitter.is_some(), "cbr")?;
         }
         let source = match t.kind {
             TrafficKind::Cbr | TrafficKind::Poisson => {

@@ -45,18 +45,11 @@ impl Sim {
                 self.frames.free(id);
                 self.feedback(&frame, now);
             }
-            Header::Fecn(_) => {
+            // Round-trip probes: reflected at the destination, feedback at the source.
+            Header::Fecn(_) | Header::PathProbe(_) => {
                 let frame = *frame;
                 self.frames.free(id);
-                if !crate::l2::fecn::on_host(&mut ctx!(self, now), host, &frame) {
-                    self.feedback(&frame, now);
-                }
-                self.flush(now);
-            }
-            Header::PathProbe(_) => {
-                let frame = *frame;
-                self.frames.free(id);
-                if !crate::l2::e2cm::on_host(&mut ctx!(self, now), host, &frame) {
+                if !crate::protocol::reflect_probe(&mut ctx!(self, now), host, &frame) {
                     self.feedback(&frame, now);
                 }
                 self.flush(now);

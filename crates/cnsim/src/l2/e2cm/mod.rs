@@ -36,7 +36,7 @@ use serde::Serialize;
 use crate::l2::ecm::{self, Bcn};
 use crate::l2::probing::{ProbeParams, Prober, Reply};
 use crate::l2::qcn::RpAction;
-use crate::net::{Frame, Header, NodeId};
+use crate::net::Header;
 use crate::protocol::{Ctx, FlowView, Send};
 
 /// An E2CM path probe: the queueing delay gathered on the way to the destination, and
@@ -56,24 +56,6 @@ impl PathProbe {
         let ns = (bytes as f64 * 8.0 * 1e9 / capacity_bps.max(1) as f64).round();
         self.delay_ns = self.delay_ns.saturating_add(ns.min(f64::from(u32::MAX)) as u32);
     }
-}
-
-/// The host endpoint's part: a path probe reaching its destination goes back to its
-/// source. Returns false for a probe back at its source, which is the source's feedback.
-pub fn on_host(ctx: &mut Ctx, host: NodeId, frame: &Frame) -> bool {
-    let Header::PathProbe(probe) = frame.header else { return false };
-    if probe.returning {
-        return false;
-    }
-    let back = Frame {
-        src: host,
-        dst: frame.src,
-        born: ctx.now,
-        header: Header::PathProbe(PathProbe { returning: true, ..probe }),
-        ..*frame
-    };
-    ctx.send(Send::Forward { node: host }, back);
-    true
 }
 
 /// E2CM's path state: the flow's equilibrium backlog and its last estimate, bytes.
@@ -222,7 +204,7 @@ impl Rp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Header;
+    use crate::net::Frame;
 
     const C: u64 = 10_000_000_000;
 
@@ -309,12 +291,12 @@ mod tests {
         let mut ctx = Ctx { now: 9, timers: &mut timers, events: &mut events, outbox: &mut outbox };
         let frame =
             Frame { src: 1, dst: 4, flow: 2, size: 64, header: Header::PathProbe(p), ..Frame::default() };
-        assert!(on_host(&mut ctx, 4, &frame));
+        assert!(crate::protocol::reflect_probe(&mut ctx, 4, &frame));
         let (_, back) = outbox.pop().unwrap();
         assert_eq!((back.src, back.dst, back.flow), (4, 1, 2));
         assert_eq!(back.header, Header::PathProbe(PathProbe { delay_ns: 36_000, returning: true }));
         let mut ctx = Ctx { now: 9, timers: &mut timers, events: &mut events, outbox: &mut outbox };
-        assert!(!on_host(&mut ctx, 1, &back), "at the source it is feedback");
+        assert!(!crate::protocol::reflect_probe(&mut ctx, 1, &back), "at the source it is feedback");
     }
 
     /// E2CM: every BCN acts on one path regulator; a returning probe gives

@@ -27,7 +27,7 @@ pub use cp::{Cp, CpParams};
 pub use rp::{Rp, RpParams};
 
 use crate::net::{Frame, Header};
-use crate::protocol::{Ctx, PortView, Send};
+use crate::protocol::{Ctx, PortView};
 
 /// A BCN message (reference §4.1): the queue offset and change at the sample, in pages,
 /// signed and saturating at 16 bits like the 802.1Qau CNM's cnmQOffset and cnmQDelta,
@@ -130,17 +130,7 @@ impl CongestionPoint {
             return;
         }
         if let Some(bcn) = self.cp.on_sample(queue.bytes(), tag.cpid) {
-            let f = &self.format;
-            let message = Frame::message(
-                f.size,
-                f.priority,
-                queue.node,
-                frame.src,
-                frame.flow,
-                ctx.now,
-                Header::Bcn(bcn),
-            );
-            ctx.send(Send::Forward { node: queue.node }, message);
+            ctx.send_to_source(queue.node, frame, self.format.size, self.format.priority, Header::Bcn(bcn));
         }
     }
 
@@ -148,20 +138,15 @@ impl CongestionPoint {
     /// on to its destination.
     #[inline(never)]
     fn answer(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
-        let (qoff, qdelta) = self.cp.reply_fields(queue.bytes());
-        let rate_kbps = self.guidance.as_ref().map_or(0, |g| g.rate_kbps());
-        let reply = crate::l2::probing::Reply { cpid: self.cp.cpid, qoff, qdelta, rate_kbps };
-        ctx.send(
-            Send::Forward { node: queue.node },
-            crate::l2::probing::reply_frame(ctx, queue.node, frame, reply),
-        );
-        frame.header = Header::Probe(crate::l2::probing::Probe { cpid: 0 });
+        let fields = self.cp.reply_fields(queue.bytes());
+        crate::l2::probing::answer(ctx, queue.node, frame, self.cp.cpid, fields, self.guidance.as_ref());
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Send;
 
     /// Reference §4.4's worked examples, in pages with Qeq = 375 and W = 2.
     #[test]

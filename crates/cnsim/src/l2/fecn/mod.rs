@@ -37,8 +37,8 @@ pub use rp::{Rp, RpParams};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Time, PS_PER_MS, PS_PER_S};
-use crate::net::{Frame, Header, NodeId};
-use crate::protocol::{Ctx, PortView, Send};
+use crate::net::{Frame, Header};
+use crate::protocol::{Ctx, PortView};
 use crate::scenario::units::{Duration, Rate, Size};
 
 /// A rate-discovery probe: the smallest advertised rate on the path so far, kbit/s, and
@@ -235,16 +235,7 @@ impl CongestionPoint {
                                 cpid: queue.port + 1,
                                 severe: true,
                             };
-                            let message = Frame::message(
-                                s.size,
-                                s.priority,
-                                queue.node,
-                                frame.src,
-                                frame.flow,
-                                ctx.now,
-                                Header::Bcn(bcn),
-                            );
-                            ctx.send(Send::Forward { node: queue.node }, message);
+                            ctx.send_to_source(queue.node, frame, s.size, s.priority, Header::Bcn(bcn));
                         }
                     }
                 }
@@ -259,30 +250,14 @@ impl CongestionPoint {
     }
 }
 
-/// The host endpoint's part: a probe reaching its destination goes back to its source.
-/// Returns false for a probe back at its source, which is the source's feedback.
-pub fn on_host(ctx: &mut Ctx, host: NodeId, frame: &Frame) -> bool {
-    let Header::Fecn(probe) = frame.header else { return false };
-    if probe.returning {
-        return false;
-    }
-    let back = Frame {
-        src: host,
-        dst: frame.src,
-        born: ctx.now,
-        header: Header::Fecn(Probe { returning: true, ..probe }),
-        ..*frame
-    };
-    ctx.send(Send::Forward { node: host }, back);
-    true
-}
-
 /// The default probe and measurement period.
 pub const DEFAULT_T: Duration = Duration(PS_PER_MS);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Frame;
+    use crate::protocol::{reflect_probe, Send};
 
     #[test]
     fn queue_control_hand_values() {
@@ -346,7 +321,7 @@ mod tests {
         let view = PortView { port: 0, node: 5, classes: &classes, class: 0, serializing: false };
         cp.on_arrival(&mut ctx, &view, &mut frame);
         assert_eq!(frame.header, Header::Fecn(Probe { rate_kbps: 2_500_000, returning: false }));
-        assert!(on_host(&mut ctx, 9, &frame), "reflected at the destination");
+        assert!(reflect_probe(&mut ctx, 9, &frame), "reflected at the destination");
         let (how, back) = outbox.pop().unwrap();
         assert_eq!(how, Send::Forward { node: 9 });
         assert_eq!((back.src, back.dst), (9, 1));
@@ -357,7 +332,7 @@ mod tests {
         let mut ctx = Ctx { now: 0, timers: &mut timers, events: &mut events, outbox: &mut outbox };
         cp.on_arrival(&mut ctx, &view, &mut back_again);
         assert_eq!(back_again.header, back.header);
-        assert!(!on_host(&mut ctx, 1, &back));
+        assert!(!reflect_probe(&mut ctx, 1, &back));
     }
 
     /// FECN-B: with the queue at or above Qsc, the check every sampling interval of

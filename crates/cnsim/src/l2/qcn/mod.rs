@@ -19,7 +19,7 @@ pub use cp::{Cp, CpParams, QueueView, Sampling};
 pub use rp::{Rp, RpAction, RpParams};
 
 use crate::net::{Frame, Header};
-use crate::protocol::{Ctx, PortView, Send};
+use crate::protocol::{Ctx, PortView};
 use crate::scenario::units::Size;
 
 /// How QCN treats multicast flows (Mliki et al. 2016).
@@ -159,14 +159,8 @@ impl CongestionPoint {
     /// on to its destination.
     #[inline(never)]
     fn answer(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
-        let (qoff, qdelta) = self.cp.reply_fields(QueueView { frames: queue.frames(), bytes: queue.bytes() });
-        let rate_kbps = self.guidance.as_ref().map_or(0, |g| g.rate_kbps());
-        let reply = crate::l2::probing::Reply { cpid: self.cp.cpid, qoff, qdelta, rate_kbps };
-        ctx.send(
-            Send::Forward { node: queue.node },
-            crate::l2::probing::reply_frame(ctx, queue.node, frame, reply),
-        );
-        frame.header = Header::Probe(crate::l2::probing::Probe { cpid: 0 });
+        let fields = self.cp.reply_fields(QueueView { frames: queue.frames(), bytes: queue.bytes() });
+        crate::l2::probing::answer(ctx, queue.node, frame, self.cp.cpid, fields, self.guidance.as_ref());
     }
 
     /// The sampled data frame `frame`, tagged `rep`, arrived at `queue`.
@@ -175,17 +169,7 @@ impl CongestionPoint {
         let scheme = if frame.multicast { self.format.scheme } else { MulticastScheme::Standard };
         let view = QueueView { frames: queue.frames(), bytes: queue.bytes() };
         if let cp::Decision::Send(cnm) = self.cp.on_sample(view, rep, scheme) {
-            let f = &self.format;
-            let message = Frame::message(
-                f.size,
-                f.priority,
-                queue.node,
-                frame.src,
-                frame.flow,
-                ctx.now,
-                Header::Cnm(cnm),
-            );
-            ctx.send(Send::Forward { node: queue.node }, message);
+            ctx.send_to_source(queue.node, frame, self.format.size, self.format.priority, Header::Cnm(cnm));
         }
     }
 }
