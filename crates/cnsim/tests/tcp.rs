@@ -178,34 +178,49 @@ fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
 }
 
 /// Devkota & Reddy's QCN changes on the incast workload (32 servers, 128 KB buffers,
-/// 200 ms minimum RTO, 802.1Qau's QCN on the client's port), three seeds: adaptive R_AI
-/// sends fewer CNMs than either sampling change alone (Table II's ordering), and
-/// congestion-memory sampling with adaptive R_AI (their V) has more goodput than
-/// unmodified QCN (their I).
+/// 200 ms minimum RTO, 802.1Qau's QCN on the client's port), two seeds of the paper's
+/// 20 s (adaptive R_AI's memory builds over seconds): unmodified QCN
+/// (their I) keeps the average queue well below the buffer; adaptive R_AI sends fewer
+/// CNMs than either sampling change alone (Table II's ordering); every combination with
+/// adaptive R_AI (IV, V, VI) raises goodput by more than a third over I; the sampling
+/// changes alone (II, III) do not lower it. (The paper has II and III raise it too; ours
+/// stay within a few per cent of I here: the report explains why.)
 #[test]
 fn devkota_reddy_changes_on_incast() {
     let qcn =
         |extra: &str| format!(r#"protocols.qcn={{congestion_points=["sw->client"], flows="*"{extra}}}"#);
-    let run_all = |extra: &str| -> (f64, u64) {
+    let run_all = |extra: &str| -> (f64, u64, f64) {
         let mut goodput_sum = 0.0;
+        let mut queue_sum = 0.0;
         let mut cnms = 0;
-        for seed in [1, 2, 3] {
+        for seed in [1, 2] {
             let text = cnsim::scenario::bundled::get("devkota2010-incast").unwrap();
-            let s = run(text, &[&qcn(extra), &format!("seed={seed}")]);
+            let s = run(text, &[&qcn(extra), &format!("seed={seed}"), "duration=\"20s\""]);
             goodput_sum += goodput(&s);
+            queue_sum += s.queues.iter().find(|q| q.port == "sw->client").unwrap().mean_bytes;
             cnms += s.qcn.as_ref().unwrap().stats.cnms_sent;
         }
-        (goodput_sum / 3.0, cnms)
+        (goodput_sum / 2.0, cnms, queue_sum / 2.0)
     };
-    let (g1, c1) = run_all("");
-    let (_, c2) = run_all(", cp={congestion_memory={}}");
-    let (_, c3) = run_all(", cp={sampling=\"detailed\"}");
-    let (_, c4) = run_all(", rp={adaptive_increase=true}");
-    let (g5, _) = run_all(", cp={congestion_memory={}}, rp={adaptive_increase=true}");
+    let (g1, c1, q1) = run_all("");
+    let (g2, c2, _) = run_all(", cp={congestion_memory={}}");
+    let (g3, c3, _) = run_all(", cp={sampling=\"detailed\"}");
+    let (g4, c4, _) = run_all(", rp={adaptive_increase=true}");
+    let (g5, _, _) = run_all(", cp={congestion_memory={}}, rp={adaptive_increase=true}");
+    let (g6, _, _) = run_all(", cp={sampling=\"detailed\"}, rp={adaptive_increase=true}");
+    eprintln!(
+        "goodput I {g1:.3e}, II {g2:.3e}, III {g3:.3e}, IV {g4:.3e}, V {g5:.3e}, VI {g6:.3e}; \
+         CNMs I {c1}, II {c2}, III {c3}, IV {c4}; queue I {q1:.0} B"
+    );
+    assert!(q1 < 0.3 * 128000.0, "QCN's average queue {q1} B against a 128 KB buffer");
     assert!(c4 < c2 && c4 < c3, "CNMs: adaptive {c4}, memory {c2}, detailed {c3}");
     assert!(c2 > c1, "congestion memory samples more: {c2} vs {c1}");
-    assert!(g5 > 1.1 * g1, "goodput: II+IV {g5} vs I {g1}");
-    eprintln!("goodput I {g1:.3e}, II+IV {g5:.3e}; CNMs I {c1}, II {c2}, III {c3}, IV {c4}");
+    for (name, g) in [("IV", g4), ("V", g5), ("VI", g6)] {
+        assert!(g > 1.33 * g1, "goodput: {name} {g} vs I {g1}");
+    }
+    for (name, g) in [("II", g2), ("III", g3)] {
+        assert!(g > 0.9 * g1, "goodput: {name} {g} vs I {g1}");
+    }
 }
 
 /// Devkota & Reddy's Table I check, with 802.1Qau's QCN on the incast workload (128 KB):
