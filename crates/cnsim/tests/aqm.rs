@@ -1,51 +1,104 @@
-//! Queue disciplines on hand-computed examples.
+//! Queue disciplines on a TCP dumbbell (the shape of Sridharan et al.'s: sources on
+//! 10 Mbit/s links, a 1.5 Mbit/s / 40 ms bottleneck, a 40-frame buffer counted as ns-2
+//! counts it): RED against drop-tail, and Adaptive RED finding its target band.
 
+use cnsim::metrics::summary::{QueueSummary, Summary};
 use cnsim::scenario::{build, parse};
 
-/// h1 sends a burst of 20 frames of 1500 B at 10 Gbit/s (one per 1.2 µs) into a
-/// 100 Mbit/s port (one frame per 120 µs): the first goes straight to the wire, frame k
-/// (k ≥ 1) finds k − 1 frames waiting behind it. Returns the frames marked with K = 5.
-fn burst(ecn: bool, occupancy: &str) -> u64 {
-    let text = format!(
-        r#"
-name = "ecn-burst"
-duration = "10ms"
-[topology]
-nodes = [{{ name = "h1", kind = "host" }}, {{ name = "sw", kind = "switch" }}, {{ name = "r", kind = "host" }}]
-links = [
-  {{ from = "h1", to = "sw", rate = "10Gbps", delay = "1us" }},
-  {{ from = "sw", to = "r", rate = "100Mbps", delay = "1us" }},
-]
+const DUMBBELL: &str = r#"
+name = "aqm"
+duration = "60s"
+seed = 1
+
+[topology.dumbbell]
+senders = 10
+sender_link = { rate = "10Mbps", delay = "5ms" }
+bottleneck = { rate = "1.5Mbps", delay = "40ms" }
+receiver_link = { rate = "10Mbps", delay = "4ms" }
+
 [queues]
-capacity = "100 frames"
-occupancy = "{occupancy}"
+capacity = "40 frames"
+occupancy = "waiting"
+
 [[traffic]]
-name = "f"
-kind = "cbr"
-from = "h1"
-to = "r"
-rate = "10Gbps"
-stop = "23.9us"
-ecn = {ecn}
-[protocols.ecn_threshold]
-k = "5 frames"
-"#
-    );
-    let s = parse(&text, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = build(&s, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+name = "ftp"
+kind = "tcp"
+from = "s*"
+to = "d1"
+frame_size = "1040B"
+tcp = { variant = "reno", window = 1000 }
+"#;
+
+const RED: &str = r#"protocols.red={ports=["r1->r2"], min_th="5 frames", max_th="15 frames", w_q=0.002, mean_packet_size="1000B"}"#;
+
+fn run(overrides: &[&str]) -> Summary {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let s = parse(DUMBBELL, "aqm.toml", &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build(&s, "aqm.toml").unwrap_or_else(|e| panic!("{e}"));
     sim.run_to_end();
     sim.check_conservation().unwrap();
-    assert_eq!(sim.flows()[0].stats.delivered_frames, 20);
-    let p = sim.net().port_by_name("sw->r").unwrap();
-    sim.queue_stats(p).map(|q| q.marked_frames).sum()
+    Summary::of(&sim, "aqm", s.seed)
 }
 
+fn bottleneck(s: &Summary) -> &QueueSummary {
+    s.queues.iter().find(|q| q.port == "r1->r2").unwrap()
+}
+
+/// RED holds the queue near its thresholds where drop-tail fills the buffer, at the
+/// same link utilisation.
 #[test]
-fn ecn_threshold_marks_arrivals_that_find_more_than_k() {
-    // Counting the buffer (the frame on the wire too), frame k finds k frames: frames
-    // 6..19 find more than 5, 14 marks.
-    assert_eq!(burst(true, "buffer"), 14);
-    // Counting waiting frames only, frame k finds k − 1: frames 7..19, 13 marks.
-    assert_eq!(burst(true, "waiting"), 13);
-    assert_eq!(burst(false, "buffer"), 0, "frames that are not ECN-capable are never marked");
+fn red_holds_the_queue_between_its_thresholds() {
+    let dt = run(&[]);
+    let red = run(&[RED]);
+    let (qd, qr) = (bottleneck(&dt), bottleneck(&red));
+    eprintln!("drop-tail {:.1} frames, RED {:.1} ({:?})", qd.mean_frames, qr.mean_frames, qr.aqm);
+    assert!(qd.mean_frames > 25.0, "drop-tail {}", qd.mean_frames);
+    assert!((5.0..=18.0).contains(&qr.mean_frames), "RED {}", qr.mean_frames);
+    let aqm = qr.aqm.as_ref().unwrap();
+    assert!(aqm.early_drops > 5 * aqm.forced_drops, "{aqm:?}");
+    assert!(qr.sent_frames as f64 > 0.98 * qd.sent_frames as f64);
+}
+
+/// Adaptive RED moves max_p until the average sits in the middle of [min_th, max_th]
+/// (9–11 frames here); plain RED with the same thresholds settles higher.
+#[test]
+fn adaptive_red_finds_its_target_band() {
+    let red = run(&[RED]);
+    let ared = run(&[RED, "protocols.red.adaptive={}"]);
+    let (qr, qa) = (bottleneck(&red), bottleneck(&ared));
+    let a = qa.aqm.as_ref().unwrap();
+    eprintln!("RED {:.1} frames, ARED {:.1} ({a:?})", qr.mean_frames, qa.mean_frames);
+    assert!(a.max_p_changes > 0);
+    assert!((8.5..=12.0).contains(&qa.mean_frames), "ARED {}", qa.mean_frames);
+    assert!(qr.mean_frames > qa.mean_frames + 2.0);
+}
+
+/// Above max_th, ns-2's gentle line starts at the initial max_p whatever Adaptive RED
+/// did; starting it at the current max_p lets a raised max_p pull a heavy load (40 flows)
+/// back down.
+#[test]
+fn the_gentle_line_reading_matters_under_heavy_load() {
+    let ns2 = run(&[RED, "protocols.red.adaptive={}", "topology.dumbbell.senders=40"]);
+    let current = run(&[
+        RED,
+        "protocols.red.adaptive={}",
+        "topology.dumbbell.senders=40",
+        r#"protocols.red.gentle_line="current""#,
+    ]);
+    let (a, b) = (bottleneck(&ns2).mean_frames, bottleneck(&current).mean_frames);
+    eprintln!("initial line {a:.1} frames, current line {b:.1}");
+    assert!(b < a - 3.0);
+}
+
+/// One queue discipline per port.
+#[test]
+fn two_disciplines_on_one_port_are_an_error() {
+    let s = parse(
+        DUMBBELL,
+        "aqm.toml",
+        &[RED.to_string(), r#"protocols.ecn_threshold={k="10 frames", ports=["r1->r2"]}"#.to_string()],
+    )
+    .unwrap();
+    let e = build(&s, "aqm.toml").err().expect("an error").to_string();
+    assert!(e.contains("r1->r2") && e.contains("one queue discipline per port"), "{e}");
 }

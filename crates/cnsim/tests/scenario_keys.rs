@@ -271,7 +271,29 @@ bcn_size = "128B"
 
 [protocols.ecn_threshold]
 k = "20 frames"
-ports = "all"
+ports = ["hub->a", "hub->b"]
+
+[protocols.red]
+ports = ["hub->c"]
+min_th = "5 frames"
+max_th = "15 frames"
+max_p = 0.02
+w_q = 0.002
+gentle = false
+gentle_line = "current"
+wait = false
+byte_mode = true
+mean_packet_size = "1000B"
+target_delay = "10ms"
+ecn = true
+mark_p = 0.1
+
+[protocols.red.adaptive]
+interval = "1s"
+alpha = 0.005
+beta = 0.8
+top = 0.4
+bottom = 0.02
 
 [protocols.pause]
 mode = "pfc"
@@ -328,6 +350,12 @@ flows = "*"
 
 [protocols.ecn_threshold]
 k = "30KB"
+ports = ["s1->sw1"]
+
+[protocols.red]
+ports = ["sw1->sw2"]
+
+[protocols.red.adaptive]
 
 [protocols.pause]
 

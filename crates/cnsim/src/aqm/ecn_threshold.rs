@@ -27,9 +27,9 @@ pub struct EcnThresholdParams {
 impl Install for EcnThresholdParams {
     fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
         for p in cx.ports(&self.ports, &format!("{path}.ports"))? {
-            for queue in cx.net.ports[p as usize].classes.queues_mut() {
-                queue.discipline = AnyDiscipline::EcnThreshold(Box::new(EcnThreshold::new(self.k)));
-            }
+            super::install_on_port(cx, p, path, |_, _| {
+                AnyDiscipline::Aqm(Box::new(super::Aqm::EcnThreshold(EcnThreshold::new(self.k))))
+            })?;
         }
         Ok(())
     }
@@ -63,7 +63,7 @@ impl EcnThreshold {
         };
         if occupancy > self.k.value() && frame.ecn.capable() {
             self.marked += 1;
-            Verdict::Mark
+            Verdict::Mark(crate::net::Ecn::Ce)
         } else {
             Verdict::Enqueue
         }
@@ -86,7 +86,7 @@ mod tests {
         let ect = Frame { size: 1500, ecn: Ecn::Ect0, ..Frame::default() };
         let not_ect = Frame { size: 1500, ..Frame::default() };
         assert_eq!(m.on_enqueue(view(4), &ect), Verdict::Enqueue);
-        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark);
+        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark(Ecn::Ce));
         assert_eq!(m.on_enqueue(view(5), &not_ect), Verdict::Enqueue);
         assert_eq!(m.marked, 1);
     }
@@ -97,7 +97,7 @@ mod tests {
         let mut m = EcnThreshold::new(Size::Bytes(6000));
         let ect = Frame { size: 1500, ecn: Ecn::Ce, ..Frame::default() };
         assert_eq!(m.on_enqueue(view(4), &ect), Verdict::Enqueue);
-        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark);
+        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark(Ecn::Ce));
         assert_eq!(m.on_enqueue(view(10), &ect), Verdict::Drop);
     }
 }

@@ -8,22 +8,27 @@
 //! module with its own vocabulary:
 //! - drop-tail: admit while the queue's capacity allows;
 //! - [`ecn_threshold`]: drop-tail plus a single marking threshold K on the instantaneous
-//!   queue, as DCTCP switches are configured (Alizadeh et al. 2010 §3.1).
+//!   queue, as DCTCP switches are configured (Alizadeh et al. 2010 §3.1);
+//! - [`red`]: RED and Adaptive RED on the average queue, as ns-2 runs them.
 
 pub mod ecn_threshold;
+pub mod red;
 
 use crate::engine::Time;
-use crate::net::{Capacity, Frame};
+use crate::net::{Capacity, Ecn, Frame, PortId};
+use crate::scenario::install::InstallCx;
+use crate::scenario::ScenarioError;
 
 pub use ecn_threshold::EcnThreshold;
+pub use red::Red;
 
 /// What a discipline decided for an arriving frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Queue the frame as it is.
     Enqueue,
-    /// Queue the frame with its ECN codepoint set to CE.
-    Mark,
+    /// Queue the frame with its ECN codepoint set to this (CE; an MECN level).
+    Mark(Ecn),
     /// Turn the frame away.
     Drop,
 }
@@ -52,21 +57,43 @@ impl QueueView {
     }
 }
 
-/// A queue discipline: the seam's one enum.
+/// A queue discipline: the seam's one enum. Drop-tail keeps no state; every other
+/// discipline lives behind one box ([`Aqm`]), so an egress queue stays one pointer wide
+/// for the drop-tail majority.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum AnyDiscipline {
     /// Drop-tail: queue while the capacity allows, drop beyond.
     #[default]
     DropTail,
-    /// Drop-tail with CE marking above a threshold (boxed: egress queues stay small for
-    /// the drop-tail majority).
-    EcnThreshold(Box<EcnThreshold>),
+    /// A discipline with state.
+    Aqm(Box<Aqm>),
+}
+
+/// The disciplines with state.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // boxed whole in AnyDiscipline
+pub enum Aqm {
+    /// Drop-tail with CE marking above a threshold.
+    EcnThreshold(EcnThreshold),
+    /// RED or Adaptive RED.
+    Red(Red),
 }
 
 impl AnyDiscipline {
+    /// The discipline's table name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AnyDiscipline::DropTail => "drop-tail",
+            AnyDiscipline::Aqm(a) => match **a {
+                Aqm::EcnThreshold(_) => "protocols.ecn_threshold",
+                Aqm::Red(_) => "protocols.red",
+            },
+        }
+    }
+
     /// A frame is offered to the queue.
     #[inline]
-    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame, _now: Time) -> Verdict {
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame, now: Time) -> Verdict {
         match self {
             AnyDiscipline::DropTail => {
                 if queue.admits(frame.size) {
@@ -75,17 +102,53 @@ impl AnyDiscipline {
                     Verdict::Drop
                 }
             }
-            AnyDiscipline::EcnThreshold(d) => d.on_enqueue(queue, frame),
+            AnyDiscipline::Aqm(a) => match &mut **a {
+                Aqm::EcnThreshold(d) => d.on_enqueue(queue, frame),
+                Aqm::Red(d) => d.on_enqueue(queue, frame, now),
+            },
         }
     }
 
     /// A frame left the queue for the wire.
     #[inline]
-    pub fn on_dequeue(&mut self, _queue: QueueView, _frame: &Frame, _now: Time) {
-        match self {
-            AnyDiscipline::DropTail | AnyDiscipline::EcnThreshold(_) => {}
+    pub fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
+        if let AnyDiscipline::Aqm(a) = self {
+            match &mut **a {
+                Aqm::EcnThreshold(_) => {}
+                Aqm::Red(d) => d.on_dequeue(queue, frame, now),
+            }
         }
     }
+}
+
+/// Puts the discipline `make(cx, class)` on every class queue of port `p` for the table
+/// at `path`, unless another table already put one there.
+pub(crate) fn install_on_port(
+    cx: &mut InstallCx,
+    p: PortId,
+    path: &str,
+    mut make: impl FnMut(&mut InstallCx, usize) -> AnyDiscipline,
+) -> Result<(), ScenarioError> {
+    let classes = cx.net.ports[p as usize].classes.queues_mut().count();
+    let taken = cx.net.ports[p as usize]
+        .classes
+        .queues_mut()
+        .find(|q| q.discipline != AnyDiscipline::DropTail)
+        .map(|q| q.discipline.name());
+    if let Some(other) = taken {
+        return Err(cx.err(
+            &format!("{path}.ports"),
+            format!(
+                "names port \"{}\", whose queues already run {other}; expected one queue discipline per port",
+                cx.net.port_name(p)
+            ),
+        ));
+    }
+    for class in 0..classes {
+        let d = make(cx, class);
+        cx.net.ports[p as usize].classes.queues_mut().nth(class).expect("a class").discipline = d;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

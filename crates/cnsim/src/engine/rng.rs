@@ -19,7 +19,7 @@ pub struct StreamKey<'a> {
 }
 
 /// A deterministic random stream.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RngStream(Pcg64Mcg);
 
 /// 64-bit FNV-1a, used only to turn stream names into seeds (stable across platforms

@@ -113,6 +113,44 @@ pub struct QueueSummary {
     pub mean_bytes: f64,
     /// Largest length, bytes.
     pub max_bytes: u64,
+    /// The queue discipline's own counters and state at the end (RED and its kin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aqm: Option<AqmSummary>,
+}
+
+/// What an averaging queue discipline (RED, Adaptive RED) did.
+#[derive(Clone, Debug, Serialize)]
+pub struct AqmSummary {
+    /// Early drops.
+    pub early_drops: u64,
+    /// Forced drops (average beyond the last threshold, or no room).
+    pub forced_drops: u64,
+    /// Frames marked.
+    pub marks: u64,
+    /// Changes of max_p by the adaptation.
+    pub max_p_changes: u64,
+    /// max_p at the end.
+    pub max_p: f64,
+    /// The average queue at the end, in the thresholds' unit.
+    pub avg: f64,
+}
+
+impl AqmSummary {
+    /// The summary of `d`, if it keeps one.
+    pub fn of(d: &crate::aqm::AnyDiscipline) -> Option<AqmSummary> {
+        let crate::aqm::AnyDiscipline::Aqm(a) = d else { return None };
+        match &**a {
+            crate::aqm::Aqm::Red(r) => Some(AqmSummary {
+                early_drops: r.stats.early_drops,
+                forced_drops: r.stats.forced_drops,
+                marks: r.stats.marks,
+                max_p_changes: r.stats.max_p_changes,
+                max_p: r.cur_max_p,
+                avg: r.avg,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A congestion point's counters.
@@ -296,6 +334,7 @@ impl Summary {
                     max_frames: s.max_frames,
                     mean_bytes: s.mean_bytes(end),
                     max_bytes: s.max_bytes,
+                    aqm: AqmSummary::of(&q.discipline),
                 });
             }
         }

@@ -899,6 +899,9 @@ pub struct Protocols {
     /// A single-threshold ECN marker on egress queues (DCTCP-style).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<crate::aqm::ecn_threshold::EcnThresholdParams>,
+    /// RED and Adaptive RED on egress queues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<crate::aqm::red::RedParams>,
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause: Option<crate::l2::pause::PauseParams>,
@@ -915,6 +918,7 @@ impl Protocols {
         }
         [
             entry("protocols.ecn_threshold", &self.ecn_threshold),
+            entry("protocols.red", &self.red),
             entry("protocols.qcn", &self.qcn),
             entry("protocols.ecm", &self.ecm),
             entry("protocols.e2cm", &self.e2cm),

@@ -31,7 +31,7 @@ pub use hooks::Protocols;
 use crate::aqm::Verdict;
 use crate::engine::{Event, EventQueue, Fired, Time, Timers};
 use crate::net::{
-    Ecn, FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
+    FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
 };
 use crate::protocol::{AnyLinkControl, Outbox};
 use crate::traffic::Flow;
@@ -162,8 +162,8 @@ impl Sim {
         let on_wire = port.classes.on_wire(class, port.busy_until > now);
         let queue = port.classes.queue_mut(class);
         let verdict = queue.discipline.on_enqueue(queue.view(straight, on_wire), frame, now);
-        if verdict == Verdict::Mark {
-            frame.ecn = Ecn::Ce;
+        if let Verdict::Mark(codepoint) = verdict {
+            frame.ecn = codepoint;
             queue.stats.marked_frames += 1;
         }
         let (size, ingress) = (frame.size, frame.ingress);
