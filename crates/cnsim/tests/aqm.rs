@@ -102,3 +102,20 @@ fn two_disciplines_on_one_port_are_an_error() {
     let e = build(&s, "aqm.toml").err().expect("an error").to_string();
     assert!(e.contains("r1->r2") && e.contains("one queue discipline per port"), "{e}");
 }
+
+/// RED marking ECN-capable TCP (RFC 3168): the marks replace almost every early drop,
+/// the senders halve on echoes, and the queue stays where RED holds it.
+#[test]
+fn red_marks_ecn_capable_tcp_instead_of_dropping() {
+    let drop = run(&[RED]);
+    let mark = run(&[RED, "protocols.red.ecn=true", "traffic[0].ecn=true"]);
+    let (qd, qm) = (bottleneck(&drop), bottleneck(&mark));
+    let responses: u64 = mark.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.ecn_responses).sum();
+    eprintln!("drop: {:?}\nmark: {:?}, {responses} responses", qd.aqm, qm.aqm);
+    let a = qm.aqm.as_ref().unwrap();
+    assert!(a.marks > 200 && a.early_drops == 0, "{a:?}");
+    assert!(qm.dropped_frames * 5 < qd.dropped_frames, "{} vs {}", qm.dropped_frames, qd.dropped_frames);
+    assert!(responses > 100 && responses <= a.marks);
+    assert!((5.0..=18.0).contains(&qm.mean_frames), "{}", qm.mean_frames);
+    assert!(qm.sent_frames as f64 > 0.98 * qd.sent_frames as f64);
+}

@@ -232,7 +232,7 @@ pub struct Summary {
     pub pause: Option<PauseSummary>,
 }
 
-fn is_zero(n: &u64) -> bool {
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

@@ -63,11 +63,11 @@ pub enum Header {
     /// An E2CM path probe: to the flow's destination, gathering the queueing delay of
     /// the path, and back.
     PathProbe(crate::l2::e2cm::PathProbe),
-    /// A TCP segment of the frame's flow: its sequence number, in segments.
-    TcpSegment(i32),
+    /// A TCP segment of the frame's flow: its sequence number, in segments, and CWR.
+    TcpSegment(crate::l4::tcp::Segment),
     /// A TCP acknowledgement for the frame's flow, from its destination back to its
-    /// source: the highest in-order segment received.
-    TcpAck(i32),
+    /// source: the highest in-order segment received and the congestion echo.
+    TcpAck(crate::l4::tcp::Ack),
     /// An incast client's request for the next round, to one server of the frame's flow.
     TcpRequest(u32),
 }

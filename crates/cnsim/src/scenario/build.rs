@@ -745,7 +745,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 // ns-2 draws each agent's clock phase uniformly within a tick.
                 let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
                 flow.tcp = connections.len() as u32;
-                connections.push(crate::l4::tcp::Connection::new(tcp, size, app, boot));
+                let ecn = t.ecn || tcp.mecn.is_some();
+                if tcp.mecn.is_some() {
+                    flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
+                }
+                connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot));
             }
             flows.push(flow);
             flow_entry.push(ti);

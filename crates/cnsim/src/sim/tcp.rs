@@ -5,7 +5,7 @@
 
 use super::Sim;
 use crate::engine::{Event, Time};
-use crate::net::{Frame, Header, HeaderKind, NodeId, NONE};
+use crate::net::{Ecn, Frame, Header, HeaderKind, NodeId, NONE};
 
 /// The tag of a connection's timer when it stands for the application's start.
 pub(super) const START: u32 = 1;
@@ -32,6 +32,7 @@ impl Sim {
         while k < self.protocols.tcp[ci].sender.out.len() {
             let c = &self.protocols.tcp[ci];
             let seq = c.sender.out[k];
+            let cwr = c.sender.cwr_seq == Some(seq);
             k += 1;
             let size = if c.is_syn(seq) { c.ack_size } else { c.segment_size };
             let flow = &mut self.flows[f as usize];
@@ -48,7 +49,7 @@ impl Sim {
                 flow: f,
                 ingress: NONE,
                 born: now,
-                header: Header::TcpSegment(seq as i32),
+                header: Header::TcpSegment(crate::l4::tcp::Segment { seq: seq as i32, cwr }),
             };
             let id = self.frames.alloc(frame);
             self.counters.count_created(HeaderKind::TcpSegment);
@@ -56,6 +57,7 @@ impl Sim {
         }
         let c = &mut self.protocols.tcp[ci];
         c.sender.out.clear();
+        c.sender.cwr_seq = None;
         if c.sender.deadline != c.armed {
             c.armed = c.sender.deadline;
             match c.armed {
@@ -69,9 +71,12 @@ impl Sim {
     /// newly in-order data counts as delivered, and an ACK goes back.
     pub(super) fn tcp_segment(&mut self, host: NodeId, frame: &Frame, now: Time) {
         let f = frame.flow;
-        let Header::TcpSegment(seq) = frame.header else { return };
+        let Header::TcpSegment(segment) = frame.header else { return };
+        let seq = segment.seq;
         let ci = self.flows[f as usize].tcp as usize;
         let c = &mut self.protocols.tcp[ci];
+        let level = c.level(frame.ecn);
+        let echo = if frame.ecn.capable() { c.receiver.echo(segment.cwr, level) } else { 0 };
         let (ack, in_order) = c.receiver.on_segment(i64::from(seq));
         let data = in_order - u64::from(c.is_syn(i64::from(seq)) && in_order > 0);
         let srus = c.srus_delivered();
@@ -90,7 +95,8 @@ impl Sim {
             dst: frame.src,
             ingress: NONE,
             born: now,
-            header: Header::TcpAck(ack as i32),
+            ecn: Ecn::NotEct, // pure ACKs are not ECN-capable (RFC 3168 §6.1.4)
+            header: Header::TcpAck(crate::l4::tcp::Ack { ack: ack as i32, echo }),
             ..*frame
         };
         let id = self.frames.alloc(back);
@@ -141,7 +147,7 @@ impl Sim {
         let f = frame.flow;
         let Header::TcpAck(ack) = frame.header else { return };
         let ci = self.flows[f as usize].tcp as usize;
-        self.protocols.tcp[ci].sender.on_ack(i64::from(ack), now);
+        self.protocols.tcp[ci].sender.on_ack_echo(i64::from(ack.ack), ack.echo, now);
         self.tcp_output(f, now);
     }
 }

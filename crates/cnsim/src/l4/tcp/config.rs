@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::sender::EcnResponse;
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
 use crate::engine::{Time, TimerId, PS_PER_MS, PS_PER_S};
 use crate::scenario::units::{Duration, Size};
@@ -37,6 +38,28 @@ pub struct TcpParams {
     /// Size on the wire of an ACK and of the SYN (ns-2: 40 bytes; here the 40 bytes of
     /// TCP/IP header in a minimum Ethernet frame).
     pub ack_size: Size,
+    /// Multi-level ECN: data leave with codepoint 01, the receiver echoes the highest
+    /// level seen (10 incipient, 11 moderate) until CWR, and the sender cuts by β1 or β2.
+    /// Absent: RFC 3168 ECN when the entry's `ecn` is true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mecn: Option<MecnParams>,
+}
+
+/// The MECN sender's decrease factors (`tcp.mecn`): the seed of Sridharan et al. gives
+/// β3 = 50 % for loss and only 0 < β1 < β2 < 50 %; the values are ours.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MecnParams {
+    /// Fraction of cwnd removed on incipient congestion.
+    pub beta1: f64,
+    /// Fraction of cwnd removed on moderate congestion.
+    pub beta2: f64,
+}
+
+impl Default for MecnParams {
+    fn default() -> Self {
+        MecnParams { beta1: 0.2, beta2: 0.4 }
+    }
 }
 
 impl Default for TcpParams {
@@ -53,6 +76,7 @@ impl Default for TcpParams {
             tick: Duration(0),
             header: Size::Bytes(40),
             ack_size: Size::Bytes(64),
+            mecn: None,
         }
     }
 }
@@ -104,6 +128,23 @@ impl TcpParams {
                 format!("\"{}\" leaves no data in a {frame_size}-byte segment; expected a header smaller than frame_size, e.g. \"40B\"", self.header),
             ));
         }
+        if let Some(m) = self.mecn {
+            if !(m.beta1 > 0.0 && m.beta1 < 1.0) {
+                return Err((
+                    key("mecn.beta1"),
+                    format!("{} is out of range; expected a fraction in (0, 1), e.g. 0.2", m.beta1),
+                ));
+            }
+            if !(m.beta2 >= m.beta1 && m.beta2 < 1.0) {
+                return Err((
+                    key("mecn.beta2"),
+                    format!(
+                        "{} is out of range; expected a fraction in [beta1 ({}), 1), e.g. 0.4",
+                        m.beta2, m.beta1
+                    ),
+                ));
+            }
+        }
         if !matches!(self.ack_size, Size::Bytes(b) if (1..=9216).contains(&b)) {
             return Err((
                 key("ack_size"),
@@ -113,8 +154,8 @@ impl TcpParams {
         Ok(())
     }
 
-    /// The sender's parameters.
-    pub fn sender(&self) -> SenderParams {
+    /// The sender's parameters; `ecn`: the traffic entry's frames are ECN-capable.
+    pub fn sender(&self, ecn: bool) -> SenderParams {
         SenderParams {
             variant: self.variant,
             window: self.window,
@@ -126,6 +167,11 @@ impl TcpParams {
                 min_rto: self.min_rto.0,
                 max_rto: self.max_rto.0,
                 initial_rto: self.initial_rto.0,
+            },
+            ecn: match self.mecn {
+                Some(m) => EcnResponse::Mecn { beta1: m.beta1, beta2: m.beta2 },
+                None if ecn => EcnResponse::Ecn,
+                None => EcnResponse::Off,
             },
         }
     }
@@ -181,15 +227,19 @@ pub struct Connection {
     pub armed: Option<Time>,
     /// Data segments delivered in order to the receiving application.
     pub delivered: u64,
+    /// Multi-level ECN (codepoints carry levels).
+    pub mecn: bool,
 }
 
 impl Connection {
-    /// A connection for segments of `frame_size` bytes; `boot` is the sender's RTO clock
-    /// phase.
-    pub fn new(params: &TcpParams, frame_size: u32, app: App, boot: Time) -> Self {
+    /// A connection for segments of `frame_size` bytes; `ecn`: ECN-capable; `boot` is
+    /// the sender's RTO clock phase.
+    pub fn new(params: &TcpParams, frame_size: u32, ecn: bool, app: App, boot: Time) -> Self {
         let header = params.header.value() as u32;
+        let sender = params.sender(ecn);
         Connection {
-            sender: Sender::new(params.sender(), boot),
+            mecn: matches!(sender.ecn, EcnResponse::Mecn { .. }),
+            sender: Sender::new(sender, boot),
             receiver: Receiver::new(),
             payload: frame_size - header,
             segment_size: frame_size,
@@ -233,6 +283,18 @@ impl Connection {
     pub fn srus_delivered(&self) -> u64 {
         match self.app {
             App::Incast { sru, .. } => self.delivered / sru.div_ceil(u64::from(self.payload)),
+            _ => 0,
+        }
+    }
+
+    /// The congestion level a data segment's codepoint signals: RFC 3168's CE is 1;
+    /// under MECN 10 (incipient) is 1 and 11 (moderate) is 2.
+    pub fn level(&self, codepoint: crate::net::Ecn) -> u8 {
+        use crate::net::Ecn;
+        match (codepoint, self.mecn) {
+            (Ecn::Ce, false) => 1,
+            (Ecn::Ect0, true) => 1,
+            (Ecn::Ce, true) => 2,
             _ => 0,
         }
     }

@@ -16,12 +16,25 @@ pub struct Receiver {
     pub received: u64,
     /// Of which already held (retransmissions of delivered segments).
     pub duplicates: u64,
+    /// The congestion level to echo (ns-2's ECN latch, holding MECN's highest level).
+    pub latch: u8,
 }
 
 impl Receiver {
     /// A sink that has received nothing.
     pub fn new() -> Self {
         Receiver { next_ack: -1, ..Receiver::default() }
+    }
+
+    /// A data segment arrived with CWR `cwr` and signalling congestion `level` (0 none):
+    /// the level every ACK echoes until a CWR comes (ns-2 TCPSink: CWR clears the latch,
+    /// then this segment's mark sets it).
+    pub fn echo(&mut self, cwr: bool, level: u8) -> u8 {
+        if cwr {
+            self.latch = 0;
+        }
+        self.latch = self.latch.max(level);
+        self.latch
     }
 
     /// Segment `seq` arrived: returns the ACK to send and how many segments became
@@ -62,5 +75,18 @@ mod tests {
         // A needless retransmission: a duplicate ACK.
         assert_eq!(r.on_segment(3), (4, 0));
         assert_eq!((r.received, r.duplicates), (6, 1));
+    }
+
+    /// The echo holds the highest level until CWR, then starts over from that segment's.
+    #[test]
+    fn echo_latches_until_cwr() {
+        let mut r = Receiver::new();
+        assert_eq!(r.echo(false, 0), 0);
+        assert_eq!(r.echo(false, 1), 1);
+        assert_eq!(r.echo(false, 0), 1, "held");
+        assert_eq!(r.echo(false, 2), 2, "raised");
+        assert_eq!(r.echo(false, 1), 2, "never lowered");
+        assert_eq!(r.echo(true, 0), 0, "CWR clears");
+        assert_eq!(r.echo(true, 1), 1, "CWR clears, then this mark sets");
     }
 }

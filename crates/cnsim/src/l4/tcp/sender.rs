@@ -25,6 +25,15 @@
 //!   only, and lets at most two segments out per ACK while in recovery.
 //! - **Timeout**: ssthresh = max(2, ⌊w/2⌋), cwnd = 1, recover = maxseq, backoff doubles,
 //!   and go-back-N: t_seqno = highest_ack + 1.
+//! - **ECN** (RFC 3168 as ns-2 models it, reference §3.5): an ACK echoing congestion
+//!   acts at most once per window (its ACK above recover, or after a timeout): recover =
+//!   maxseq, cwnd and ssthresh halved (cwnd at least 1; an echo at cwnd 1 the second
+//!   time doubles the RTO backoff instead), and the next segment sent carries CWR. The
+//!   echoing ACK opens no window. Three duplicates after an ECN response in the same
+//!   window retransmit without a second cut.
+//! - **MECN** (Durresi, Sridharan, Jain et al.; the seed of Sridharan et al. and
+//!   reference §4.4): as ECN, but an echo of incipient congestion takes cwnd ← (1 − β1)·cwnd
+//!   and of moderate congestion (1 − β2)·cwnd, ssthresh ← max(2, ⌊cwnd⌋); loss is β3 = ½.
 
 use super::rto::{Rto, RtoParams};
 use crate::engine::Time;
@@ -56,6 +65,25 @@ pub struct SenderParams {
     pub limited_transmit: bool,
     /// The retransmission timeout.
     pub rto: RtoParams,
+    /// The response to echoed congestion marks.
+    pub ecn: EcnResponse,
+}
+
+/// How a sender answers echoed congestion marks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum EcnResponse {
+    /// Not ECN-capable: marks never come back.
+    #[default]
+    Off,
+    /// RFC 3168: halve once per window.
+    Ecn,
+    /// Multi-level ECN: cut by β1 on incipient, β2 on moderate congestion.
+    Mecn {
+        /// Fraction of cwnd removed on incipient congestion (codepoint 10).
+        beta1: f64,
+        /// Fraction removed on moderate congestion (codepoint 11).
+        beta2: f64,
+    },
 }
 
 /// The last congestion response (ns-2 `last_cwnd_action_`).
@@ -69,6 +97,8 @@ pub enum CwndAction {
     Timeout,
     /// Recovery ended.
     Exited,
+    /// A response to an ECN (or MECN) echo.
+    Ecn,
 }
 
 /// Per-connection counters.
@@ -82,6 +112,9 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Window cuts in answer to echoed congestion marks.
+    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    pub ecn_responses: u64,
 }
 
 /// A TCP sender.
@@ -119,6 +152,12 @@ pub struct Sender {
     pub deadline: Option<Time>,
     /// Segments to put on the wire, in order (drained by the endpoint).
     pub out: Vec<i64>,
+    /// The segment of `out` that carries CWR (the first sent after a window cut, when
+    /// ECN-capable).
+    pub cwr_seq: Option<i64>,
+    cong_action: bool,
+    ecn_backoff: bool,
+    echo: u8,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -146,6 +185,10 @@ impl Sender {
             rto: Rto::new(p.rto, boot),
             deadline: None,
             out: Vec::new(),
+            cwr_seq: None,
+            cong_action: false,
+            ecn_backoff: false,
+            echo: 0,
             stats: SenderStats::default(),
         }
     }
@@ -193,6 +236,11 @@ impl Sender {
             self.stats.retransmits += 1;
         }
         self.stats.segments_sent += 1;
+        if self.cong_action && self.p.ecn != EcnResponse::Off {
+            // ns-2 before SetCWRonRetransmit_ (2008) sets CWR on whatever goes next.
+            self.cong_action = false;
+            self.cwr_seq = Some(seq);
+        }
         self.out.push(seq);
         if self.deadline.is_none() {
             self.set_timer(now);
@@ -230,7 +278,38 @@ impl Sender {
     fn slowdown(&mut self, to_one: bool) {
         let w = self.cwnd.min(f64::from(self.p.window));
         self.ssthresh = ((w / 2.0) as i64).max(2);
-        self.cwnd = if to_one { 1.0 } else { w / 2.0 };
+        self.cwnd = if to_one { 1.0 } else { (w / 2.0).max(1.0) };
+        self.cong_action = true;
+    }
+
+    /// ns-2 `ecn`: the answer to an ACK echoing congestion `level` (1 incipient or
+    /// RFC 3168's ECE, 2 moderate), once per window.
+    fn ecn(&mut self, ack: i64, level: u8) {
+        if !(ack > self.recover || self.last_action == CwndAction::Timeout) {
+            return;
+        }
+        self.recover = self.maxseq;
+        self.last_action = CwndAction::Ecn;
+        if self.cwnd <= 1.0 {
+            if self.ecn_backoff {
+                self.rto.back_off();
+            } else {
+                self.ecn_backoff = true;
+            }
+        } else {
+            self.ecn_backoff = false;
+        }
+        match self.p.ecn {
+            EcnResponse::Off => return,
+            EcnResponse::Ecn => self.slowdown(false),
+            EcnResponse::Mecn { beta1, beta2 } => {
+                let beta = if level >= 2 { beta2 } else { beta1 };
+                self.cwnd = ((1.0 - beta) * self.cwnd.min(f64::from(self.p.window))).max(1.0);
+                self.ssthresh = (self.cwnd as i64).max(2);
+                self.cong_action = true;
+            }
+        }
+        self.stats.ecn_responses += 1;
     }
 
     /// ns-2 `opencwnd`.
@@ -262,7 +341,9 @@ impl Sender {
     /// A new ACK outside recovery: newack, open the window, leave a fast recovery.
     fn recv_newack(&mut self, ack: i64, now: Time) {
         self.newack(ack, now);
-        self.opencwnd();
+        if self.echo == 0 {
+            self.opencwnd();
+        }
         if self.last_action == CwndAction::DupAck {
             self.last_action = CwndAction::Exited;
         }
@@ -279,6 +360,16 @@ impl Sender {
             Variant::NewReno => recovered || self.highest_ack == 0,
         };
         if !allowed {
+            if self.last_action == CwndAction::Ecn {
+                // Loss after an ECN cut in the same window: retransmit, no second cut.
+                self.last_action = CwndAction::DupAck;
+                self.set_timer(now);
+                self.rtt_active = false;
+                self.stats.fast_retransmits += 1;
+                self.output(self.last_ack + 1, now);
+                self.dupwnd = 3;
+                self.first_partial = false;
+            }
             return; // bugFix_: no second response in the same window
         }
         self.recover = self.maxseq;
@@ -293,8 +384,18 @@ impl Sender {
         self.first_partial = false;
     }
 
-    /// An ACK for segments up to `ack` arrived.
+    /// An ACK for segments up to `ack` arrived, echoing no congestion.
     pub fn on_ack(&mut self, ack: i64, now: Time) {
+        self.on_ack_echo(ack, 0, now);
+    }
+
+    /// An ACK for segments up to `ack` arrived, echoing congestion `level` (0 none; 1
+    /// RFC 3168's ECE or MECN's incipient; 2 MECN's moderate).
+    pub fn on_ack_echo(&mut self, ack: i64, level: u8, now: Time) {
+        self.echo = if self.p.ecn == EcnResponse::Off { 0 } else { level };
+        if self.echo > 0 {
+            self.ecn(ack, self.echo);
+        }
         if ack < self.last_ack {
             return;
         }
@@ -392,6 +493,7 @@ mod tests {
                 max_rto: 60 * PS_PER_S,
                 initial_rto: 3 * PS_PER_S,
             },
+            ecn: EcnResponse::Off,
         }
     }
 
@@ -544,5 +646,89 @@ mod tests {
         s.on_ack(10, PS_PER_MS);
         s.on_ack(10, PS_PER_MS);
         assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![21, 22]);
+    }
+
+    fn with_ecn(variant: Variant, ecn: EcnResponse) -> Sender {
+        let mut s = at_ten(variant);
+        s.p.ecn = ecn;
+        s
+    }
+
+    /// RFC 3168 as ns-2 models it: an echo halves cwnd and ssthresh once per window,
+    /// opens nothing, and the next segment sent carries CWR.
+    #[test]
+    fn ecn_halves_once_per_window() {
+        let mut s = with_ecn(Variant::Reno, EcnResponse::Ecn);
+        s.on_ack_echo(11, 1, PS_PER_MS);
+        assert_eq!((s.cwnd, s.ssthresh, s.recover), (5.0, 5, 20));
+        assert_eq!(s.last_action, CwndAction::Ecn);
+        assert_eq!(s.stats.ecn_responses, 1);
+        // Window 5 from 11: nothing new may go yet (11..=20 are out).
+        assert!(s.out.is_empty());
+        // Further echoes in the same window: no cut, and no opening either.
+        for ack in 12..=16 {
+            s.on_ack_echo(ack, 1, PS_PER_MS);
+        }
+        assert_eq!((s.cwnd, s.stats.ecn_responses), (5.0, 1));
+        // An unmarked ACK opens (congestion avoidance, +1/cwnd); 21 goes with CWR.
+        s.on_ack_echo(17, 0, PS_PER_MS);
+        assert!((s.cwnd - 5.2).abs() < 1e-12);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![21, 22]);
+        assert_eq!(s.cwr_seq, Some(21));
+        // An echo for data sent after the cut: a new window, a new cut.
+        s.on_ack_echo(21, 1, 2 * PS_PER_MS);
+        assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_responses), (2.6, 2, 2));
+    }
+
+    /// Without ECN negotiated, echoes are ignored.
+    #[test]
+    fn echoes_without_ecn_are_ignored() {
+        let mut s = at_ten(Variant::Reno);
+        s.on_ack_echo(11, 2, PS_PER_MS);
+        assert_eq!((s.cwnd, s.stats.ecn_responses), (11.0, 0));
+    }
+
+    /// MECN: incipient cuts by β1, moderate by β2, each once per window.
+    #[test]
+    fn mecn_cuts_by_level() {
+        let mut s = with_ecn(Variant::Reno, EcnResponse::Mecn { beta1: 0.2, beta2: 0.4 });
+        s.on_ack_echo(11, 1, PS_PER_MS);
+        assert_eq!((s.cwnd, s.ssthresh), (8.0, 8));
+        s.on_ack_echo(12, 2, PS_PER_MS);
+        assert_eq!(s.cwnd, 8.0, "same window: no second cut");
+        s.recover = 0; // a later window
+        s.on_ack_echo(13, 2, PS_PER_MS);
+        assert!((s.cwnd - 4.8).abs() < 1e-12);
+        assert_eq!(s.ssthresh, 4);
+    }
+
+    /// Three duplicates after an ECN cut in the same window: a retransmission without a
+    /// second cut (ns-2 `dupack_action`).
+    #[test]
+    fn loss_after_ecn_cut_retransmits_without_cutting_again() {
+        for variant in [Variant::Reno, Variant::NewReno] {
+            let mut s = with_ecn(variant, EcnResponse::Ecn);
+            s.on_ack_echo(11, 1, PS_PER_MS);
+            assert_eq!(s.cwnd, 5.0);
+            for _ in 0..3 {
+                s.on_ack(11, PS_PER_MS);
+            }
+            assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![12], "{variant:?}");
+            assert_eq!((s.cwnd, s.ssthresh, s.dupwnd), (5.0, 5, 3), "{variant:?}");
+            assert_eq!(s.last_action, CwndAction::DupAck);
+        }
+    }
+
+    /// An echo at cwnd 1: the first only notes it, the next doubles the RTO backoff.
+    #[test]
+    fn echo_at_one_segment_backs_the_timer_off() {
+        let mut s = with_ecn(Variant::Reno, EcnResponse::Ecn);
+        s.cwnd = 1.0;
+        s.on_ack_echo(11, 1, PS_PER_MS);
+        let before = s.rto.timeout(); // after the RTT sample this ACK carried
+        assert_eq!(s.cwnd, 1.0);
+        s.recover = 0;
+        s.on_ack_echo(12, 1, PS_PER_MS);
+        assert_eq!(s.rto.timeout(), (2 * before).min(60 * PS_PER_S));
     }
 }
