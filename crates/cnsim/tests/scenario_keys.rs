@@ -288,6 +288,28 @@ target_delay = "10ms"
 ecn = true
 mark_p = 0.1
 
+[protocols.mecn]
+ports = ["hub->d"]
+min_th = "4 frames"
+mid_th = "8 frames"
+max_th = "12 frames"
+max_p = 0.2
+max_p2 = 0.3
+p1_span = "mid"
+incipient_above_mid = false
+gentle = true
+spread = false
+wait = false
+w_q = 0.003
+mean_packet_size = "1000B"
+target_delay = "10ms"
+
+[protocols.mecn.adaptive]
+interval = "1s"
+target = "6 frames"
+bottom = 0.02
+top = 0.4
+
 [protocols.red.adaptive]
 interval = "1s"
 alpha = 0.005
@@ -356,6 +378,11 @@ ports = ["s1->sw1"]
 ports = ["sw1->sw2"]
 
 [protocols.red.adaptive]
+
+[protocols.mecn]
+ports = ["sw2->sw1"]
+
+[protocols.mecn.adaptive]
 
 [protocols.pause]
 

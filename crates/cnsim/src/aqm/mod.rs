@@ -9,9 +9,11 @@
 //! - drop-tail: admit while the queue's capacity allows;
 //! - [`ecn_threshold`]: drop-tail plus a single marking threshold K on the instantaneous
 //!   queue, as DCTCP switches are configured (Alizadeh et al. 2010 §3.1);
-//! - [`red`]: RED and Adaptive RED on the average queue, as ns-2 runs them.
+//! - [`red`]: RED and Adaptive RED on the average queue, as ns-2 runs them;
+//! - [`mecn`]: multi-level ECN and Adaptive MECN (two ECN bits, three levels).
 
 pub mod ecn_threshold;
+pub mod mecn;
 pub mod red;
 
 use crate::engine::Time;
@@ -20,6 +22,7 @@ use crate::scenario::install::InstallCx;
 use crate::scenario::ScenarioError;
 
 pub use ecn_threshold::EcnThreshold;
+pub use mecn::Mecn;
 pub use red::Red;
 
 /// What a discipline decided for an arriving frame.
@@ -77,6 +80,8 @@ pub enum Aqm {
     EcnThreshold(EcnThreshold),
     /// RED or Adaptive RED.
     Red(Red),
+    /// MECN or Adaptive MECN.
+    Mecn(Mecn),
 }
 
 impl AnyDiscipline {
@@ -87,7 +92,18 @@ impl AnyDiscipline {
             AnyDiscipline::Aqm(a) => match **a {
                 Aqm::EcnThreshold(_) => "protocols.ecn_threshold",
                 Aqm::Red(_) => "protocols.red",
+                Aqm::Mecn(_) => "protocols.mecn",
             },
+        }
+    }
+
+    /// The average queue the discipline keeps, if it keeps one.
+    pub fn average(&self) -> Option<f64> {
+        let AnyDiscipline::Aqm(a) = self else { return None };
+        match &**a {
+            Aqm::EcnThreshold(_) => None,
+            Aqm::Red(d) => Some(d.average.avg),
+            Aqm::Mecn(d) => Some(d.average.avg),
         }
     }
 
@@ -105,6 +121,7 @@ impl AnyDiscipline {
             AnyDiscipline::Aqm(a) => match &mut **a {
                 Aqm::EcnThreshold(d) => d.on_enqueue(queue, frame),
                 Aqm::Red(d) => d.on_enqueue(queue, frame, now),
+                Aqm::Mecn(d) => d.on_enqueue(queue, frame, now),
             },
         }
     }
@@ -116,6 +133,7 @@ impl AnyDiscipline {
             match &mut **a {
                 Aqm::EcnThreshold(_) => {}
                 Aqm::Red(d) => d.on_dequeue(queue, frame, now),
+                Aqm::Mecn(d) => d.on_dequeue(queue, frame, now),
             }
         }
     }

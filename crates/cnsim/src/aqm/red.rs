@@ -418,14 +418,11 @@ pub struct Red {
     ecn: bool,
     mark_p: Option<f64>,
     adaptive: Option<Adaptive>,
-    rate_bps: u64,
-    /// The average queue, frames or bytes.
-    pub avg: f64,
+    /// The average queue.
+    pub average: Average,
     count: u64,
     count_bytes: u64,
     old: bool,
-    /// Since when the link has been idle, if it is.
-    idle_since: Option<Time>,
     rng: RngStream,
     /// Counters.
     pub stats: RedStats,
@@ -446,6 +443,7 @@ impl Red {
             lastset: 0,
         });
         Red {
+            average: Average::new(s.w_q, s.ptc, rate_bps),
             s,
             max_p0: p.max_p,
             cur_max_p: p.max_p,
@@ -456,12 +454,9 @@ impl Red {
             ecn: p.ecn,
             mark_p: p.mark_p,
             adaptive,
-            rate_bps,
-            avg: 0.0,
             count: 0,
             count_bytes: 0,
             old: false,
-            idle_since: Some(0),
             rng,
             stats: RedStats::default(),
         }
@@ -475,11 +470,7 @@ impl Red {
     /// Steps 1–2: the idle correction and the EWMA over `q` (the queue before the
     /// arrival), then Adaptive RED's check.
     fn estimate(&mut self, q: f64, now: Time) {
-        let m = match self.idle_since.take() {
-            Some(since) if now > since => (self.s.ptc * as_secs(now - since)).floor(),
-            _ => 0.0,
-        };
-        self.avg = self.avg * (1.0 - self.s.w_q).powf(m + 1.0) + self.s.w_q * q;
+        self.average.update(q, now);
         if let Some(a) = &self.adaptive {
             if now > a.lastset + a.interval {
                 self.update_max_p(now);
@@ -493,9 +484,10 @@ impl Red {
     fn update_max_p(&mut self, now: Time) {
         let Some(a) = &mut self.adaptive else { return };
         let part = 0.4 * (self.s.max_th - self.s.min_th);
-        if self.avg < self.s.min_th + part && self.cur_max_p > a.bottom {
+        let avg = self.average.avg;
+        if avg < self.s.min_th + part && self.cur_max_p > a.bottom {
             self.cur_max_p *= a.beta;
-        } else if self.avg > self.s.max_th - part && a.top > self.cur_max_p {
+        } else if avg > self.s.max_th - part && a.top > self.cur_max_p {
             self.cur_max_p += a.alpha.min(0.25 * self.cur_max_p);
         } else {
             return;
@@ -506,7 +498,7 @@ impl Red {
 
     /// ns-2 `calculate_p_new`: the base probability pb at the current average.
     pub fn base_probability(&self) -> f64 {
-        let (avg, min_th, max_th) = (self.avg, self.s.min_th, self.s.max_th);
+        let (avg, min_th, max_th) = (self.average.avg, self.s.min_th, self.s.max_th);
         let p = if avg >= max_th {
             if self.gentle {
                 let p0 = match self.gentle_line {
@@ -541,9 +533,10 @@ impl Red {
         self.count_bytes += u64::from(frame.size);
         let mut verdict = Verdict::Enqueue;
         let mut forced = false;
-        if self.avg >= self.s.min_th && qlen > 1 {
+        let avg = self.average.avg;
+        if avg >= self.s.min_th && qlen > 1 {
             let above = if self.gentle { 2.0 * self.s.max_th } else { self.s.max_th };
-            if self.mark_p.is_none() && self.avg >= above {
+            if self.mark_p.is_none() && avg >= above {
                 forced = true;
             } else if !self.old {
                 self.count = 1;
@@ -574,8 +567,7 @@ impl Red {
             Verdict::Enqueue => {}
         }
         if verdict != Verdict::Drop && queue.straight_through {
-            // It goes straight onto the idle link: the queue is empty again when it is sent.
-            self.idle_since = Some(now + serialization_time(frame.size, self.rate_bps));
+            self.average.sent_alone(frame.size, now);
         }
         verdict
     }
@@ -584,8 +576,46 @@ impl Red {
     /// asks for the next frame, and finds none, once this one is sent (ns-2 `idle_`).
     pub fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
         if queue.frames == 0 {
-            self.idle_since = Some(now + serialization_time(frame.size, self.rate_bps));
+            self.average.sent_alone(frame.size, now);
         }
+    }
+}
+
+/// The average queue as ns-2's RED estimates it: an EWMA over the queue seen by each
+/// arrival, decayed over the time the link stood idle as if mean-sized packets had
+/// arrived to an empty queue at the link's rate (reference §1.4 steps 1–2, step 8).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Average {
+    /// The average, frames or bytes.
+    pub avg: f64,
+    w_q: f64,
+    ptc: f64,
+    rate_bps: u64,
+    /// Since when the link has stood idle, if it does (idle from the start).
+    pub idle_since: Option<Time>,
+}
+
+impl Average {
+    /// An average of weight `w_q` over a link of `ptc` mean-sized packets per second
+    /// (`rate_bps`).
+    pub fn new(w_q: f64, ptc: f64, rate_bps: u64) -> Self {
+        Average { avg: 0.0, w_q, ptc, rate_bps, idle_since: Some(0) }
+    }
+
+    /// An arrival sees `q`: m = ⌊ptc·idle time⌋ if the link stood idle, then
+    /// avg ← avg·(1 − w_q)^(m+1) + w_q·q.
+    pub fn update(&mut self, q: f64, now: Time) {
+        let m = match self.idle_since.take() {
+            Some(since) if now > since => (self.ptc * as_secs(now - since)).floor(),
+            _ => 0.0,
+        };
+        self.avg = self.avg * (1.0 - self.w_q).powf(m + 1.0) + self.w_q * q;
+    }
+
+    /// A frame of `size` went on the wire with nothing behind it: the link asks for the
+    /// next frame, and finds none, once it is sent (ns-2's `idle_`).
+    pub fn sent_alone(&mut self, size: u32, now: Time) {
+        self.idle_since = Some(now + serialization_time(size, self.rate_bps));
     }
 }
 
@@ -665,15 +695,15 @@ mod tests {
         p.min_th = Threshold::Given(Size::Frames(5));
         p.max_th = Threshold::Given(Size::Frames(15));
         let mut r = red(&p, 1_500_000);
-        r.avg = 22.5;
+        r.average.avg = 22.5;
         assert!((r.base_probability() - 0.55).abs() < 1e-12);
-        r.avg = 30.0;
+        r.average.avg = 30.0;
         assert_eq!(r.base_probability(), 1.0);
-        r.avg = 10.0;
+        r.average.avg = 10.0;
         assert!((r.base_probability() - 0.05).abs() < 1e-12);
         // ns-2 keeps the line at the initial max_p when Adaptive RED has moved it.
         r.cur_max_p = 0.3;
-        r.avg = 22.5;
+        r.average.avg = 22.5;
         assert!((r.base_probability() - 0.55).abs() < 1e-12);
         r.gentle_line = GentleLine::Current;
         assert!((r.base_probability() - (0.7 / 15.0 * 22.5 - 0.4)).abs() < 1e-12);
@@ -687,15 +717,15 @@ mod tests {
         p.mean_packet_size = Size::Bytes(1000);
         let mut r = red(&p, 10_000_000);
         assert_eq!(r.settings().ptc, 1250.0);
-        r.avg = 10.0;
-        r.idle_since = Some(PS_PER_S);
+        r.average.avg = 10.0;
+        r.average.idle_since = Some(PS_PER_S);
         r.on_enqueue(view(0), &frame(), PS_PER_S + PS_PER_S / 10);
-        assert!((r.avg - 10.0 * 0.998f64.powi(126)).abs() < 1e-9, "{}", r.avg);
-        assert!((r.avg / 10.0 - 0.777).abs() < 1e-3);
+        assert!((r.average.avg - 10.0 * 0.998f64.powi(126)).abs() < 1e-9, "{}", r.average.avg);
+        assert!((r.average.avg / 10.0 - 0.777).abs() < 1e-3);
         // Not idle: one EWMA step over q = 20.
-        r.avg = 10.0;
+        r.average.avg = 10.0;
         r.on_enqueue(view(20), &frame(), 2 * PS_PER_S);
-        assert!((r.avg - (10.0 * 0.998 + 0.002 * 20.0)).abs() < 1e-12);
+        assert!((r.average.avg - (10.0 * 0.998 + 0.002 * 20.0)).abs() < 1e-12);
     }
 
     /// Reference §2.3: the automatic settings on the seed's 1.5 Mbit/s bottleneck and a
@@ -721,20 +751,20 @@ mod tests {
         p.adaptive = Some(toml::from_str("").unwrap());
         let mut r = red(&p, 1_500_000);
         let t = PS_PER_S;
-        r.avg = 12.0;
+        r.average.avg = 12.0;
         r.update_max_p(t);
         assert!((r.cur_max_p - 0.11).abs() < 1e-12);
         r.cur_max_p = 0.1;
-        r.avg = 8.0;
+        r.average.avg = 8.0;
         r.update_max_p(2 * t);
         assert!((r.cur_max_p - 0.09).abs() < 1e-12);
         r.cur_max_p = 0.1;
-        r.avg = 10.0;
+        r.average.avg = 10.0;
         r.update_max_p(3 * t);
         assert_eq!(r.cur_max_p, 0.1);
         assert_eq!(r.adaptive.as_ref().unwrap().lastset, 2 * t, "no change, no lastset");
         r.cur_max_p = 0.02;
-        r.avg = 12.0;
+        r.average.avg = 12.0;
         r.update_max_p(4 * t);
         assert!((r.cur_max_p - 0.025).abs() < 1e-12);
     }
@@ -804,13 +834,13 @@ mod tests {
         let mut p = params();
         p.mean_packet_size = Size::Bytes(1000);
         let mut r = red(&p, 8_000_000); // 1000 B take 1 ms
-        r.idle_since = None;
+        r.average.idle_since = None;
         r.on_dequeue(view(0), &frame(), PS_PER_S);
-        assert_eq!(r.idle_since, Some(PS_PER_S + crate::engine::PS_PER_MS));
+        assert_eq!(r.average.idle_since, Some(PS_PER_S + crate::engine::PS_PER_MS));
         // An arrival while that frame is still being sent: no idle decay.
-        r.avg = 4.0;
+        r.average.avg = 4.0;
         let w = r.settings().w_q;
         r.on_enqueue(view(0), &frame(), PS_PER_S + 1);
-        assert!((r.avg - 4.0 * (1.0 - w)).abs() < 1e-12);
+        assert!((r.average.avg - 4.0 * (1.0 - w)).abs() < 1e-12);
     }
 }

@@ -16,6 +16,10 @@ pub struct Recorder {
     pub queue_ports: Vec<PortId>,
     /// Queue length in frames (all classes) per recorded port.
     pub queues: TimeSeries,
+    /// The average queue of every recorded port whose first class keeps one (RED and
+    /// its kin), in the discipline's unit; ports chosen at the first sample.
+    pub avg_queues: TimeSeries,
+    avg_ports: Option<Vec<PortId>>,
     /// Flows whose throughput is recorded.
     pub flow_ids: Vec<u32>,
     /// Delivered throughput per recorded flow over the previous interval, bit/s.
@@ -49,6 +53,8 @@ impl Recorder {
             last_delivered: vec![0; flow_ids.len()],
             queue_ports,
             queues,
+            avg_queues: TimeSeries::new("queue_average", "frames or bytes", std::iter::empty()),
+            avg_ports: None,
             flow_ids,
             throughput,
             rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
@@ -73,6 +79,21 @@ impl Recorder {
         for (i, &p) in self.queue_ports.iter().enumerate() {
             let len = net.ports[p as usize].classes.backlog();
             self.queues.columns[i].values.push(len as f64);
+        }
+        let average =
+            |p: PortId| net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.average());
+        if self.avg_ports.is_none() {
+            let ports: Vec<PortId> =
+                self.queue_ports.iter().copied().filter(|&p| average(p).is_some()).collect();
+            self.avg_queues =
+                TimeSeries::new("queue_average", "frames or bytes", ports.iter().map(|&p| net.port_name(p)));
+            self.avg_ports = Some(ports);
+        }
+        if let Some(ports) = self.avg_ports.as_ref().filter(|p| !p.is_empty()) {
+            self.avg_queues.times_s.push(t);
+            for (col, &p) in self.avg_queues.columns.iter_mut().zip(ports) {
+                col.values.push(average(p).unwrap_or(f64::NAN));
+            }
         }
         self.throughput.times_s.push(t);
         let secs = as_secs(self.interval);

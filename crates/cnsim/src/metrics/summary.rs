@@ -127,6 +127,12 @@ pub struct AqmSummary {
     pub forced_drops: u64,
     /// Frames marked.
     pub marks: u64,
+    /// Of which marked incipient (MECN's 10).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub incipient_marks: u64,
+    /// Of which marked moderate (MECN's 11).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub moderate_marks: u64,
     /// Changes of max_p by the adaptation.
     pub max_p_changes: u64,
     /// max_p at the end.
@@ -144,9 +150,21 @@ impl AqmSummary {
                 early_drops: r.stats.early_drops,
                 forced_drops: r.stats.forced_drops,
                 marks: r.stats.marks,
+                incipient_marks: 0,
+                moderate_marks: 0,
                 max_p_changes: r.stats.max_p_changes,
                 max_p: r.cur_max_p,
-                avg: r.avg,
+                avg: r.average.avg,
+            }),
+            crate::aqm::Aqm::Mecn(m) => Some(AqmSummary {
+                early_drops: 0,
+                forced_drops: m.stats.drops,
+                marks: m.stats.incipient + m.stats.moderate,
+                incipient_marks: m.stats.incipient,
+                moderate_marks: m.stats.moderate,
+                max_p_changes: m.stats.max_p_changes,
+                max_p: m.max_p,
+                avg: m.average.avg,
             }),
             _ => None,
         }

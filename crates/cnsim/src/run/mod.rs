@@ -193,6 +193,12 @@ pub fn write_run_files(
             "frames waiting".to_string(),
             ChartStyle { step: Step::None, worst_is_lowest: false },
         ),
+        (
+            &r.avg_queues,
+            1.0,
+            "average queue (the discipline's unit)".to_string(),
+            ChartStyle { step: Step::None, worst_is_lowest: false },
+        ),
         (&r.throughput, 1e6, format!("Mbit/s (mean over each {bin} interval)"), lowest(Step::Before)),
         (&r.rates, 1e6, "rate CR (Mbit/s)".to_string(), lowest(Step::After)),
         (&r.cnms, 1.0, per_bin("CNMs"), ChartStyle { step: Step::Before, worst_is_lowest: false }),

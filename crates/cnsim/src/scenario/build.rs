@@ -594,7 +594,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 "to fit, use fewer sources per group or fewer nodes",
             )?;
         }
-        for &src in &srcs {
+        for (k, &src) in srcs.iter().enumerate() {
             let src_name = net.nodes[src as usize].name.clone();
             let name = format!("{}/{}", t.name, src_name);
             if !flow_names.insert(name.clone()) {
@@ -692,6 +692,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                         lo.0
                     }
                 }
+                Start::Staggered { first, every } => first.0.saturating_add(every.0.saturating_mul(k as u64)),
             };
             let mut flow = Flow::new(name, src, dst, size, t.priority, pattern.clone(), start, stop, rng);
             if s.metrics.delay_percentiles {

@@ -6,6 +6,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("dumbbell-cbr-64", include_str!("../../../../scenarios/dumbbell-cbr-64.toml")),
     ("dumbbell-tcp-64", include_str!("../../../../scenarios/dumbbell-tcp-64.toml")),
     ("devkota2010-incast", include_str!("../../../../scenarios/devkota2010/incast.toml")),
+    ("sridharan2004-increase", include_str!("../../../../scenarios/sridharan2004/increase.toml")),
     ("dumbbell-qcn-64", include_str!("../../../../scenarios/dumbbell-qcn-64.toml")),
     ("dumbbell-cbr-4096", include_str!("../../../../scenarios/dumbbell-cbr-4096.toml")),
     ("chain-10x3", include_str!("../../../../scenarios/chain-10x3.toml")),

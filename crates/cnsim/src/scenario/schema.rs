@@ -434,13 +434,21 @@ impl<'de> Deserialize<'de> for HostSel {
     }
 }
 
-/// When a source starts: a time, or `{ uniform = ["0us", "100us"] }` drawn per flow.
+/// When a source starts: a time, `{ uniform = ["0us", "100us"] }` drawn per flow, or
+/// `{ first = "25s", every = "100ms" }`, one flow after another in source order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Start {
     /// A fixed time.
     At(Duration),
     /// Uniform in [lo, hi), drawn from each flow's own stream.
     Uniform(Duration, Duration),
+    /// The entry's k-th source (from 0) at first + k·every.
+    Staggered {
+        /// The first source's start.
+        first: Duration,
+        /// The gap between consecutive sources' starts.
+        every: Duration,
+    },
 }
 
 impl Default for Start {
@@ -458,6 +466,12 @@ impl Serialize for Start {
                 m.insert("uniform", [lo.to_string(), hi.to_string()]);
                 m.serialize(s)
             }
+            Start::Staggered { first, every } => {
+                let mut m = BTreeMap::new();
+                m.insert("first", first.to_string());
+                m.insert("every", every.to_string());
+                m.serialize(s)
+            }
         }
     }
 }
@@ -468,28 +482,43 @@ impl<'de> Deserialize<'de> for Start {
         impl<'de> Visitor<'de> for V {
             type Value = Start;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a time such as \"0s\", or {{ uniform = [\"0us\", \"100us\"] }}")
+                write!(
+                    f,
+                    "a time such as \"0s\", {{ uniform = [\"0us\", \"100us\"] }} or {{ first = \"25s\", every = \"100ms\" }}"
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Start, E> {
                 s.parse().map(Start::At).map_err(E::custom)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Start, A::Error> {
-                let mut out = None;
+                let (mut out, mut first, mut every) = (None, None, None);
                 while let Some(key) = map.next_key::<String>()? {
-                    if key != "uniform" {
-                        return Err(de::Error::custom(format!(
-                            "unknown key \"{key}\" (expected \"uniform\")"
-                        )));
+                    match key.as_str() {
+                        "uniform" => {
+                            let [lo, hi]: [Duration; 2] = map.next_value()?;
+                            if hi < lo {
+                                return Err(de::Error::custom(format!(
+                                    "uniform range [\"{lo}\", \"{hi}\"] is reversed; expected [low, high]"
+                                )));
+                            }
+                            out = Some(Start::Uniform(lo, hi));
+                        }
+                        "first" => first = Some(map.next_value::<Duration>()?),
+                        "every" => every = Some(map.next_value::<Duration>()?),
+                        _ => {
+                            return Err(de::Error::custom(format!(
+                                "unknown key \"{key}\" (expected \"uniform\", or \"first\" and \"every\")"
+                            )))
+                        }
                     }
-                    let [lo, hi]: [Duration; 2] = map.next_value()?;
-                    if hi < lo {
-                        return Err(de::Error::custom(format!(
-                            "uniform range [\"{lo}\", \"{hi}\"] is reversed; expected [low, high]"
-                        )));
-                    }
-                    out = Some(Start::Uniform(lo, hi));
                 }
-                out.ok_or_else(|| de::Error::custom("expected { uniform = [low, high] }"))
+                match (out, first, every) {
+                    (Some(u), None, None) => Ok(u),
+                    (None, Some(first), Some(every)) => Ok(Start::Staggered { first, every }),
+                    _ => Err(de::Error::custom(
+                        "expected { uniform = [low, high] } or { first = time, every = time }",
+                    )),
+                }
             }
         }
         d.deserialize_any(V)
@@ -902,6 +931,9 @@ pub struct Protocols {
     /// RED and Adaptive RED on egress queues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub red: Option<crate::aqm::red::RedParams>,
+    /// Multi-level ECN and Adaptive MECN on egress queues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mecn: Option<crate::aqm::mecn::MecnParams>,
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause: Option<crate::l2::pause::PauseParams>,
@@ -919,6 +951,7 @@ impl Protocols {
         [
             entry("protocols.ecn_threshold", &self.ecn_threshold),
             entry("protocols.red", &self.red),
+            entry("protocols.mecn", &self.mecn),
             entry("protocols.qcn", &self.qcn),
             entry("protocols.ecm", &self.ecm),
             entry("protocols.e2cm", &self.e2cm),

@@ -13,8 +13,12 @@ pub(super) const START: u32 = 1;
 impl Sim {
     /// Flow `f`'s TCP timer: the start of its application, or a retransmission timeout.
     pub(super) fn tcp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
+        let stopped = now >= self.flows[f as usize].stop;
         let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
         c.armed = None;
+        if stopped {
+            c.sender.app_stop();
+        }
         if tag == START {
             let segments = c.app_segments();
             c.sender.app_send(segments, now);
@@ -147,6 +151,9 @@ impl Sim {
         let f = frame.flow;
         let Header::TcpAck(ack) = frame.header else { return };
         let ci = self.flows[f as usize].tcp as usize;
+        if now >= self.flows[f as usize].stop {
+            self.protocols.tcp[ci].sender.app_stop();
+        }
         self.protocols.tcp[ci].sender.on_ack_echo(i64::from(ack.ack), ack.echo, now);
         self.tcp_output(f, now);
     }

@@ -209,6 +209,12 @@ impl Sender {
         self.send_much(now, 0);
     }
 
+    /// The application stops (an FTP source's `stop`): nothing new is sent; what was sent
+    /// may still be retransmitted.
+    pub fn app_stop(&mut self) {
+        self.curseq = self.curseq.min(self.maxseq + 1);
+    }
+
     /// Whether every segment the application gave has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.highest_ack + 1 >= self.curseq
