@@ -83,12 +83,12 @@ fn reports_render_in_a_browser() {
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("s.toml"), SMALL).unwrap();
 
-    // A run: its plots (queue length, throughput) inline.
+    // A run: its plots (queue length, link utilisation, throughput) inline.
     let o = cnsim(&root, &["run", "s.toml", "--out", "run", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = cnsim(&root, &["report", "run"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    check_report(&root.join("run/report.html"), Some(2));
+    check_report(&root.join("run/report.html"), Some(3));
 
     // A sweep writes its report itself: 7 key figures against the swept rate.
     let o = cnsim(

@@ -28,6 +28,15 @@ pub const CASES: &[BenchCase] = &[
     BenchCase { name: "dumbbell-cbr-64", scenario: "dumbbell-cbr-64", settings: &[], bottleneck: "r1->r2" },
     BenchCase { name: "dumbbell-qcn-64", scenario: "dumbbell-qcn-64", settings: &[], bottleneck: "r1->r2" },
     BenchCase { name: "dumbbell-tcp-64", scenario: "dumbbell-tcp-64", settings: &[], bottleneck: "r1->r2" },
+    // The same with RED (classic w_q, thresholds at a sixth and half of the buffer).
+    BenchCase {
+        name: "dumbbell-tcp-red-64",
+        scenario: "dumbbell-tcp-64",
+        settings: &[
+            r#"protocols.red={ports=["r1->r2"], min_th="50 frames", max_th="150 frames", w_q=0.002, mean_packet_size="1500B"}"#,
+        ],
+        bottleneck: "r1->r2",
+    },
     // 32 servers, 128 KB buffers, with QCN (802.1Qau defaults) on the port to the client.
     BenchCase {
         name: "incast-32",
@@ -130,6 +139,12 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("dumbbell-tcp-64", "dumbbell-cbr-64"),
         figure: Figure::BottleneckFramesPerS,
         target: ">= 0.60",
+    },
+    BenchRatio {
+        name: "TCP with RED vs drop-tail, bottleneck frames/s",
+        cases: ("dumbbell-tcp-red-64", "dumbbell-tcp-64"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.90",
     },
     BenchRatio {
         name: "4096 vs 64 senders, wall ns per delivered frame",

@@ -20,6 +20,10 @@ pub struct Recorder {
     /// its kin), in the discipline's unit; ports chosen at the first sample.
     pub avg_queues: TimeSeries,
     avg_ports: Option<Vec<PortId>>,
+    /// Utilisation of every recorded port's link over the previous interval (bytes sent
+    /// × 8 ÷ interval ÷ rate).
+    pub utilisation: TimeSeries,
+    last_sent: Vec<u64>,
     /// Flows whose throughput is recorded.
     pub flow_ids: Vec<u32>,
     /// Delivered throughput per recorded flow over the previous interval, bit/s.
@@ -46,6 +50,12 @@ impl Recorder {
         flow_ids: Vec<u32>,
     ) -> Self {
         let queues = TimeSeries::new("queue_length", "frames", queue_ports.iter().map(|&p| net.port_name(p)));
+        let utilisation = TimeSeries::new(
+            "utilisation",
+            "fraction of the link",
+            queue_ports.iter().map(|&p| net.port_name(p)),
+        );
+        let last_sent = vec![0; queue_ports.len()];
         let throughput =
             TimeSeries::new("throughput", "bit/s", flow_ids.iter().map(|&f| flows[f as usize].name.clone()));
         Self {
@@ -55,6 +65,8 @@ impl Recorder {
             queues,
             avg_queues: TimeSeries::new("queue_average", "frames or bytes", std::iter::empty()),
             avg_ports: None,
+            utilisation,
+            last_sent,
             flow_ids,
             throughput,
             rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
@@ -80,6 +92,15 @@ impl Recorder {
             let len = net.ports[p as usize].classes.backlog();
             self.queues.columns[i].values.push(len as f64);
         }
+        self.utilisation.times_s.push(t);
+        let secs = as_secs(self.interval);
+        for (i, &p) in self.queue_ports.iter().enumerate() {
+            let port = &net.ports[p as usize];
+            let sent: u64 = port.classes.queues().map(|q| q.stats.sent_bytes).sum();
+            let delta = sent - self.last_sent[i];
+            self.last_sent[i] = sent;
+            self.utilisation.columns[i].values.push(delta as f64 * 8.0 / secs / port.rate_bps as f64);
+        }
         let average =
             |p: PortId| net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.average());
         if self.avg_ports.is_none() {
@@ -96,7 +117,6 @@ impl Recorder {
             }
         }
         self.throughput.times_s.push(t);
-        let secs = as_secs(self.interval);
         for (i, &f) in self.flow_ids.iter().enumerate() {
             let bytes = flows[f as usize].stats.delivered_bytes;
             let delta = bytes - self.last_delivered[i];

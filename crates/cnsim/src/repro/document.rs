@@ -259,7 +259,9 @@ fn write_tables(w: &mut String, results: &Results) {
         let _ = writeln!(w, "\n## All metrics: {}\n", section.label);
         for facet in study.combinations(study.facets) {
             let labels: Vec<&str> = facet.0.iter().map(|(a, l)| study.label(a, l)).collect();
-            let _ = writeln!(w, "\n### {}\n", labels.join(", "));
+            if !labels.is_empty() {
+                let _ = writeln!(w, "\n### {}\n", labels.join(", "));
+            }
             let titles: Vec<&str> = t.rows.iter().map(|a| study.axis(a).map_or(*a, |a| a.title)).collect();
             let headers: Vec<&str> = t.columns.iter().map(|c| c.header).collect();
             let _ = writeln!(w, "| {} | {} |", titles.join(" | "), headers.join(" | "));
@@ -459,23 +461,26 @@ pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), St
     write_tables(w, results);
 
     let _ = writeln!(w, "\n## Figures\n");
-    let _ = writeln!(
-        w,
-        "Each configuration's figures are in `figures/<configuration>/`; the paper's own configuration's are \
-         shown here.\n"
-    );
+    if !study.facets.is_empty() {
+        let _ = writeln!(
+            w,
+            "Each configuration's figures are in `figures/<configuration>/`; the paper's own configuration's are \
+             shown here.\n"
+        );
+    }
     for (i, facet) in study.combinations(study.facets).iter().enumerate() {
         let sub = study.cell_name(facet);
         let fdir = dir.join("figures").join(&sub);
         std::fs::create_dir_all(&fdir).map_err(io)?;
         let figs = draw_figures(&fdir, results, facet)?;
+        let sub = if sub.is_empty() { String::new() } else { format!("{sub}/") };
         if i == 0 {
             for (file, caption) in &figs {
-                let _ = writeln!(w, "**{caption}**\n\n![{caption}](figures/{sub}/{file})\n");
+                let _ = writeln!(w, "**{caption}**\n\n![{caption}](figures/{sub}{file})\n");
             }
         } else {
             let labels: Vec<&str> = facet.0.iter().map(|(a, l)| study.label(a, l)).collect();
-            let list: Vec<String> = figs.iter().map(|(f, c)| format!("[{c}](figures/{sub}/{f})")).collect();
+            let list: Vec<String> = figs.iter().map(|(f, c)| format!("[{c}](figures/{sub}{f})")).collect();
             let _ = writeln!(w, "- {}: {}\n", labels.join(", "), list.join(" · "));
         }
     }

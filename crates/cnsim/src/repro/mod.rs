@@ -11,6 +11,7 @@ pub mod document;
 pub mod mliki2016;
 pub mod results;
 pub mod roeck2007;
+pub mod sridharan2004;
 pub mod study;
 
 /// How to run a reproduction.
@@ -54,11 +55,17 @@ pub struct Reproduction {
 }
 
 /// Every reproduction, in the order `cnsim reproduce` lists them.
-pub const REGISTRY: &[Reproduction] =
-    &[mliki2016::REPRODUCTION, roeck2007::REPRODUCTION, devkota2010::REPRODUCTION];
+pub const REGISTRY: &[Reproduction] = &[
+    mliki2016::REPRODUCTION,
+    roeck2007::REPRODUCTION,
+    devkota2010::REPRODUCTION,
+    sridharan2004::REPRODUCTION,
+];
 
 /// The reproduction called `name`.
 pub fn find(name: &str) -> Option<&'static Reproduction> {
+    // "amecn": the name the adaptive multi-level ECN study is also known by.
+    let name = if name == "amecn" { "sridharan2004" } else { name };
     REGISTRY.iter().find(|r| r.name == name)
 }
 

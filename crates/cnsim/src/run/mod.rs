@@ -199,6 +199,12 @@ pub fn write_run_files(
             "average queue (the discipline's unit)".to_string(),
             ChartStyle { step: Step::None, worst_is_lowest: false },
         ),
+        (
+            &r.utilisation,
+            1.0,
+            format!("fraction of the link (each {bin} interval)"),
+            ChartStyle { step: Step::Before, worst_is_lowest: false },
+        ),
         (&r.throughput, 1e6, format!("Mbit/s (mean over each {bin} interval)"), lowest(Step::Before)),
         (&r.rates, 1e6, "rate CR (Mbit/s)".to_string(), lowest(Step::After)),
         (&r.cnms, 1.0, per_bin("CNMs"), ChartStyle { step: Step::Before, worst_is_lowest: false }),

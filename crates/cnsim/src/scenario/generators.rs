@@ -183,7 +183,12 @@ pub fn dumbbell(d: &Dumbbell) -> Generated {
     for i in 1..=d.senders {
         let name = format!("{}{i}", d.sender_prefix);
         g.host(name.clone(), k("sender_prefix"));
-        g.link(&name, &d.left, d.sender_link, &sender_link);
+        let mut link = d.sender_link;
+        if let Some(spread) = d.sender_delay_spread.filter(|_| d.senders > 1) {
+            let step = u128::from(spread.0) * u128::from(i - 1) / u128::from(d.senders - 1);
+            link.delay.0 = link.delay.0.saturating_add(step as u64);
+        }
+        g.link(&name, &d.left, link, &sender_link);
     }
     for i in 1..=d.receivers {
         let name = format!("{}{i}", d.receiver_prefix);

@@ -204,6 +204,10 @@ pub struct Dumbbell {
     pub right: String,
     /// Sender links.
     pub sender_link: LinkParams,
+    /// Sender link delays rise evenly from `sender_link.delay` (the first sender) to
+    /// `sender_link.delay` + this (the last), for a spread of round-trip times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_delay_spread: Option<Duration>,
     /// The link between the two switches.
     pub bottleneck: LinkParams,
     /// Receiver links.
