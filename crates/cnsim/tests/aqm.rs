@@ -178,3 +178,61 @@ fn twenty_joining_flows_pin_the_average_at_max_th() {
     let a = bottleneck(&s).aqm.as_ref().unwrap();
     assert!(a.max_p > 0.45, "{a:?}");
 }
+
+/// A cell of Sridharan et al.'s sweeps: (forward goodput bit/s, mean queue per bottleneck
+/// port over the second half, packets).
+fn sweep(scenario: &str, ared: bool, target_ms: u32, seed: u64) -> (f64, f64) {
+    let mut text = cnsim::scenario::bundled::get(scenario).unwrap().to_string();
+    let table = if ared {
+        text = cnsim::repro::sridharan2004::as_ared(&text);
+        "red"
+    } else {
+        "mecn"
+    };
+    let sets = vec![format!("protocols.{table}.target_delay=\"{target_ms}ms\""), format!("seed={seed}")];
+    let s = parse(&text, scenario, &sets).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build(&s, scenario).unwrap_or_else(|e| panic!("{e}"));
+    sim.run_to_end();
+    let r = sim.recorder();
+    let half: Vec<usize> = (0..r.queues.times_s.len()).filter(|&i| r.queues.times_s[i] >= 50.0).collect();
+    let queue =
+        r.queues.columns.iter().map(|c| half.iter().map(|&i| c.values[i]).sum::<f64>() / half.len() as f64);
+    let queue = queue.sum::<f64>() / r.queues.columns.len() as f64;
+    let summary = Summary::of(&sim, scenario, seed);
+    let goodput =
+        summary.flows.iter().filter(|f| !f.name.starts_with("reverse")).map(|f| f.throughput_bps).sum();
+    (goodput, queue)
+}
+
+/// The measured queue follows the target: on the parking lot (per trunk) within 30 % of
+/// the target queue (target delay × 875 packets/s, at least 10) for both schemes (at the
+/// 10-packet floor Adaptive MECN sits 27 % above it, 40 flows per trunk keeping the
+/// queue up), and on both topologies it rises with the target.
+#[test]
+fn measured_delay_tracks_target_delay() {
+    for ared in [false, true] {
+        let mut last = [0.0, 0.0];
+        for target in [10, 40, 80] {
+            let (_, lot) = sweep("sridharan2004-parking-lot", ared, target, 1);
+            let (_, bell) = sweep("sridharan2004-dumbbell", ared, target, 1);
+            let expected = (f64::from(target) * 0.875).max(10.0);
+            eprintln!("ared {ared} target {target} ms: parking lot {lot:.1}, dumbbell {bell:.1} (target {expected})");
+            assert!((lot - expected).abs() < 0.3 * expected, "parking lot {lot} against {expected}");
+            assert!(lot > last[0] && bell > last[1], "rises with the target");
+            last = [lot, bell];
+        }
+    }
+}
+
+/// On the parking lot Adaptive MECN delivers at least as much as Adaptive RED at the
+/// same target delay (the seed's Fig. 11), at the low targets where marking matters.
+/// (On the 100-flow dumbbell ours does not: see docs/sridharan2004.md.)
+#[test]
+fn adaptive_mecn_delivers_at_least_ared_on_the_parking_lot() {
+    for target in [10, 20] {
+        let (amecn, _) = sweep("sridharan2004-parking-lot", false, target, 1);
+        let (ared, _) = sweep("sridharan2004-parking-lot", true, target, 1);
+        eprintln!("target {target} ms: AMECN {amecn:.4e}, ARED {ared:.4e}");
+        assert!(amecn >= 0.999 * ared, "AMECN {amecn} vs ARED {ared}");
+    }
+}

@@ -130,6 +130,13 @@ from = ["b", "c"]
 to = "a"
 sru = "256KB"
 
+[[traffic]]
+name = "users"
+kind = "tcp"
+from = ["d"]
+to = "a"
+web = { size_mean = "20KB", size_shape = 1.5, think_mean = "500ms" }
+
 [protocols.qcn]
 enabled = false
 congestion_points = ["hub->edge"]

@@ -249,3 +249,24 @@ fn average_minrate_times_flows_is_the_goodput_until_timeouts() {
     let (product, goodput32) = with(32);
     assert!(product > 2.0 * goodput32, "32 servers: {product} vs {goodput32}");
 }
+
+/// A web user alone on a fast link: objects of mean 12 KB (Pareto, α = 3 so that 500 s
+/// average well) every think time of mean 1 s plus a few round trips: about 12.5 KB
+/// (whole 1000-byte segments) per 1.05 s.
+#[test]
+fn a_web_user_fetches_objects_after_think_times() {
+    let s = run(
+        DUMBBELL,
+        &[
+            "duration=\"500s\"",
+            r#"traffic[0].web={size_mean="12KB", size_shape=3.0, think_mean="1s"}"#,
+            "traffic[0].frame_size=\"1040B\"",
+            "topology.dumbbell.sender_link.delay=\"5ms\"",
+        ],
+    );
+    let f = &s.flows[0];
+    let per_second = f.throughput_bps / 8.0;
+    let expected = 12_500.0 / 1.05;
+    assert!((per_second - expected).abs() < 0.15 * expected, "{per_second} B/s against {expected}");
+    assert_eq!(f.tcp.as_ref().unwrap().timeouts, 0);
+}

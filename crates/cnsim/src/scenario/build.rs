@@ -727,8 +727,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             } else if pattern == Pattern::Saturated {
                 flow.shaper = Some(Shaper::new(line, source_queue));
             }
-            if let Source::Tcp { bytes, sru, tcp } = &t.source {
+            if let Source::Tcp { bytes, sru, web, tcp } = &t.source {
                 let app = match (bytes, sru) {
+                    _ if web.is_some() => crate::l4::tcp::App::Web(web.expect("web")),
                     (_, Some(sru)) => {
                         // One group per traffic entry: its sources serve one client.
                         if incast_entry != Some(ti) {

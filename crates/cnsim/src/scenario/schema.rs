@@ -606,6 +606,8 @@ pub enum Source {
         /// request unit per round to the client (`to`), which asks for the next round
         /// when all have arrived.
         sru: Option<Size>,
+        /// `web`: objects of heavy-tailed sizes separated by think times.
+        web: Option<crate::l4::tcp::WebParams>,
         /// `tcp`: the connection's parameters.
         tcp: crate::l4::tcp::TcpParams,
     },
@@ -669,6 +671,7 @@ impl TryFrom<TrafficEntry> for Traffic {
             foreign("bytes", t.bytes.is_some(), "tcp")?;
             foreign("tcp", t.tcp.is_some(), "tcp")?;
             foreign("sru", t.sru.is_some(), "tcp")?;
+            foreign("web", t.web.is_some(), "tcp")?;
         }
         if t.kind != TrafficKind::Cbr {
             foreign("jitter", t.jitter.is_some(), "cbr")?;
@@ -762,11 +765,22 @@ impl TryFrom<TrafficEntry> for Traffic {
                         ));
                     }
                 }
+                if let Some(web) = t.web {
+                    if t.bytes.is_some() || t.sru.is_some() {
+                        return Err(at_key(
+                            "web",
+                            "\"web\" given with \"bytes\" or \"sru\"; expected one of them: web objects come one after another, a transfer sends its bytes once, an incast server an SRU per round",
+                        ));
+                    }
+                    if let Err((key, message)) = web.check("web") {
+                        return Err(at_key(&key, message));
+                    }
+                }
                 let tcp = t.tcp.unwrap_or_default();
                 if let Err((key, message)) = tcp.check("tcp", t.frame_size.value()) {
                     return Err(at_key(&key, message));
                 }
-                Source::Tcp { bytes: t.bytes, sru: t.sru, tcp }
+                Source::Tcp { bytes: t.bytes, sru: t.sru, web: t.web, tcp }
             }
         };
         Ok(Traffic {
@@ -797,9 +811,9 @@ impl From<Traffic> for TrafficEntry {
             Source::Cbr { jitter, .. } if jitter > 0.0 => Some(jitter),
             _ => None,
         };
-        let (bytes, sru, tcp) = match &t.source {
-            Source::Tcp { bytes, sru, tcp } => (*bytes, *sru, Some(*tcp)),
-            _ => (None, None, None),
+        let (bytes, sru, web, tcp) = match &t.source {
+            Source::Tcp { bytes, sru, web, tcp } => (*bytes, *sru, *web, Some(*tcp)),
+            _ => (None, None, None, None),
         };
         TrafficEntry {
             name: t.name,
@@ -814,6 +828,7 @@ impl From<Traffic> for TrafficEntry {
             periods,
             bytes,
             sru,
+            web,
             tcp,
             start: t.start,
             stop: t.stop,
@@ -879,6 +894,10 @@ pub struct TrafficEntry {
     /// Incast: each TCP source sends this server request unit per round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sru: Option<Size>,
+    /// Web traffic: each TCP source sends objects of Pareto sizes after exponential
+    /// think times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<crate::l4::tcp::WebParams>,
     /// A TCP source's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::l4::tcp::TcpParams>,

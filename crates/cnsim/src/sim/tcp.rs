@@ -16,11 +16,26 @@ impl Sim {
         let stopped = now >= self.flows[f as usize].stop;
         let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
         c.armed = None;
+        c.thinking = false;
         if stopped {
             c.sender.app_stop();
         }
         if tag == START {
-            let segments = c.app_segments();
+            let segments = if let crate::l4::tcp::App::Web(web) = c.app {
+                if stopped {
+                    return None;
+                }
+                // The next object: Pareto bytes, whole segments, from the initial window.
+                let bytes = web.object_bytes(self.flows[f as usize].rng.uniform());
+                let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+                if c.sender.highest_ack >= 0 {
+                    c.sender.restart_after_idle();
+                }
+                (bytes / f64::from(c.payload)).ceil().max(1.0) as u64
+            } else {
+                c.app_segments()
+            };
+            let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
             c.sender.app_send(segments, now);
         } else {
             c.sender.on_timeout(now);
@@ -156,5 +171,15 @@ impl Sim {
         }
         self.protocols.tcp[ci].sender.on_ack_echo(i64::from(ack.ack), ack.echo, now);
         self.tcp_output(f, now);
+        let c = &mut self.protocols.tcp[ci];
+        if let crate::l4::tcp::App::Web(web) = c.app {
+            if c.sender.all_acked() && !c.thinking && now < self.flows[f as usize].stop {
+                // The object is in: the user thinks, then fetches the next. (The timer is
+                // idle: nothing is outstanding, so no retransmission timer runs.)
+                let think = self.flows[f as usize].rng.exponential(web.think_mean.0 as f64) as Time;
+                self.timers.arm_in(&mut self.events, c.timer, now + think.max(1), START);
+                c.thinking = true;
+            }
+        }
     }
 }

@@ -177,8 +177,72 @@ impl TcpParams {
     }
 }
 
+/// Web traffic (`web = { … }` on a `tcp` entry): each source is a user fetching objects
+/// one after another over its connection. An object's size is Pareto distributed
+/// (heavy-tailed: shape α, mean `size_mean`, so scale = mean·(α − 1)/α), rounded up to
+/// whole segments; once it is acknowledged the user thinks for an exponential time of
+/// mean `think_mean`, then the next object starts in slow start from the initial window
+/// (RFC 5681's restart after an idle period longer than the RTO), the RTT estimate kept.
+/// The model of the web sources in Floyd, Gummadi & Shenker's Adaptive RED simulations
+/// and ns-2's web traffic generator, reduced to one connection per user.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebParams {
+    /// Mean object size.
+    pub size_mean: Size,
+    /// Pareto shape α (> 1: a finite mean; 1.2 is the value common in web models).
+    pub size_shape: f64,
+    /// Mean think time between objects.
+    pub think_mean: Duration,
+}
+
+impl Default for WebParams {
+    fn default() -> Self {
+        WebParams { size_mean: Size::Bytes(12_000), size_shape: 1.2, think_mean: Duration(PS_PER_S) }
+    }
+}
+
+impl WebParams {
+    /// Checks the values; errors name the key under `prefix`.
+    pub fn check(&self, prefix: &str) -> Result<(), (String, String)> {
+        if !matches!(self.size_mean, Size::Bytes(b) if b > 0) {
+            return Err((
+                format!("{prefix}.size_mean"),
+                format!(
+                    "\"{}\" is not an object size; expected a positive size in bytes, e.g. \"12KB\"",
+                    self.size_mean
+                ),
+            ));
+        }
+        if !(self.size_shape > 1.0 && self.size_shape <= 10.0) {
+            return Err((
+                format!("{prefix}.size_shape"),
+                format!(
+                    "{} is not a Pareto shape with a finite mean; expected a number in (1, 10], e.g. 1.2",
+                    self.size_shape
+                ),
+            ));
+        }
+        if self.think_mean.0 == 0 {
+            return Err((
+                format!("{prefix}.think_mean"),
+                "is 0s; expected a positive time, e.g. \"1s\"".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// An object's size in bytes for a uniform draw `u` in [0, 1): the Pareto quantile
+    /// scale·(1 − u)^(−1/α).
+    pub fn object_bytes(&self, u: f64) -> f64 {
+        let mean = self.size_mean.value() as f64;
+        let scale = mean * (self.size_shape - 1.0) / self.size_shape;
+        scale * (1.0 - u).powf(-1.0 / self.size_shape)
+    }
+}
+
 /// What the application gives the connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum App {
     /// Unlimited data (a bulk transfer).
     Bulk,
@@ -192,6 +256,8 @@ pub enum App {
         /// The incast group (index into the simulator's groups).
         group: u32,
     },
+    /// Web objects with think times between them.
+    Web(WebParams),
 }
 
 /// The servers of one incast client: a round ends when every server's SRU has reached
@@ -229,6 +295,8 @@ pub struct Connection {
     pub delivered: u64,
     /// Multi-level ECN (codepoints carry levels).
     pub mecn: bool,
+    /// Web traffic: the timer runs a think time (the next object's start).
+    pub thinking: bool,
 }
 
 impl Connection {
@@ -239,6 +307,7 @@ impl Connection {
         let sender = params.sender(ecn);
         Connection {
             mecn: matches!(sender.ecn, EcnResponse::Mecn { .. }),
+            thinking: false,
             sender: Sender::new(sender, boot),
             receiver: Receiver::new(),
             payload: frame_size - header,
@@ -257,7 +326,7 @@ impl Connection {
     pub fn deliver(&mut self, segments: u64) -> u64 {
         let payload = u64::from(self.payload);
         let total = |n: u64| match self.app {
-            App::Bulk => n * payload,
+            App::Bulk | App::Web(_) => n * payload,
             App::Bytes(b) => (n * payload).min(b),
             App::Incast { sru, .. } => {
                 let per_round = sru.div_ceil(payload);
@@ -275,6 +344,7 @@ impl Connection {
     pub fn app_segments(&self) -> u64 {
         match self.app {
             App::Bulk => 1 << 40,
+            App::Web(_) => 0, // each object is drawn when it starts
             App::Bytes(b) | App::Incast { sru: b, .. } => b.div_ceil(u64::from(self.payload)),
         }
     }
@@ -302,5 +372,26 @@ impl Connection {
     /// Whether segment `seq` is the SYN.
     pub fn is_syn(&self, seq: i64) -> bool {
         seq < self.sender.first_data()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pareto quantiles: the scale at u = 0, twice it where (1 − u) = 2^−α, and a sample
+    /// mean near the configured mean when the tail is light enough to average (α = 3).
+    #[test]
+    fn web_object_sizes_are_pareto() {
+        let w = WebParams { size_mean: Size::Bytes(12_000), size_shape: 1.2, think_mean: Duration(PS_PER_S) };
+        let scale = 12_000.0 * 0.2 / 1.2;
+        assert!((w.object_bytes(0.0) - scale).abs() < 1e-9);
+        let u = 1.0 - 2f64.powf(-1.2);
+        assert!((w.object_bytes(u) - 2.0 * scale).abs() < 1e-6);
+        let w3 = WebParams { size_shape: 3.0, ..w };
+        let n = 100_000;
+        let mean = (0..n).map(|i| w3.object_bytes((i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64;
+        assert!((mean - 12_000.0).abs() < 120.0, "{mean}");
+        assert!(WebParams { size_shape: 1.0, ..w }.check("web").is_err());
     }
 }

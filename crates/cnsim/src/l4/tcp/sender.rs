@@ -209,6 +209,16 @@ impl Sender {
         self.send_much(now, 0);
     }
 
+    /// A new object after an idle period: slow start again from the initial window
+    /// (RFC 5681 §4.1's restart window), the RTT estimate and sequence space kept.
+    pub fn restart_after_idle(&mut self) {
+        self.cwnd = f64::from(self.p.window_init);
+        self.ssthresh = i64::from(self.p.window);
+        self.dupacks = 0;
+        self.dupwnd = 0;
+        self.last_action = CwndAction::None;
+    }
+
     /// The application stops (an FTP source's `stop`): nothing new is sent; what was sent
     /// may still be retransmitted.
     pub fn app_stop(&mut self) {
