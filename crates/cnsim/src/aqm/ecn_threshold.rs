@@ -53,7 +53,7 @@ impl EcnThreshold {
     /// An arrival: drop if it does not fit, mark if ECN-capable and the queue holds more
     /// than K, else queue.
     #[inline]
-    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame) -> Verdict {
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame) -> Verdict {
         if !queue.admits(frame.size) {
             return Verdict::Drop;
         }
@@ -63,7 +63,8 @@ impl EcnThreshold {
         };
         if occupancy > self.k.value() && frame.ecn.capable() {
             self.marked += 1;
-            Verdict::Mark(crate::net::Ecn::Ce)
+            frame.ecn = crate::net::Ecn::Ce;
+            Verdict::Mark
         } else {
             Verdict::Enqueue
         }
@@ -85,9 +86,9 @@ mod tests {
         let mut m = EcnThreshold::new(Size::Frames(4));
         let ect = Frame { size: 1500, ecn: Ecn::Ect0, ..Frame::default() };
         let not_ect = Frame { size: 1500, ..Frame::default() };
-        assert_eq!(m.on_enqueue(view(4), &ect), Verdict::Enqueue);
-        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark(Ecn::Ce));
-        assert_eq!(m.on_enqueue(view(5), &not_ect), Verdict::Enqueue);
+        assert_eq!(m.on_enqueue(view(4), &mut ect.clone()), Verdict::Enqueue);
+        assert_eq!(m.on_enqueue(view(5), &mut ect.clone()), Verdict::Mark);
+        assert_eq!(m.on_enqueue(view(5), &mut not_ect.clone()), Verdict::Enqueue);
         assert_eq!(m.marked, 1);
     }
 
@@ -96,8 +97,8 @@ mod tests {
         // K = 6000 B: 4 frames of 1500 B (6000 B) do not exceed it, 5 do.
         let mut m = EcnThreshold::new(Size::Bytes(6000));
         let ect = Frame { size: 1500, ecn: Ecn::Ce, ..Frame::default() };
-        assert_eq!(m.on_enqueue(view(4), &ect), Verdict::Enqueue);
-        assert_eq!(m.on_enqueue(view(5), &ect), Verdict::Mark(Ecn::Ce));
-        assert_eq!(m.on_enqueue(view(10), &ect), Verdict::Drop);
+        assert_eq!(m.on_enqueue(view(4), &mut ect.clone()), Verdict::Enqueue);
+        assert_eq!(m.on_enqueue(view(5), &mut ect.clone()), Verdict::Mark);
+        assert_eq!(m.on_enqueue(view(10), &mut ect.clone()), Verdict::Drop);
     }
 }

@@ -420,7 +420,7 @@ impl Mecn {
     }
 
     /// A frame is offered.
-    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame, now: Time) -> Verdict {
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
         let (q, qlen) = if self.s.in_bytes {
             (queue.bytes as f64, queue.bytes)
         } else {
@@ -448,12 +448,12 @@ impl Mecn {
         if level > 0 {
             self.count = 0;
         }
-        let verdict = match (level, frame.ecn) {
-            (0, _) => Verdict::Enqueue,
-            (3, _) | (_, Ecn::NotEct) => Verdict::Drop,
-            (1, Ecn::Ect1) => Verdict::Mark(Ecn::Ect0),
-            (1, _) => Verdict::Enqueue, // already at 10 or 11: a mark only raises
-            (_, _) => Verdict::Mark(Ecn::Ce),
+        let (verdict, codepoint) = match (level, frame.ecn) {
+            (0, e) => (Verdict::Enqueue, e),
+            (3, e) | (_, e @ Ecn::NotEct) => (Verdict::Drop, e),
+            (1, Ecn::Ect1) => (Verdict::Mark, Ecn::Ect0),
+            (1, e) => (Verdict::Enqueue, e), // already at 10 or 11: a mark only raises
+            (_, _) => (Verdict::Mark, Ecn::Ce),
         };
         if verdict == Verdict::Drop || !queue.admits(frame.size) {
             self.stats.drops += 1;
@@ -467,6 +467,7 @@ impl Mecn {
         if queue.straight_through {
             self.average.sent_alone(frame.size, now);
         }
+        frame.ecn = codepoint;
         verdict
     }
 
@@ -536,14 +537,18 @@ mod tests {
         p.max_p = 1.0;
         p.w_q = Weight::Given(1.0); // avg = q
         let mut m = mecn(&p);
-        let frame = |ecn| Frame { size: 1000, ecn, ..Frame::default() };
+        // The verdict and the codepoint the frame leaves with.
+        let offer = |m: &mut Mecn, q: u64, ecn: Ecn, i: u64| {
+            let mut frame = Frame { size: 1000, ecn, ..Frame::default() };
+            (m.on_enqueue(view(q), &mut frame, i), frame.ecn)
+        };
         m.old = true;
         // avg 9: only the incipient curve, p1 = 0.4: some marks, all 10.
         let mut seen = [0; 3];
         for i in 0..2000 {
-            match m.on_enqueue(view(9), &frame(Ecn::Ect1), i) {
-                Verdict::Enqueue => seen[0] += 1,
-                Verdict::Mark(Ecn::Ect0) => seen[1] += 1,
+            match offer(&mut m, 9, Ecn::Ect1, i) {
+                (Verdict::Enqueue, Ecn::Ect1) => seen[0] += 1,
+                (Verdict::Mark, Ecn::Ect0) => seen[1] += 1,
                 v => panic!("{v:?}"),
             }
         }
@@ -552,9 +557,9 @@ mod tests {
         // avg 14: p2 = 0.8 first, then p1 = 0.9 of the rest.
         let (mut inc, mut modr) = (0, 0);
         for i in 0..2000 {
-            match m.on_enqueue(view(14), &frame(Ecn::Ect1), i) {
-                Verdict::Mark(Ecn::Ect0) => inc += 1,
-                Verdict::Mark(Ecn::Ce) => modr += 1,
+            match offer(&mut m, 14, Ecn::Ect1, i) {
+                (Verdict::Mark, Ecn::Ect0) => inc += 1,
+                (Verdict::Mark, Ecn::Ce) => modr += 1,
                 _ => {}
             }
         }
@@ -562,15 +567,14 @@ mod tests {
         assert!((inc as f64 / 2000.0 - 0.18).abs() < 0.04, "{inc}");
         // Already 11 upstream: incipient decisions leave it, moderate ones keep it 11.
         for i in 0..200 {
-            let v = m.on_enqueue(view(14), &frame(Ecn::Ce), i);
-            assert!(matches!(v, Verdict::Enqueue | Verdict::Mark(Ecn::Ce)), "{v:?}");
+            let v = offer(&mut m, 14, Ecn::Ce, i);
+            assert!(matches!(v, (Verdict::Enqueue | Verdict::Mark, Ecn::Ce)), "{v:?}");
         }
         // Not MECN-capable: dropped where it would be marked.
-        let drops =
-            (0..1000).filter(|&i| m.on_enqueue(view(14), &frame(Ecn::NotEct), i) == Verdict::Drop).count();
+        let drops = (0..1000).filter(|&i| offer(&mut m, 14, Ecn::NotEct, i).0 == Verdict::Drop).count();
         assert!(drops > 900, "{drops}");
         // Severe congestion.
-        assert_eq!(m.on_enqueue(view(16), &frame(Ecn::Ect1), 0), Verdict::Drop);
+        assert_eq!(offer(&mut m, 16, Ecn::Ect1, 0).0, Verdict::Drop);
     }
 
     /// Automatic settings: mid_th = 2.25·min_th, max_th = 3·min_th, target 2·min_th,

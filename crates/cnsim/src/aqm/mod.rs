@@ -17,7 +17,7 @@ pub mod mecn;
 pub mod red;
 
 use crate::engine::Time;
-use crate::net::{Capacity, Ecn, Frame, PortId};
+use crate::net::{Capacity, Frame, PortId};
 use crate::scenario::install::InstallCx;
 use crate::scenario::ScenarioError;
 
@@ -30,8 +30,9 @@ pub use red::Red;
 pub enum Verdict {
     /// Queue the frame as it is.
     Enqueue,
-    /// Queue the frame with its ECN codepoint set to this (CE; an MECN level).
-    Mark(Ecn),
+    /// Queue the frame, its ECN codepoint raised by the discipline (to CE, or an MECN
+    /// level).
+    Mark,
     /// Turn the frame away.
     Drop,
 }
@@ -109,7 +110,7 @@ impl AnyDiscipline {
 
     /// A frame is offered to the queue.
     #[inline]
-    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame, now: Time) -> Verdict {
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
         match self {
             AnyDiscipline::DropTail => {
                 if queue.admits(frame.size) {
@@ -118,11 +119,7 @@ impl AnyDiscipline {
                     Verdict::Drop
                 }
             }
-            AnyDiscipline::Aqm(a) => match &mut **a {
-                Aqm::EcnThreshold(d) => d.on_enqueue(queue, frame),
-                Aqm::Red(d) => d.on_enqueue(queue, frame, now),
-                Aqm::Mecn(d) => d.on_enqueue(queue, frame, now),
-            },
+            AnyDiscipline::Aqm(a) => a.on_enqueue(queue, frame, now),
         }
     }
 
@@ -130,11 +127,31 @@ impl AnyDiscipline {
     #[inline]
     pub fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
         if let AnyDiscipline::Aqm(a) = self {
-            match &mut **a {
-                Aqm::EcnThreshold(_) => {}
-                Aqm::Red(d) => d.on_dequeue(queue, frame, now),
-                Aqm::Mecn(d) => d.on_dequeue(queue, frame, now),
-            }
+            a.on_dequeue(queue, frame, now);
+        }
+    }
+}
+
+impl Aqm {
+    /// A frame is offered. Out of line: the drop-tail majority's frame path stays a
+    /// pointer test (measured: inlining the disciplines here cost drop-tail TCP 6 % in
+    /// instructions).
+    #[inline(never)]
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
+        match self {
+            Aqm::EcnThreshold(d) => d.on_enqueue(queue, frame),
+            Aqm::Red(d) => d.on_enqueue(queue, frame, now),
+            Aqm::Mecn(d) => d.on_enqueue(queue, frame, now),
+        }
+    }
+
+    /// A frame left for the wire; `queue` is what stays.
+    #[inline(never)]
+    pub fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
+        match self {
+            Aqm::EcnThreshold(_) => {}
+            Aqm::Red(d) => d.on_dequeue(queue, frame, now),
+            Aqm::Mecn(d) => d.on_dequeue(queue, frame, now),
         }
     }
 }
@@ -176,14 +193,14 @@ mod tests {
     #[test]
     fn drop_tail_admits_up_to_capacity() {
         let mut d = AnyDiscipline::DropTail;
-        let frame = Frame { size: 1500, ..Frame::default() };
+        let mut frame = Frame { size: 1500, ..Frame::default() };
         let q = |frames| QueueView {
             straight_through: false,
             frames,
             bytes: frames * 1500,
             capacity: Capacity::Frames(3),
         };
-        assert_eq!(d.on_enqueue(q(2), &frame, 0), Verdict::Enqueue);
-        assert_eq!(d.on_enqueue(q(3), &frame, 0), Verdict::Drop);
+        assert_eq!(d.on_enqueue(q(2), &mut frame, 0), Verdict::Enqueue);
+        assert_eq!(d.on_enqueue(q(3), &mut frame, 0), Verdict::Drop);
     }
 }

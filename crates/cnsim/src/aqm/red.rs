@@ -522,7 +522,7 @@ impl Red {
     }
 
     /// A frame is offered.
-    pub fn on_enqueue(&mut self, queue: QueueView, frame: &Frame, now: Time) -> Verdict {
+    pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
         let (q, qlen) = if self.s.in_bytes {
             (queue.bytes as f64, queue.bytes)
         } else {
@@ -549,7 +549,7 @@ impl Red {
                     self.count = 0;
                     self.count_bytes = 0;
                     let may_mark = self.ecn && frame.ecn.capable() && self.mark_p.is_none_or(|m| pb < m);
-                    verdict = if may_mark { Verdict::Mark(Ecn::Ce) } else { Verdict::Drop };
+                    verdict = if may_mark { Verdict::Mark } else { Verdict::Drop };
                 }
             }
         } else {
@@ -563,7 +563,10 @@ impl Red {
         }
         match verdict {
             Verdict::Drop => self.stats.early_drops += 1,
-            Verdict::Mark(_) => self.stats.marks += 1,
+            Verdict::Mark => {
+                frame.ecn = Ecn::Ce;
+                self.stats.marks += 1;
+            }
             Verdict::Enqueue => {}
         }
         if verdict != Verdict::Drop && queue.straight_through {
@@ -719,12 +722,12 @@ mod tests {
         assert_eq!(r.settings().ptc, 1250.0);
         r.average.avg = 10.0;
         r.average.idle_since = Some(PS_PER_S);
-        r.on_enqueue(view(0), &frame(), PS_PER_S + PS_PER_S / 10);
+        r.on_enqueue(view(0), &mut frame().clone(), PS_PER_S + PS_PER_S / 10);
         assert!((r.average.avg - 10.0 * 0.998f64.powi(126)).abs() < 1e-9, "{}", r.average.avg);
         assert!((r.average.avg / 10.0 - 0.777).abs() < 1e-3);
         // Not idle: one EWMA step over q = 20.
         r.average.avg = 10.0;
-        r.on_enqueue(view(20), &frame(), 2 * PS_PER_S);
+        r.on_enqueue(view(20), &mut frame().clone(), 2 * PS_PER_S);
         assert!((r.average.avg - (10.0 * 0.998 + 0.002 * 20.0)).abs() < 1e-12);
     }
 
@@ -780,24 +783,24 @@ mod tests {
         p.w_q = Weight::Given(1.0); // avg = q
         p.ecn = true;
         let mut r = red(&p, 1_500_000);
-        assert_eq!(r.on_enqueue(view(3), &frame(), 1), Verdict::Enqueue);
+        assert_eq!(r.on_enqueue(view(3), &mut frame().clone(), 1), Verdict::Enqueue);
         assert!(!r.old);
-        assert_eq!(r.on_enqueue(view(10), &frame(), 2), Verdict::Enqueue);
+        assert_eq!(r.on_enqueue(view(10), &mut frame().clone(), 2), Verdict::Enqueue);
         assert!(r.old && r.count == 1, "first above min_th: count 1, no test");
-        assert_eq!(r.on_enqueue(view(31), &frame(), 3), Verdict::Drop, "forced above 2·max_th");
+        assert_eq!(r.on_enqueue(view(31), &mut frame().clone(), 3), Verdict::Drop, "forced above 2·max_th");
         assert_eq!(r.stats.forced_drops, 1);
         // At avg = 25 pb = 0.9/15·25 − 0.8 = 0.7; with wait, count 2 → c·pb = 1.4, pa = 1.17 → 1.
         r.count = 1;
-        assert_eq!(r.on_enqueue(view(25), &frame(), 4), Verdict::Mark(Ecn::Ce));
+        assert_eq!(r.on_enqueue(view(25), &mut frame().clone(), 4), Verdict::Mark);
         assert_eq!(r.count, 0);
         let plain = Frame { ecn: Ecn::NotEct, ..frame() };
         r.count = 1;
-        assert_eq!(r.on_enqueue(view(25), &plain, 5), Verdict::Drop);
+        assert_eq!(r.on_enqueue(view(25), &mut plain.clone(), 5), Verdict::Drop);
         assert_eq!((r.stats.marks, r.stats.early_drops), (1, 1));
         // With mark_p = 0.1 (ns-2 ≥ 2005), pb = 0.7 ≥ mark_p: dropped though ECN-capable.
         r.mark_p = Some(0.1);
         r.count = 1;
-        assert_eq!(r.on_enqueue(view(25), &frame(), 6), Verdict::Drop);
+        assert_eq!(r.on_enqueue(view(25), &mut frame().clone(), 6), Verdict::Drop);
     }
 
     /// Marks are spread: with pb fixed at 0.02 and `wait`, the gaps between marks lie in
@@ -815,7 +818,7 @@ mod tests {
         let mut gaps = Vec::new();
         for i in 0..20_000u64 {
             // avg = 10: pb = 0.04·5/10 = 0.02.
-            if r.on_enqueue(view(10), &frame(), i) != Verdict::Enqueue {
+            if r.on_enqueue(view(10), &mut frame().clone(), i) != Verdict::Enqueue {
                 if let Some(l) = last {
                     gaps.push(i - l);
                 }
@@ -840,7 +843,7 @@ mod tests {
         // An arrival while that frame is still being sent: no idle decay.
         r.average.avg = 4.0;
         let w = r.settings().w_q;
-        r.on_enqueue(view(0), &frame(), PS_PER_S + 1);
+        r.on_enqueue(view(0), &mut frame().clone(), PS_PER_S + 1);
         assert!((r.average.avg - 4.0 * (1.0 - w)).abs() < 1e-12);
     }
 }

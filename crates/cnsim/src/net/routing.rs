@@ -177,7 +177,7 @@ impl Routes {
     }
 
     /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
-    #[inline]
+    #[inline(always)] // once per frame at every switch; LLVM stopped inlining it when forward grew
     pub fn next_port(&self, node: NodeId, dst: NodeId, flow: u32) -> PortId {
         if node == dst {
             return NONE;

@@ -162,8 +162,7 @@ impl Sim {
         let on_wire = port.classes.on_wire(class, port.busy_until > now);
         let queue = port.classes.queue_mut(class);
         let verdict = queue.discipline.on_enqueue(queue.view(straight, on_wire), frame, now);
-        if let Verdict::Mark(codepoint) = verdict {
-            frame.ecn = codepoint;
+        if verdict == Verdict::Mark {
             queue.stats.marked_frames += 1;
         }
         let (size, ingress) = (frame.size, frame.ingress);
