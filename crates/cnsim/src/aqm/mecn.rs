@@ -24,7 +24,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red::{auto_min_th, auto_weight, spread, Average, Threshold, Weight};
+use super::red::{
+    auto_min_th, auto_weight, half_second, max_p, mean_packet_size, spread, target_delay, top, yes, Average,
+    Threshold, Weight,
+};
 use super::{AnyDiscipline, QueueView, Verdict};
 use crate::engine::{RngStream, Time};
 use crate::net::{Ecn, Frame};
@@ -62,26 +65,8 @@ pub struct AdaptiveParams {
     pub top: f64,
 }
 
-fn half_second() -> Duration {
-    Duration(crate::engine::PS_PER_S / 2)
-}
 fn bottom() -> f64 {
     0.01
-}
-fn top() -> f64 {
-    0.5
-}
-fn yes() -> bool {
-    true
-}
-fn max_p() -> f64 {
-    0.1
-}
-fn mean_packet_size() -> Size {
-    Size::Bytes(500)
-}
-fn target_delay() -> Duration {
-    Duration(5 * crate::engine::PS_PER_MS)
 }
 
 /// Parameters of MECN on egress queues (`[protocols.mecn]`).

@@ -163,7 +163,7 @@ pub struct AdaptiveParams {
     pub bottom: Weight,
 }
 
-fn half_second() -> Duration {
+pub(super) fn half_second() -> Duration {
     Duration(crate::engine::PS_PER_S / 2)
 }
 fn alpha() -> f64 {
@@ -172,19 +172,19 @@ fn alpha() -> f64 {
 fn beta() -> f64 {
     0.9
 }
-fn top() -> f64 {
+pub(super) fn top() -> f64 {
     0.5
 }
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
 }
-fn max_p() -> f64 {
+pub(super) fn max_p() -> f64 {
     0.1
 }
-fn mean_packet_size() -> Size {
+pub(super) fn mean_packet_size() -> Size {
     Size::Bytes(500)
 }
-fn target_delay() -> Duration {
+pub(super) fn target_delay() -> Duration {
     Duration(5 * crate::engine::PS_PER_MS)
 }
 

@@ -378,20 +378,20 @@ impl Sender {
         if !allowed {
             if self.last_action == CwndAction::Ecn {
                 // Loss after an ECN cut in the same window: retransmit, no second cut.
-                self.last_action = CwndAction::DupAck;
-                self.set_timer(now);
-                self.rtt_active = false;
-                self.stats.fast_retransmits += 1;
-                self.output(self.last_ack + 1, now);
-                self.dupwnd = 3;
-                self.first_partial = false;
+                self.retransmit_first_hole(now);
             }
             return; // bugFix_: no second response in the same window
         }
         self.recover = self.maxseq;
-        self.last_action = CwndAction::DupAck;
         self.slowdown(false);
-        // reset_rtx_timer(mild): restart without backoff, cancel the RTT measurement.
+        self.retransmit_first_hole(now);
+    }
+
+    /// The fast retransmission itself: last_ack + 1 goes again, the timer restarts
+    /// without backoff (ns-2 `reset_rtx_timer(mild)`), the RTT measurement is dropped, and
+    /// the window is inflated by the three duplicates.
+    fn retransmit_first_hole(&mut self, now: Time) {
+        self.last_action = CwndAction::DupAck;
         self.set_timer(now);
         self.rtt_active = false;
         self.stats.fast_retransmits += 1;
