@@ -8,7 +8,7 @@ use std::path::Path;
 use super::results::{Estimate, Results};
 use super::study::{Cell, Figure, PaperNumber, Quantity, Study};
 use crate::metrics::TimeSeries;
-use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line};
+use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Step};
 use crate::sweep::table::{self, Table};
 
 /// Relative change from `a` to `b`, %; undefined (NaN) against a base near zero (below
@@ -379,6 +379,35 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                     axis.levels.iter().map(|l| format!("{} {}", axis.title, l.label)).collect();
                 let file = format!("{file}.svg");
                 bar_chart(&dir.join(&file), caption, &cats, y_label, &bars, *y_max)?;
+                write_pdf(&dir.join(&file))?;
+                out.push((file, caption.to_string()));
+            }
+            Figure::Curve { file, caption, at, points, series, x, y } => {
+                let Some(axis) = study.axis(points) else { continue };
+                let curves: Vec<(String, Vec<f64>, Vec<f64>)> = series
+                    .1
+                    .iter()
+                    .map(|s| {
+                        let mut pts: Vec<(f64, f64)> = axis
+                            .levels
+                            .iter()
+                            .filter_map(|l| {
+                                let cell = locate(&[&facet.0, at, &[(series.0, s), (axis.name, l.key)]])?;
+                                let px = results.estimate(&cell, x.0)?.mean;
+                                let py = results.estimate(&cell, y.0)?.mean;
+                                Some((px, py))
+                            })
+                            .collect();
+                        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let (xs, ys) = pts.into_iter().unzip();
+                        (study.label(series.0, s).to_string(), xs, ys)
+                    })
+                    .collect();
+                let lines: Vec<Line> =
+                    curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, reference: false }).collect();
+                let file = format!("{file}.svg");
+                let style = ChartStyle { step: Step::None, worst_is_lowest: false };
+                line_chart(&dir.join(&file), caption, x.1, y.1, &lines, style)?;
                 write_pdf(&dir.join(&file))?;
                 out.push((file, caption.to_string()));
             }

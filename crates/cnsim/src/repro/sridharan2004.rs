@@ -127,6 +127,9 @@ fn measure(cell: &Cell, sim: &Sim) -> Measured {
         ("drops".to_string(), drops as f64),
         ("marks".to_string(), marks as f64),
     ];
+    if let Ok(t) = cell.get("target").parse::<f64>() {
+        scalars.push(("target_ms".to_string(), t));
+    }
     let mut series = Vec::new();
     if is_step(cell) {
         scalars.push(("late_avg_queue_pkts".to_string(), mean_from(&r.avg_queues, "r1->r2", end - 10.0)));
@@ -286,6 +289,7 @@ pub fn study() -> Study {
         ),
         doc("goodput_mbps", "Goodput", "Mbit/s", "application bytes delivered by the forward flows, per second of the run."),
         doc("drops", "Drops", "packets", "dropped at the bottleneck(s)."),
+        doc("target_ms", "Target delay", "ms", "the target delay the sweep set (its x in Fig. 9)."),
         doc("marks", "Marks", "packets", "marked at the bottleneck(s) (ECN, or MECN's two levels)."),
     ];
     let comparison = Comparison {
@@ -388,6 +392,33 @@ pub fn study() -> Study {
             &[("experiment", "parking-lot")],
             "avg_delay_ms",
         ),
+        Figure::Curve {
+            file: "dumbbell-throughput-delay",
+            caption: "Dumbbell: throughput against measured delay, a point per target delay (Fig. 8)",
+            at: &[("experiment", "dumbbell")],
+            points: "target",
+            series: ("scheme", &["amecn", "ared"]),
+            x: ("avg_delay_ms", "average queueing delay (ms)"),
+            y: ("throughput_pct", "throughput (% of the link)"),
+        },
+        Figure::Curve {
+            file: "dumbbell-measured-target",
+            caption: "Dumbbell: measured against target delay (Fig. 9)",
+            at: &[("experiment", "dumbbell")],
+            points: "target",
+            series: ("scheme", &["amecn", "ared"]),
+            x: ("target_ms", "target delay (ms)"),
+            y: ("avg_delay_ms", "measured queueing delay (ms)"),
+        },
+        Figure::Curve {
+            file: "parking-lot-throughput-delay",
+            caption: "Parking lot: total throughput against summed delay, a point per target delay (Fig. 11)",
+            at: &[("experiment", "parking-lot")],
+            points: "target",
+            series: ("scheme", &["amecn", "ared"]),
+            x: ("avg_delay_ms", "summed queueing delay (ms)"),
+            y: ("goodput_mbps", "total goodput (Mbit/s)"),
+        },
     ];
     Study {
         name: "sridharan2004",

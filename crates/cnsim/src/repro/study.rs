@@ -241,6 +241,24 @@ pub enum Figure {
         /// Upper end of the y axis (an index ≤ 1), else from the data.
         y_max: Option<f64>,
     },
+    /// One metric against another (means over seeds), a point per level of `points`
+    /// joined in order of x, a line per level of `series`: a throughput–delay curve.
+    Curve {
+        /// File name without extension.
+        file: &'static str,
+        /// Caption.
+        caption: &'static str,
+        /// Fixed coordinates.
+        at: At,
+        /// The axis whose levels give the points.
+        points: &'static str,
+        /// Axis of the lines, and which of its levels.
+        series: (&'static str, &'static [&'static str]),
+        /// (metric, axis label) along x.
+        x: (&'static str, &'static str),
+        /// (metric, axis label) along y.
+        y: (&'static str, &'static str),
+    },
     /// A time series of one cell (its first seed), one line per column.
     Series {
         /// File name without extension.
@@ -494,6 +512,19 @@ impl Study {
                 }
                 Figure::Series { file, at, .. } => {
                     self.check_at(at).map_err(|e| fail(format!("figure {file}"), e))?;
+                }
+                Figure::Curve { file, at, points, series, x, y, .. } => {
+                    metric(format!("figure {file}"), x.0)?;
+                    metric(format!("figure {file}"), y.0)?;
+                    let levels: Vec<_> = series.1.iter().map(|l| (series.0, *l)).collect();
+                    self.check_at(at)
+                        .and_then(|_| self.check_at(&levels))
+                        .and_then(|_| {
+                            self.axis(points)
+                                .map(|_| ())
+                                .ok_or_else(|| DeclarationError(format!("no axis {points}")))
+                        })
+                        .map_err(|e| fail(format!("figure {file}"), e))?;
                 }
             }
         }
