@@ -25,10 +25,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::red::{
-    auto_min_th, auto_weight, half_second, max_p, mean_packet_size, spread, target_delay, top, yes, Average,
+    auto_min_th, check_fraction, check_interval, check_packet_size, half_second, max_p, mean_packet_size,
+    packets_per_second, spread, target_delay, threshold_unit, threshold_value, top, weight, yes, Average,
     Threshold, Weight,
 };
-use super::{AnyDiscipline, QueueView, Verdict};
+use super::{QueueView, Verdict};
 use crate::engine::{RngStream, Time};
 use crate::net::{Ecn, Frame};
 use crate::scenario::install::{Install, InstallCx};
@@ -145,46 +146,21 @@ pub struct MecnSettings {
 impl MecnParams {
     /// The settings on a link of `rate_bps`, or (key, message).
     pub fn settings(&self, rate_bps: u64) -> Result<MecnSettings, (String, String)> {
-        let mean = self.mean_packet_size.bytes(1).max(1);
-        let ptc = rate_bps as f64 / (8.0 * mean as f64);
-        let units: Vec<(&str, bool)> =
-            [("min_th", self.min_th), ("mid_th", self.mid_th), ("max_th", self.max_th)]
-                .into_iter()
-                .filter_map(|(k, t)| match t {
-                    Threshold::Given(Size::Bytes(_)) => Some((k, true)),
-                    Threshold::Given(Size::Frames(_)) => Some((k, false)),
-                    Threshold::Auto => None,
-                })
-                .collect();
-        let in_bytes = units.first().is_some_and(|u| u.1);
-        if let Some((k, _)) = units.iter().find(|u| u.1 != in_bytes) {
-            return Err((
-                k.to_string(),
-                "is in other units than the other thresholds; expected all in frames or all in bytes".into(),
-            ));
-        }
+        let (mean, ptc) = packets_per_second(self.mean_packet_size, rate_bps);
+        let in_bytes =
+            threshold_unit(&[("min_th", self.min_th), ("mid_th", self.mid_th), ("max_th", self.max_th)])?;
         let scale = if in_bytes { mean as f64 } else { 1.0 };
-        let given = |t: Threshold, auto: f64| match t {
-            Threshold::Given(s) => s.value() as f64,
-            Threshold::Auto => auto,
-        };
-        let min_th = given(self.min_th, auto_min_th(self.target_delay.0, ptc) * scale);
-        let mid_th = given(self.mid_th, 2.25 * min_th);
-        let max_th = given(self.max_th, 3.0 * min_th);
+        let min_th = threshold_value(self.min_th, auto_min_th(self.target_delay.0, ptc) * scale);
+        let mid_th = threshold_value(self.mid_th, 2.25 * min_th);
+        let max_th = threshold_value(self.max_th, 3.0 * min_th);
         if !(min_th < mid_th && mid_th < max_th) {
             return Err((
                 "mid_th".into(),
                 format!("gives min_th {min_th}, mid_th {mid_th}, max_th {max_th}; expected min_th < mid_th < max_th"),
             ));
         }
-        let w_q = match self.w_q {
-            Weight::Auto => auto_weight(ptc),
-            Weight::Given(w) => w,
-        };
-        let target = match self.adaptive.as_ref().map(|a| a.target) {
-            Some(Threshold::Given(t)) => t.value() as f64,
-            _ => 2.0 * min_th,
-        };
+        let w_q = weight(self.w_q, ptc);
+        let target = self.adaptive.as_ref().map_or(2.0 * min_th, |a| threshold_value(a.target, 2.0 * min_th));
         if self.adaptive.is_some() && target <= min_th {
             return Err((
                 "adaptive.target".into(),
@@ -195,46 +171,25 @@ impl MecnParams {
     }
 
     fn check(&self, path: &str, cx: &InstallCx) -> Result<(), ScenarioError> {
-        let unit = |v: f64, key: &str| {
-            if v.is_finite() && v > 0.0 && v <= 1.0 {
-                Ok(())
-            } else {
-                Err(cx.err(
-                    &format!("{path}.{key}"),
-                    format!("{v} is out of range; expected a number in (0, 1]"),
-                ))
-            }
-        };
-        unit(self.max_p, "max_p")?;
+        let key = |k: &str| format!("{path}.{k}");
+        check_fraction(cx, &key("max_p"), self.max_p, false)?;
         if let Some(p) = self.max_p2 {
-            unit(p, "max_p2")?;
+            check_fraction(cx, &key("max_p2"), p, false)?;
         }
         if let Weight::Given(w) = self.w_q {
-            unit(w, "w_q")?;
+            check_fraction(cx, &key("w_q"), w, false)?;
         }
-        if self.mean_packet_size.bytes(1) == 0 || matches!(self.mean_packet_size, Size::Frames(_)) {
-            return Err(cx.err(
-                &format!("{path}.mean_packet_size"),
-                format!(
-                    "\"{}\" is not a packet size; expected bytes above zero, e.g. \"1000B\"",
-                    self.mean_packet_size
-                ),
-            ));
-        }
+        check_packet_size(cx, &key("mean_packet_size"), self.mean_packet_size)?;
         if let Some(a) = &self.adaptive {
-            unit(a.bottom, "adaptive.bottom")?;
-            unit(a.top, "adaptive.top")?;
+            check_fraction(cx, &key("adaptive.bottom"), a.bottom, false)?;
+            check_fraction(cx, &key("adaptive.top"), a.top, false)?;
             if a.bottom > a.top {
                 return Err(cx.err(
-                    &format!("{path}.adaptive.bottom"),
+                    &key("adaptive.bottom"),
                     format!("{} is above top ({}); expected bottom ≤ top", a.bottom, a.top),
                 ));
             }
-            if a.interval.0 == 0 {
-                return Err(
-                    cx.err(&format!("{path}.adaptive.interval"), "is 0s; expected a time above zero".into())
-                );
-            }
+            check_interval(cx, &key("adaptive.interval"), a.interval)?;
         }
         Ok(())
     }
@@ -243,16 +198,9 @@ impl MecnParams {
 impl Install for MecnParams {
     fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
         self.check(path, cx)?;
-        for p in cx.ports(&self.ports, &format!("{path}.ports"))? {
-            let rate_bps = cx.net.ports[p as usize].rate_bps;
-            let settings = self.settings(rate_bps).map_err(|(key, m)| cx.err(&format!("{path}.{key}"), m))?;
-            let name = cx.net.port_name(p);
-            super::install_on_port(cx, p, path, |cx, class| {
-                let rng = cx.rng("mecn", &format!("{name}#{class}"));
-                AnyDiscipline::Aqm(Box::new(super::Aqm::Mecn(Mecn::new(self, settings, rate_bps, rng))))
-            })?;
-        }
-        Ok(())
+        let settings = |rate_bps| self.settings(rate_bps);
+        let make = |s: &MecnSettings, rate_bps, rng| super::Aqm::Mecn(Mecn::new(self, *s, rate_bps, rng));
+        super::install_seeded(cx, path, &self.ports, "mecn", settings, make)
     }
 }
 

@@ -186,6 +186,28 @@ pub(crate) fn install_on_port(
     Ok(())
 }
 
+/// Puts one discipline per class on every port `ports` names (the table at `path`,
+/// random streams keyed by `kind`, port and class): `settings` from the port's link rate,
+/// then `make` from the settings, the rate and the class's stream.
+pub(crate) fn install_seeded<S>(
+    cx: &mut InstallCx,
+    path: &str,
+    ports: &crate::scenario::schema::PortSel,
+    kind: &str,
+    settings: impl Fn(u64) -> Result<S, (String, String)>,
+    make: impl Fn(&S, u64, crate::engine::RngStream) -> Aqm,
+) -> Result<(), ScenarioError> {
+    for p in cx.ports(ports, &format!("{path}.ports"))? {
+        let rate_bps = cx.net.ports[p as usize].rate_bps;
+        let s = settings(rate_bps).map_err(|(key, m)| cx.err(&format!("{path}.{key}"), m))?;
+        let name = cx.net.port_name(p);
+        install_on_port(cx, p, path, |cx, class| {
+            AnyDiscipline::Aqm(Box::new(make(&s, rate_bps, cx.rng(kind, &format!("{name}#{class}")))))
+        })?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AnyDiscipline, QueueView, Verdict};
+use super::{QueueView, Verdict};
 use crate::engine::time::as_secs;
 use crate::engine::time::serialization_time;
 use crate::engine::{RngStream, Time};
@@ -239,13 +239,6 @@ pub struct RedParams {
     pub adaptive: Option<AdaptiveParams>,
 }
 
-/// The link a queue serves, as RED's automatic settings need it.
-#[derive(Clone, Copy, Debug)]
-pub struct LinkView {
-    /// Rate, bit/s.
-    pub rate_bps: u64,
-}
-
 /// The resolved settings of one RED queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedSettings {
@@ -273,90 +266,115 @@ pub fn auto_min_th(target_delay: Time, ptc: f64) -> f64 {
     (as_secs(target_delay) * ptc / 2.0).max(5.0)
 }
 
+/// The mean packet size in bytes and the link in mean-sized packets per second (ns-2's
+/// ptc), for a link of `rate_bps`.
+pub(super) fn packets_per_second(mean_packet_size: Size, rate_bps: u64) -> (u64, f64) {
+    let mean = mean_packet_size.bytes(1).max(1);
+    (mean, rate_bps as f64 / (8.0 * mean as f64))
+}
+
+/// Whether the given thresholds count bytes (all given ones must agree; "auto" ones
+/// follow them, frames if none is given), or (key, message) naming the first that
+/// disagrees.
+pub(super) fn threshold_unit(thresholds: &[(&str, Threshold)]) -> Result<bool, (String, String)> {
+    let mut given = thresholds.iter().filter_map(|&(k, t)| match t {
+        Threshold::Given(s) => Some((k, matches!(s, Size::Bytes(_)))),
+        Threshold::Auto => None,
+    });
+    let Some((first, in_bytes)) = given.next() else { return Ok(false) };
+    match given.find(|g| g.1 != in_bytes) {
+        Some((k, _)) => Err((
+            k.to_string(),
+            format!(
+                "is in other units than {first}; expected every threshold in frames or every one in bytes"
+            ),
+        )),
+        None => Ok(in_bytes),
+    }
+}
+
+/// A threshold's value in its unit, `auto` when automatic.
+pub(super) fn threshold_value(t: Threshold, auto: f64) -> f64 {
+    match t {
+        Threshold::Given(s) => s.value() as f64,
+        Threshold::Auto => auto,
+    }
+}
+
+/// The EWMA weight on a link of `ptc` packets per second.
+pub(super) fn weight(w: Weight, ptc: f64) -> f64 {
+    match w {
+        Weight::Auto => auto_weight(ptc),
+        Weight::Given(w) => w,
+    }
+}
+
+/// `v` must lie in (0, 1] (or [0, 1] with `zero_allowed`).
+pub(super) fn check_fraction(
+    cx: &InstallCx,
+    key: &str,
+    v: f64,
+    zero_allowed: bool,
+) -> Result<(), ScenarioError> {
+    let ok = v.is_finite() && v <= 1.0 && if zero_allowed { v >= 0.0 } else { v > 0.0 };
+    if ok {
+        return Ok(());
+    }
+    let low = if zero_allowed { "[" } else { "(" };
+    Err(cx.err(key, format!("{v} is out of range; expected a number in {low}0, 1]")))
+}
+
+/// The packet size behind ptc and byte conversions must be bytes above zero.
+pub(super) fn check_packet_size(cx: &InstallCx, key: &str, size: Size) -> Result<(), ScenarioError> {
+    if matches!(size, Size::Bytes(b) if b > 0) {
+        return Ok(());
+    }
+    Err(cx.err(key, format!("\"{size}\" is not a packet size; expected bytes above zero, e.g. \"1000B\"")))
+}
+
+/// An adaptation interval must be above zero.
+pub(super) fn check_interval(cx: &InstallCx, key: &str, interval: Duration) -> Result<(), ScenarioError> {
+    if interval.0 > 0 {
+        return Ok(());
+    }
+    Err(cx.err(key, "is 0s; expected a time above zero".into()))
+}
+
 impl RedParams {
     /// The settings on a link, or what is wrong (a message for `path`'s key).
-    pub fn settings(&self, link: LinkView) -> Result<RedSettings, (String, String)> {
-        let mean = self.mean_packet_size.bytes(1).max(1);
-        let ptc = link.rate_bps as f64 / (8.0 * mean as f64);
-        let unit = |t: Threshold| match t {
-            Threshold::Given(Size::Bytes(_)) => Some(true),
-            Threshold::Given(Size::Frames(_)) => Some(false),
-            Threshold::Auto => None,
-        };
-        let in_bytes = unit(self.min_th).or(unit(self.max_th)).unwrap_or(false);
-        if let (Some(a), Some(b)) = (unit(self.min_th), unit(self.max_th)) {
-            if a != b {
-                return Err((
-                    "max_th".into(),
-                    "is in other units than min_th; expected both in frames or both in bytes".into(),
-                ));
-            }
-        }
+    pub fn settings(&self, rate_bps: u64) -> Result<RedSettings, (String, String)> {
+        let (mean, ptc) = packets_per_second(self.mean_packet_size, rate_bps);
+        let in_bytes = threshold_unit(&[("min_th", self.min_th), ("max_th", self.max_th)])?;
         let scale = if in_bytes { mean as f64 } else { 1.0 };
-        let min_th = match self.min_th {
-            Threshold::Given(s) => s.value() as f64,
-            Threshold::Auto => auto_min_th(self.target_delay.0, ptc) * scale,
-        };
-        let max_th = match self.max_th {
-            Threshold::Given(s) => s.value() as f64,
-            Threshold::Auto => 3.0 * min_th,
-        };
+        let min_th = threshold_value(self.min_th, auto_min_th(self.target_delay.0, ptc) * scale);
+        let max_th = threshold_value(self.max_th, 3.0 * min_th);
         if max_th <= min_th {
             return Err((
                 "max_th".into(),
                 format!("is {max_th}, not above min_th {min_th}; expected max_th > min_th"),
             ));
         }
-        let w_q = match self.w_q {
-            Weight::Auto => auto_weight(ptc),
-            Weight::Given(w) => w,
-        };
-        Ok(RedSettings { min_th, max_th, in_bytes, w_q, ptc, mean_pktsize: mean })
+        Ok(RedSettings { min_th, max_th, in_bytes, w_q: weight(self.w_q, ptc), ptc, mean_pktsize: mean })
     }
 
     fn check(&self, path: &str, cx: &InstallCx) -> Result<(), ScenarioError> {
-        let unit = |v: f64, key: &str, open_zero: bool| {
-            let ok = v.is_finite() && v <= 1.0 && if open_zero { v > 0.0 } else { v >= 0.0 };
-            if ok {
-                Ok(())
-            } else {
-                Err(cx.err(
-                    &format!("{path}.{key}"),
-                    format!(
-                        "{v} is out of range; expected a number in {}0, 1]",
-                        if open_zero { "(" } else { "[" }
-                    ),
-                ))
-            }
-        };
-        unit(self.max_p, "max_p", true)?;
+        let key = |k: &str| format!("{path}.{k}");
+        check_fraction(cx, &key("max_p"), self.max_p, false)?;
         if let Weight::Given(w) = self.w_q {
-            unit(w, "w_q", true)?;
+            check_fraction(cx, &key("w_q"), w, false)?;
         }
         if let Some(m) = self.mark_p {
-            unit(m, "mark_p", true)?;
+            check_fraction(cx, &key("mark_p"), m, false)?;
         }
-        if self.mean_packet_size.bytes(1) == 0 || matches!(self.mean_packet_size, Size::Frames(_)) {
-            return Err(cx.err(
-                &format!("{path}.mean_packet_size"),
-                format!(
-                    "\"{}\" is not a packet size; expected bytes above zero, e.g. \"1000B\"",
-                    self.mean_packet_size
-                ),
-            ));
-        }
+        check_packet_size(cx, &key("mean_packet_size"), self.mean_packet_size)?;
         if let Some(a) = &self.adaptive {
-            unit(a.alpha, "adaptive.alpha", true)?;
-            unit(a.beta, "adaptive.beta", true)?;
-            unit(a.top, "adaptive.top", true)?;
+            check_fraction(cx, &key("adaptive.alpha"), a.alpha, false)?;
+            check_fraction(cx, &key("adaptive.beta"), a.beta, false)?;
+            check_fraction(cx, &key("adaptive.top"), a.top, false)?;
             if let Weight::Given(b) = a.bottom {
-                unit(b, "adaptive.bottom", false)?;
+                check_fraction(cx, &key("adaptive.bottom"), b, true)?;
             }
-            if a.interval.0 == 0 {
-                return Err(
-                    cx.err(&format!("{path}.adaptive.interval"), "is 0s; expected a time above zero".into())
-                );
-            }
+            check_interval(cx, &key("adaptive.interval"), a.interval)?;
         }
         Ok(())
     }
@@ -365,18 +383,9 @@ impl RedParams {
 impl Install for RedParams {
     fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
         self.check(path, cx)?;
-        for p in cx.ports(&self.ports, &format!("{path}.ports"))? {
-            let rate_bps = cx.net.ports[p as usize].rate_bps;
-            let settings = self
-                .settings(LinkView { rate_bps })
-                .map_err(|(key, m)| cx.err(&format!("{path}.{key}"), m))?;
-            let name = cx.net.port_name(p);
-            super::install_on_port(cx, p, path, |cx, class| {
-                let rng = cx.rng("red", &format!("{name}#{class}"));
-                AnyDiscipline::Aqm(Box::new(super::Aqm::Red(Red::new(self, settings.clone(), rate_bps, rng))))
-            })?;
-        }
-        Ok(())
+        let settings = |rate_bps| self.settings(rate_bps);
+        let make = |s: &RedSettings, rate_bps, rng| super::Aqm::Red(Red::new(self, s.clone(), rate_bps, rng));
+        super::install_seeded(cx, path, &self.ports, "red", settings, make)
     }
 }
 
@@ -666,7 +675,7 @@ mod tests {
     }
 
     fn red(p: &RedParams, rate_bps: u64) -> Red {
-        let s = p.settings(LinkView { rate_bps }).unwrap();
+        let s = p.settings(rate_bps).unwrap();
         Red::new(p, s, rate_bps, RngStream::new(1, StreamKey { kind: "red", name: "t" }))
     }
 
@@ -737,10 +746,10 @@ mod tests {
     fn automatic_settings() {
         let mut p = params();
         p.mean_packet_size = Size::Bytes(1000);
-        let s = p.settings(LinkView { rate_bps: 1_500_000 }).unwrap();
+        let s = p.settings(1_500_000).unwrap();
         assert_eq!((s.min_th, s.max_th, s.ptc), (5.0, 15.0, 187.5));
         assert!((s.w_q - 5.32e-3).abs() < 1e-5);
-        let s = p.settings(LinkView { rate_bps: 100_000_000 }).unwrap();
+        let s = p.settings(100_000_000).unwrap();
         assert_eq!((s.min_th, s.max_th), (31.25, 93.75));
         assert!((s.w_q - 8.0e-5).abs() < 1e-7);
     }
