@@ -17,9 +17,9 @@ pub struct Recorder {
     /// Queue length in frames (all classes) per recorded port.
     pub queues: TimeSeries,
     /// The average queue of every recorded port whose first class keeps one (RED and
-    /// its kin), in the discipline's unit; ports chosen at the first sample.
+    /// its kin), in the discipline's unit.
     pub avg_queues: TimeSeries,
-    avg_ports: Option<Vec<PortId>>,
+    avg_ports: Vec<PortId>,
     /// Utilisation of every recorded port's link over the previous interval (bytes sent
     /// × 8 ÷ interval ÷ rate).
     pub utilisation: TimeSeries,
@@ -40,6 +40,11 @@ pub struct Recorder {
     pub minrate_samples: u64,
 }
 
+/// The average queue port `p`'s first class keeps, if its discipline keeps one.
+fn average(net: &Network, p: PortId) -> Option<f64> {
+    net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.average())
+}
+
 impl Recorder {
     /// A recorder for the given ports and flows.
     pub fn new(
@@ -56,6 +61,10 @@ impl Recorder {
             queue_ports.iter().map(|&p| net.port_name(p)),
         );
         let last_sent = vec![0; queue_ports.len()];
+        let avg_ports: Vec<PortId> =
+            queue_ports.iter().copied().filter(|&p| average(net, p).is_some()).collect();
+        let avg_queues =
+            TimeSeries::new("queue_average", "frames or bytes", avg_ports.iter().map(|&p| net.port_name(p)));
         let throughput =
             TimeSeries::new("throughput", "bit/s", flow_ids.iter().map(|&f| flows[f as usize].name.clone()));
         Self {
@@ -63,8 +72,8 @@ impl Recorder {
             last_delivered: vec![0; flow_ids.len()],
             queue_ports,
             queues,
-            avg_queues: TimeSeries::new("queue_average", "frames or bytes", std::iter::empty()),
-            avg_ports: None,
+            avg_queues,
+            avg_ports,
             utilisation,
             last_sent,
             flow_ids,
@@ -101,19 +110,10 @@ impl Recorder {
             self.last_sent[i] = sent;
             self.utilisation.columns[i].values.push(delta as f64 * 8.0 / secs / port.rate_bps as f64);
         }
-        let average =
-            |p: PortId| net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.average());
-        if self.avg_ports.is_none() {
-            let ports: Vec<PortId> =
-                self.queue_ports.iter().copied().filter(|&p| average(p).is_some()).collect();
-            self.avg_queues =
-                TimeSeries::new("queue_average", "frames or bytes", ports.iter().map(|&p| net.port_name(p)));
-            self.avg_ports = Some(ports);
-        }
-        if let Some(ports) = self.avg_ports.as_ref().filter(|p| !p.is_empty()) {
+        if !self.avg_ports.is_empty() {
             self.avg_queues.times_s.push(t);
-            for (col, &p) in self.avg_queues.columns.iter_mut().zip(ports) {
-                col.values.push(average(p).unwrap_or(f64::NAN));
+            for (col, &p) in self.avg_queues.columns.iter_mut().zip(&self.avg_ports) {
+                col.values.push(average(net, p).unwrap_or(f64::NAN));
             }
         }
         self.throughput.times_s.push(t);

@@ -13,32 +13,30 @@ pub(super) const START: u32 = 1;
 impl Sim {
     /// Flow `f`'s TCP timer: the start of its application, or a retransmission timeout.
     pub(super) fn tcp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
-        let stopped = now >= self.flows[f as usize].stop;
-        let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+        let flow = &mut self.flows[f as usize];
+        let stopped = now >= flow.stop;
+        let c = &mut self.protocols.tcp[flow.tcp as usize];
         c.armed = None;
         c.thinking = false;
         if stopped {
             c.sender.app_stop();
         }
-        if tag == START {
-            let segments = if let crate::l4::tcp::App::Web(web) = c.app {
-                if stopped {
-                    return None;
-                }
-                // The next object: Pareto bytes, whole segments, from the initial window.
-                let bytes = web.object_bytes(self.flows[f as usize].rng.uniform());
-                let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
-                if c.sender.highest_ack >= 0 {
-                    c.sender.restart_after_idle();
-                }
-                (bytes / f64::from(c.payload)).ceil().max(1.0) as u64
-            } else {
-                c.app_segments()
-            };
-            let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+        if tag != START {
+            c.sender.on_timeout(now);
+        } else if let crate::l4::tcp::App::Web(web) = c.app {
+            if stopped {
+                return None;
+            }
+            // The next object: Pareto bytes, whole segments, from the initial window.
+            let bytes = web.object_bytes(flow.rng.uniform());
+            if c.sender.highest_ack >= 0 {
+                c.sender.restart_after_idle();
+            }
+            let segments = (bytes / f64::from(c.payload)).ceil().max(1.0) as u64;
             c.sender.app_send(segments, now);
         } else {
-            c.sender.on_timeout(now);
+            let segments = c.app_segments();
+            c.sender.app_send(segments, now);
         }
         self.tcp_output(f, now);
         None

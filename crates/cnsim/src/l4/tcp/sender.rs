@@ -157,7 +157,6 @@ pub struct Sender {
     pub cwr_seq: Option<i64>,
     cong_action: bool,
     ecn_backoff: bool,
-    echo: u8,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -188,7 +187,6 @@ impl Sender {
             cwr_seq: None,
             cong_action: false,
             ecn_backoff: false,
-            echo: 0,
             stats: SenderStats::default(),
         }
     }
@@ -354,10 +352,11 @@ impl Sender {
         }
     }
 
-    /// A new ACK outside recovery: newack, open the window, leave a fast recovery.
-    fn recv_newack(&mut self, ack: i64, now: Time) {
+    /// A new ACK outside recovery: newack, open the window (not on an ACK echoing
+    /// congestion), leave a fast recovery.
+    fn recv_newack(&mut self, ack: i64, echo: u8, now: Time) {
         self.newack(ack, now);
-        if self.echo == 0 {
+        if echo == 0 {
             self.opencwnd();
         }
         if self.last_action == CwndAction::DupAck {
@@ -408,9 +407,9 @@ impl Sender {
     /// An ACK for segments up to `ack` arrived, echoing congestion `level` (0 none; 1
     /// RFC 3168's ECE or MECN's incipient; 2 MECN's moderate).
     pub fn on_ack_echo(&mut self, ack: i64, level: u8, now: Time) {
-        self.echo = if self.p.ecn == EcnResponse::Off { 0 } else { level };
-        if self.echo > 0 {
-            self.ecn(ack, self.echo);
+        let echo = if self.p.ecn == EcnResponse::Off { 0 } else { level };
+        if echo > 0 {
+            self.ecn(ack, echo);
         }
         if ack < self.last_ack {
             return;
@@ -424,7 +423,7 @@ impl Sender {
                 self.send_much(now, 2);
             } else {
                 self.dupwnd = 0;
-                self.recv_newack(ack, now);
+                self.recv_newack(ack, echo, now);
                 self.send_much(now, 0);
             }
             return;
