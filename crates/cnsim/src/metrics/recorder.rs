@@ -97,14 +97,11 @@ impl Recorder {
     pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow], rps: &mut [AnyReactionPoint]) {
         let t = as_secs(now);
         self.queues.times_s.push(t);
-        for (i, &p) in self.queue_ports.iter().enumerate() {
-            let len = net.ports[p as usize].classes.backlog();
-            self.queues.columns[i].values.push(len as f64);
-        }
         self.utilisation.times_s.push(t);
         let secs = as_secs(self.interval);
         for (i, &p) in self.queue_ports.iter().enumerate() {
             let port = &net.ports[p as usize];
+            self.queues.columns[i].values.push(port.classes.backlog() as f64);
             let sent: u64 = port.classes.queues().map(|q| q.stats.sent_bytes).sum();
             let delta = sent - self.last_sent[i];
             self.last_sent[i] = sent;
