@@ -201,7 +201,7 @@ impl Sim {
     /// `now + size·8/rate + propagation delay + next node's processing latency`. Frames
     /// on a link arrive in the order they were sent, so the link keeps them in a FIFO and
     /// only its first frame has a pending `Arrive` event.
-    #[inline]
+    #[inline(always)] // once per frame per hop; LLVM drops it out of line as its callers change
     fn transmit(&mut self, p: PortId, id: FrameId, size: u32, now: Time) {
         let port = &mut self.net.ports[p as usize];
         let ser = port.serialization_time(size);
