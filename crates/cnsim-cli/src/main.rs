@@ -269,7 +269,7 @@ fn main() -> ExitCode {
             quiet,
             max_memory,
         } => {
-            let args = cnsim::sweep::SweepArgs { grid, zip, repeat, seed };
+            let args = cnsim::sweep::SweepArgs { grid, zip, repeat, seed, ..Default::default() };
             let options =
                 SweepCli { out, jobs, summarize, allow_mixed: allow_mixed_versions, csv, dry_run, quiet };
             cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install())

@@ -77,6 +77,15 @@ pub fn override_value(raw: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(raw.to_string()))
 }
 
+/// The value at key path `key` (e.g. `traffic[0].rate`) of a scenario document, if
+/// there is one: what an error at that key is about, as the user wrote it.
+pub fn value_at<'a>(doc: &'a toml::Value, key: &str) -> Option<&'a toml::Value> {
+    parse_key_path(key)?.iter().try_fold(doc, |at, seg| match seg {
+        Segment::Key(k) => at.as_table()?.get(k),
+        Segment::Index(n) => at.as_array()?.get(*n),
+    })
+}
+
 /// Sets the value at key path `key` (e.g. `traffic[0].rate`) of a scenario document;
 /// `assignment` is how errors show what was asked.
 pub fn set_key(
@@ -374,6 +383,17 @@ pub fn load_document(path: &str) -> Result<(toml::Value, String), ScenarioError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_at_follows_keys_and_indices() {
+        let doc =
+            document("a = 1\n[[traffic]]\nrate = \"1Gbps\"\n[[traffic]]\nrate = \"2Gbps\"\n", "f").unwrap();
+        assert_eq!(value_at(&doc, "traffic[1].rate"), Some(&toml::Value::String("2Gbps".into())));
+        assert_eq!(value_at(&doc, "a"), Some(&toml::Value::Integer(1)));
+        assert_eq!(value_at(&doc, "traffic[2].rate"), None);
+        assert_eq!(value_at(&doc, "a.b"), None);
+        assert_eq!(value_at(&doc, "not a path["), None);
+    }
 
     #[test]
     fn key_paths() {

@@ -44,6 +44,11 @@ impl Sim {
         &self.recorder
     }
 
+    /// The sampled time series, taken out of a finished simulator (no copy).
+    pub fn into_recorder(self) -> Recorder {
+        self.recorder
+    }
+
     /// The simulated end time.
     pub fn end(&self) -> Time {
         self.end

@@ -68,6 +68,10 @@ pub struct Plan {
 /// What the command line adds to (or replaces in) the scenario file's `[sweep]` table.
 #[derive(Clone, Debug, Default)]
 pub struct SweepArgs {
+    /// Axes given as values (from the Python API), crossed with the rest.
+    pub grid_values: Vec<Axis>,
+    /// Axes given as values, zipped with the `--zip` ones.
+    pub zip_values: Vec<Axis>,
     /// `--grid` axes.
     pub grid: Vec<String>,
     /// `--zip` axes.
@@ -89,7 +93,18 @@ pub fn run_id(s: &Scenario) -> Result<String, String> {
 /// Resolves every run of the sweep of `path` (a scenario file or bundled name) under
 /// `overrides` and the command-line `args`, checking every one.
 pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, ScenarioError> {
-    let (mut doc, file) = scenario::load_document(path)?;
+    let (doc, file) = scenario::load_document(path)?;
+    plan_document(doc, file, overrides, args)
+}
+
+/// [`plan`] for a scenario document already read (`file` names it in errors): the
+/// document's `[sweep]` table, then `args`, give the grid.
+pub fn plan_document(
+    mut doc: toml::Value,
+    file: String,
+    overrides: &[String],
+    args: &SweepArgs,
+) -> Result<Plan, ScenarioError> {
     let table = doc.as_table_mut().and_then(|t| t.remove(scenario::SWEEP_KEY));
     let mut grid = match &table {
         Some(t) => Grid::from_table(t, &file)?,
@@ -98,6 +113,11 @@ pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, 
     for (texts, flag, zipped) in [(&args.grid, "--grid", false), (&args.zip, "--zip", true)] {
         for text in texts {
             grid.set_axis(grid::parse_axis(text, flag)?, zipped);
+        }
+    }
+    for (axes, zipped) in [(&args.grid_values, false), (&args.zip_values, true)] {
+        for axis in axes {
+            grid.set_axis(axis.clone(), zipped);
         }
     }
     if let Some(n) = args.repeat {
@@ -113,7 +133,12 @@ pub fn plan(path: &str, overrides: &[String], args: &SweepArgs) -> Result<Plan, 
     if args.seed.is_some() {
         grid.first_seed = args.seed;
     }
-    grid.check(if args.zip.is_empty() { &file } else { "--zip" })?;
+    let zip_source = match (args.zip.first(), args.zip_values.first()) {
+        (Some(_), _) => "--zip",
+        (None, Some(axis)) => axis.source.as_str(),
+        (None, None) => &file,
+    };
+    grid.check(zip_source)?;
     // The overrides are the same for every run: applied once, to the base document.
     for o in overrides {
         scenario::apply_override(&mut doc, o)?;
@@ -269,15 +294,19 @@ pub struct SweepProgress {
     pub to_run: usize,
 }
 
-/// Runs the sweep `plan` into `dir`: only the runs whose directory is missing, `jobs` at
-/// a time, stopping early once `stop` is set; then writes the results table.
-pub fn execute(
-    plan: &Plan,
-    dir: &Path,
-    options: &Options,
-    progress: &(dyn Fn(SweepProgress) + Sync),
-    stop: &AtomicBool,
-) -> Result<Outcome, RunError> {
+/// A sweep directory made ready: its record written, the runs still to run found.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    /// Distinct runs of the plan (two points may resolve to the same scenario).
+    pub distinct: usize,
+    /// The runs whose directory is missing, in plan order.
+    pub todo: Vec<&'a PlannedRun>,
+}
+
+/// Makes (or reopens) the sweep directory `dir` for `plan`: writes `sweep.json` and
+/// finds the runs still to run, refusing runs made by another cnsim version unless
+/// `allow_mixed_versions`.
+pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Prepared<'a>, RunError> {
     open_dir(dir)?;
     let record = Record {
         cnsim_version: crate::VERSION,
@@ -321,7 +350,7 @@ pub fn execute(
             todo.push(*r);
         }
     }
-    if !other_versions.is_empty() && !options.allow_mixed_versions {
+    if !other_versions.is_empty() && !allow_mixed_versions {
         return Err(RunError::Output(format!(
             "{}: {} run(s) were made by another cnsim version than {} (e.g. {}); their results \
              would not be comparable; expected a new --out, or --allow-mixed-versions to use them",
@@ -331,27 +360,90 @@ pub fn execute(
             other_versions[0]
         )));
     }
-    let already_done = distinct.len() - todo.len();
-    let to_run = todo.len();
-    progress(SweepProgress { done: 0, to_run });
-    pool::run_all(&todo, options.jobs, stop, progress, |r| run_one(r, &runs_dir, options, stop))?;
-    write_results(plan, dir, options.summarize)?;
-    crate::report::html::write_report(dir).map_err(RunError::Output)?;
-    Ok(Outcome { runs: distinct.len(), already_done, ran: to_run })
+    Ok(Prepared { distinct: distinct.len(), todo })
 }
 
-/// Runs one planned run into `runs_dir/<id>`.
-fn run_one(r: &PlannedRun, runs_dir: &Path, options: &Options, stop: &AtomicBool) -> Result<(), RunError> {
-    let staged = StagedDir::create(&runs_dir.join(&r.id), false)?;
-    let mut s = r.scenario.clone();
-    if options.csv {
+/// Runs the sweep `plan` into `dir`: only the runs whose directory is missing, `jobs` at
+/// a time, stopping early once `stop` is set; then writes the results table.
+pub fn execute(
+    plan: &Plan,
+    dir: &Path,
+    options: &Options,
+    progress: &(dyn Fn(SweepProgress) + Sync),
+    stop: &AtomicBool,
+) -> Result<Outcome, RunError> {
+    let prepared = prepare(plan, dir, options.allow_mixed_versions)?;
+    let to_run = prepared.todo.len();
+    progress(SweepProgress { done: 0, to_run });
+    let runs_dir = dir.join("runs");
+    pool::run_all(&prepared.todo, options.jobs, stop, progress, |r| {
+        run_one(&r.scenario, &r.id, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
+    })?;
+    finish(plan, dir, options.summarize)?;
+    Ok(Outcome { runs: prepared.distinct, already_done: prepared.distinct - to_run, ran: to_run })
+}
+
+/// Writes the results table (and the per-point summary when asked) and the report of a
+/// sweep whose runs are all complete.
+pub fn finish(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, RunError> {
+    let table = write_results(plan, dir, summarize)?;
+    crate::report::html::write_report(dir).map_err(RunError::Output)?;
+    Ok(table)
+}
+
+/// Runs the resolved scenario `s` into `runs_dir/<id>` as `cnsim run` writes a run
+/// (staged, renamed into place when complete). A run already complete there is not run
+/// again: `Ok(false)`. Two workers given the same run (a task retried after its worker
+/// was presumed lost) both succeed, and one directory remains.
+pub fn run_one(
+    s: &Scenario,
+    id: &str,
+    runs_dir: &Path,
+    csv: bool,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Result<bool, RunError> {
+    let target = runs_dir.join(id);
+    if is_cnsim_result(&target) {
+        return Ok(false);
+    }
+    let staged = StagedDir::create(&target, false)?;
+    let mut s = s.clone();
+    if csv {
         s.metrics.csv = true;
     }
     let mut keep_going = |_: &crate::sim::Progress| !stop.load(Ordering::SeqCst);
-    let done = crate::run::simulate_with(&s, &r.id, &options.limits, &mut keep_going)?;
+    let done = crate::run::simulate_with(&s, id, limits, &mut keep_going)?;
     let interrupted = || stop.load(Ordering::SeqCst);
     crate::run::write_run_files(&s, &done, staged.path(), &interrupted)?;
-    staged.commit(&interrupted)
+    match staged.commit(&interrupted) {
+        Ok(()) => Ok(true),
+        // Another worker finished the same run meanwhile: its result stands.
+        Err(RunError::Output(_)) if is_cnsim_result(&target) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`run_one`] for a run described by its resolved scenario text (as a remote worker
+/// receives it): the text must resolve to the run `id` names.
+pub fn run_resolved(
+    resolved: &str,
+    id: &str,
+    runs_dir: &Path,
+    csv: bool,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Result<bool, RunError> {
+    let s = scenario::parse(resolved, id, &[])?;
+    let actual = run_id(&s).map_err(RunError::Output)?;
+    if actual != id {
+        return Err(RunError::Output(format!(
+            "run {id}: its resolved scenario resolves to run {actual}; expected the same run \
+             (do the workers run cnsim {}?)",
+            crate::VERSION
+        )));
+    }
+    run_one(&s, id, runs_dir, csv, limits, stop)
 }
 
 /// Builds the results table from the run directories on disk and writes it (and the

@@ -1,0 +1,178 @@
+"""Results of runs as DataFrames: from a run in this process, or from a run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    import pandas
+    import polars
+
+    from ._scenario import Scenario
+
+    DataFrame = Union[pandas.DataFrame, polars.DataFrame]
+else:
+    DataFrame = Any
+
+#: The tables a run records: attribute of `Result` -> file stem in a run directory.
+TABLES: Dict[str, str] = {
+    "queues": "queue_length",
+    "avg_queues": "queue_average",
+    "utilisation": "utilisation",
+    "throughput": "throughput",
+    "rates": "rp_rate",
+    "cnms": "rp_cnms",
+}
+
+BACKENDS = ("pandas", "polars")
+
+
+def check_backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}; expected one of {', '.join(map(repr, BACKENDS))}")
+    return backend
+
+
+def to_frame(table: pa.Table, backend: str) -> DataFrame:
+    """An Arrow table as a DataFrame of `backend`, sharing its buffers where the library
+    allows (polars always; pandas column by column)."""
+    if backend == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    return table.to_pandas(split_blocks=True)
+
+
+def arrow_table(names: Sequence[str], columns: Sequence[np.ndarray], unit: str) -> pa.Table:
+    """Columns (NumPy arrays owning the simulator's buffers) as an Arrow table, without a
+    copy, with the unit in its metadata as the Parquet files carry it."""
+    schema = pa.schema([pa.field(n, pa.float64(), nullable=False) for n in names], metadata={"unit": unit})
+    return pa.Table.from_arrays([pa.array(c) for c in columns], schema=schema)
+
+
+class Result:
+    """The results of one run.
+
+    `summary` is the run's ``summary.json`` as a dict; `timing` its ``timing.json`` (wall
+    time, events/s: the one part that differs between identical runs). The time series
+    are DataFrames (pandas, or polars with ``backend="polars"``), one column per series
+    and ``time_s`` first, exactly as the run directory's Parquet files hold them:
+
+    - `queues`: queue length (frames) per recorded port (``queue_length.parquet``);
+    - `avg_queues`: the average queue a RED/ARED/MECN discipline keeps (``queue_average``);
+    - `utilisation`: fraction of each recorded port's link rate used per interval;
+    - `throughput`: delivered bit/s per recorded flow over each interval;
+    - `rates`: every reaction point's rate, bit/s (``rp_rate``);
+    - `cnms`: feedback messages each reaction point received per interval (``rp_cnms``).
+
+    A table the run did not record is empty (a ``time_s`` column and no rows).
+    """
+
+    def __init__(
+        self,
+        summary: Dict[str, Any],
+        timing: Optional[Dict[str, Any]],
+        tables: Mapping[str, pa.Table],
+        scenario: Optional["Scenario"] = None,
+        path: Optional[Path] = None,
+        backend: str = "pandas",
+    ) -> None:
+        self.summary = summary
+        self.timing = timing
+        self.scenario = scenario
+        self.path = path
+        self.backend = check_backend(backend)
+        self._tables = dict(tables)
+
+    def __repr__(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return (
+            f"<cnsim.Result {self.summary.get('scenario', '?')!r} seed {self.summary.get('seed')}{where}: "
+            f"tables {', '.join(self.table_names) or 'none'}>"
+        )
+
+    @property
+    def table_names(self) -> List[str]:
+        """The attributes of the tables the run recorded (those with a Parquet file)."""
+        return [attr for attr, stem in TABLES.items() if self._recorded(stem)]
+
+    def _recorded(self, stem: str) -> bool:
+        t = self._tables.get(stem)
+        return t is not None and t.num_columns > 1 and t.num_rows > 0
+
+    def arrow(self, name: str) -> pa.Table:
+        """A table as Arrow, by attribute (``"queues"``) or file stem (``"queue_length"``)."""
+        stem = TABLES.get(name, name)
+        if stem not in TABLES.values():
+            raise KeyError(f"{name!r}: no such table; expected one of {', '.join(TABLES)}")
+        t = self._tables.get(stem)
+        if t is None or not self._recorded(stem):
+            return arrow_table(["time_s"], [np.empty(0)], "")
+        return t
+
+    def frame(self, name: str) -> DataFrame:
+        """A table as a DataFrame of this result's backend."""
+        return to_frame(self.arrow(name), self.backend)
+
+    def with_backend(self, backend: str) -> "Result":
+        """The same result, its tables as DataFrames of `backend` (no copy)."""
+        return Result(self.summary, self.timing, self._tables, self.scenario, self.path, backend)
+
+    @property
+    def queues(self) -> DataFrame:
+        return self.frame("queues")
+
+    @property
+    def avg_queues(self) -> DataFrame:
+        return self.frame("avg_queues")
+
+    @property
+    def utilisation(self) -> DataFrame:
+        return self.frame("utilisation")
+
+    @property
+    def throughput(self) -> DataFrame:
+        return self.frame("throughput")
+
+    @property
+    def rates(self) -> DataFrame:
+        return self.frame("rates")
+
+    @property
+    def cnms(self) -> DataFrame:
+        return self.frame("cnms")
+
+
+def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
+    """Opens a run directory written by ``cnsim run``, ``cnsim.run(out=...)`` or a sweep
+    (``<sweep>/runs/<id>``): its summary, timing, scenario and tables."""
+    from ._errors import RunError
+    from ._scenario import load
+
+    d = Path(directory)
+    summary_path = d / "summary.json"
+    if not summary_path.is_file():
+        raise RunError(f"{d}: not a cnsim run directory (it has no summary.json)")
+    summary = json.loads(summary_path.read_text())
+    timing_path = d / "timing.json"
+    timing = json.loads(timing_path.read_text()) if timing_path.is_file() else None
+    scenario_path = d / "scenario.toml"
+    scenario = load(scenario_path) if scenario_path.is_file() else None
+    tables = {stem: pq.read_table(d / f"{stem}.parquet") for stem in TABLES.values() if (d / f"{stem}.parquet").is_file()}
+    return Result(summary, timing, tables, scenario, d, check_backend(backend))
+
+
+def open_sweep(directory: Union[str, Path], backend: str = "pandas") -> DataFrame:
+    """The results table of a sweep directory (one row per run)."""
+    from ._errors import RunError
+
+    path = Path(directory) / "results.parquet"
+    if not path.is_file():
+        raise RunError(f"{directory}: no results.parquet; expected a finished cnsim sweep directory")
+    return to_frame(pq.read_table(path), check_backend(backend))

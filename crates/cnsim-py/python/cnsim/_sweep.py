@@ -1,0 +1,214 @@
+"""Sweeps: a grid of runs, here on a local pool or as Dask tasks on a cluster.
+
+Either way a sweep writes the directory ``cnsim sweep`` writes: ``sweep.json``, one run
+directory per run under ``runs/``, named by a hash of the run's resolved scenario, then
+``results.parquet``/``.csv`` and ``report.html``. A run whose directory is complete is
+never run again, so an interrupted sweep resumes where it stopped, on whichever engine.
+
+On Dask each run is one task. The worker writes the run's directory itself (staged and
+renamed into place when complete, as ``cnsim run`` does), so the workers need the sweep
+directory on a shared file system (the usual case on a cluster: a home or scratch
+file system every node mounts). A task retried after its worker died, or run twice,
+leaves one complete directory; the results table has one row per planned run, read back
+from the directories once every run is done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import _native
+from ._errors import SweepError
+from ._result import DataFrame, check_backend, open_sweep
+from ._scenario import Scenario, Source, load
+
+#: What `sweep` calls after each run finishes: a dict with ``run`` (id), ``point``,
+#: ``seed``, ``values`` (swept key -> value as typed), ``ran`` (False when the run was
+#: found complete) and ``summary`` (the run's summary.json).
+OnRun = Callable[[Dict[str, Any]], None]
+
+
+def _axes(values: Optional[Mapping[str, Sequence[Any]]], name: str) -> List[tuple]:
+    out = []
+    for key, vs in (values or {}).items():
+        if isinstance(vs, (str, bytes)) or not isinstance(vs, Sequence):
+            raise TypeError(f"{name}[{key!r}]: {vs!r}; expected a list of values")
+        out.append((key, list(vs)))
+    return out
+
+
+def plan(
+    scenario: Source,
+    grid: Optional[Mapping[str, Sequence[Any]]] = None,
+    *,
+    zip: Optional[Mapping[str, Sequence[Any]]] = None,
+    repeat: Optional[int] = None,
+    seed: Optional[int] = None,
+    grid_text: Sequence[str] = (),
+    zip_text: Sequence[str] = (),
+) -> _native.Plan:
+    """Resolves and checks every run of a sweep (see `sweep`)."""
+    s = load(scenario)
+    return _native.plan(s._native, _axes(grid, "grid"), _axes(zip, "zip"), list(grid_text), list(zip_text), repeat, seed)
+
+
+def default_directory(p: _native.Plan) -> Path:
+    """Where ``cnsim sweep`` puts a sweep by default."""
+    return Path("sweeps" if p.axes else "runs") / p.name
+
+
+def sweep(
+    scenario: Source,
+    grid: Optional[Mapping[str, Sequence[Any]]] = None,
+    *,
+    zip: Optional[Mapping[str, Sequence[Any]]] = None,
+    repeat: Optional[int] = None,
+    seed: Optional[int] = None,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    client: Any = None,
+    jobs: Optional[int] = None,
+    summarize: bool = False,
+    csv: bool = False,
+    allow_mixed_versions: bool = False,
+    retries: int = 2,
+    max_memory: Optional[int] = None,
+    on_run: Optional[OnRun] = None,
+    backend: str = "pandas",
+    grid_text: Sequence[str] = (),
+    zip_text: Sequence[str] = (),
+) -> DataFrame:
+    """Runs a scenario over a grid of key values and seeds; returns the results table.
+
+    Args:
+        scenario: a `Scenario`, a file, a bundled scenario's name or TOML text. Its
+            ``[sweep]`` table, if any, gives the grid the arguments add to.
+        grid: crossed axes, key path -> values, e.g. ``{"protocols.qcn.cp.qeq":
+            ["25 frames", "50 frames"]}``.
+        zip: axes varied together (equal lengths), crossed with the `grid` ones.
+        repeat: seeds per point (``seed``, ``seed + 1``, ...); `seed`: the first seed.
+        out: the sweep directory (default ``sweeps/<name>``, as ``cnsim sweep``). A
+            directory of the same sweep is resumed: complete runs are not run again.
+        client: ``None`` runs here, `jobs` runs at once (default: one per core) on
+            native threads that share nothing, as ``cnsim sweep`` does; a
+            ``dask.distributed.Client`` (of a ``LocalCluster``, a scheduler address or
+            a ``dask_jobqueue.SLURMCluster``) runs each run as a Dask task, retried
+            `retries` times on failure.
+        summarize: also write ``results_summary.parquet`` (mean, std, 95 % CI per point).
+        csv: also write each run's time series as CSV.
+        allow_mixed_versions: use runs made by another cnsim version instead of refusing.
+        max_memory: most memory each run may need, bytes (default: half the machine's,
+            shared among the local jobs).
+        on_run: called with each run's summary as it finishes (see `OnRun`).
+        backend: ``"pandas"`` or ``"polars"``.
+        grid_text, zip_text: axes as ``cnsim sweep --grid`` takes them, e.g.
+            ``"protocols.qcn.cp.qeq=[25,50] frames"``.
+
+    Returns:
+        The results table (``results.parquet``): one row per run, its swept keys, its
+        seed and every figure of its ``summary.json``.
+
+    Raises:
+        ScenarioError: a run's scenario is invalid (nothing has run).
+        SweepError: runs failed on Dask after their retries (the others are kept).
+        KeyboardInterrupt: Ctrl-C; the runs finished so far are kept.
+    """
+    check_backend(backend)
+    p = plan(scenario, grid, zip=zip, repeat=repeat, seed=seed, grid_text=grid_text, zip_text=zip_text)
+    directory = Path(out) if out is not None else default_directory(p)
+    if client is None:
+        if on_run is not None:
+            todo = set(p.prepare(str(directory), allow_mixed_versions))
+        jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+        p.execute(str(directory), jobs, summarize, csv, allow_mixed_versions, max_memory)
+        if on_run is not None:
+            for info in _run_infos(p, directory):
+                info["ran"] = info["run"] in todo
+                on_run(info)
+    else:
+        _on_dask(p, directory, client, summarize, csv, allow_mixed_versions, retries, max_memory, on_run)
+    return open_sweep(directory, backend)
+
+
+def _run_infos(p: _native.Plan, directory: Path) -> List[Dict[str, Any]]:
+    axes = p.axes
+    seen = set()
+    infos = []
+    for run_id, point, seed, values, _ in p.runs():
+        if run_id in seen:
+            continue
+        seen.add(run_id)
+        infos.append(_info(directory, run_id, point, seed, dict(zip(axes, values)), True))
+    return infos
+
+
+def _info(directory: Path, run_id: str, point: int, seed: int, values: Dict[str, str], ran: bool) -> Dict[str, Any]:
+    summary = json.loads((directory / "runs" / run_id / "summary.json").read_text())
+    return {"run": run_id, "point": point, "seed": seed, "values": values, "ran": ran, "summary": summary}
+
+
+def run_task(resolved: str, run_id: str, runs_dir: str, csv: bool, max_memory: Optional[int]) -> bool:
+    """One run of a sweep on a worker: writes ``runs_dir/<run_id>``; False when it was
+    already complete there."""
+    return _native.run_resolved(resolved, run_id, runs_dir, csv, max_memory)
+
+
+def _on_dask(
+    p: _native.Plan,
+    directory: Path,
+    client: Any,
+    summarize: bool,
+    csv: bool,
+    allow_mixed_versions: bool,
+    retries: int,
+    max_memory: Optional[int],
+    on_run: Optional[OnRun],
+) -> None:
+    try:
+        from distributed import as_completed
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("a Dask sweep needs dask.distributed: pip install 'cnsim[dask]'") from e
+    directory = directory.resolve()
+    todo = p.prepare(str(directory), allow_mixed_versions)
+    runs = {}
+    for run_id, point, seed, values, resolved in p.runs():
+        runs.setdefault(run_id, (point, seed, dict(zip(p.axes, values)), resolved))
+    runs_dir = str(directory / "runs")
+    # The key is the run's identity: a run submitted twice (two sweeps sharing runs, a
+    # resumed sweep whose earlier tasks are still in the cluster) is one task.
+    futures = [
+        client.submit(
+            run_task,
+            runs[run_id][3],
+            run_id,
+            runs_dir,
+            csv,
+            max_memory,
+            key=f"cnsim-run-{run_id}",
+            retries=retries,
+            pure=False,
+        )
+        for run_id in todo
+    ]
+    failures = []
+    try:
+        for future in as_completed(futures):
+            run_id = str(future.key)[len("cnsim-run-") :]
+            point, seed, values, _ = runs[run_id]
+            if future.status == "error":
+                error = future.exception()
+                failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": str(error)})
+                continue
+            ran = future.result()
+            if on_run is not None:
+                on_run(_info(directory, run_id, point, seed, values, ran))
+    except BaseException:
+        # Interrupted (Ctrl-C, or on_run raised): runs under way may finish on their
+        # workers and are kept; nothing else is started.
+        client.cancel(futures)
+        raise
+    if failures:
+        raise SweepError(failures, str(directory))
+    p.finish(str(directory), summarize)
