@@ -80,6 +80,36 @@ fn resolved_scenario_reproduces_the_run() {
 }
 
 #[test]
+fn every_shipped_scenario_reads_back_from_its_resolved_form() {
+    // A run directory's scenario.toml, and what a sweep hands a remote worker, is the
+    // resolved scenario: it must read back as the same scenario (the same run id), for
+    // every bundled scenario and every file in scenarios/.
+    let mut sources: Vec<(String, String)> =
+        bundled::BUNDLED.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                sources.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    assert!(sources.len() > 40, "found only {} scenarios", sources.len());
+    for (name, text) in sources {
+        let s = parse(&text, &name, &[]).unwrap();
+        let resolved = cnsim::run::resolved_scenario_text(&s).unwrap();
+        let again = parse(&resolved, "scenario.toml", &[])
+            .unwrap_or_else(|e| panic!("{name}: its resolved form does not read back: {e}"));
+        assert_eq!(again, s, "{name}");
+        assert_eq!(cnsim::sweep::run_id(&again).unwrap(), cnsim::sweep::run_id(&s).unwrap(), "{name}");
+    }
+}
+
+#[test]
 fn interrupted_run_writes_nothing() {
     let s = parse(bundled::get("dumbbell-cbr-64").unwrap(), "x", &["duration=1s".into()]).unwrap();
     let mut calls = 0;

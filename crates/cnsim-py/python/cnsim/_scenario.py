@@ -67,8 +67,13 @@ class Scenario:
 
 def _is_text(source: str) -> bool:
     """TOML text rather than a file or bundled scenario name."""
-    if "\n" in source or "=" in source:
-        return not Path(source).exists()
+    if "\n" in source:
+        return True
+    if "=" in source:
+        try:
+            return not Path(source).exists()
+        except OSError:  # too long for a path
+            return True
     return False
 
 

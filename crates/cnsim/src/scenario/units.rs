@@ -129,6 +129,17 @@ pub struct Rate(pub u64);
 impl std::str::FromStr for Rate {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
+        let rate = Rate::parse_allowing_zero(s)?;
+        if rate.0 == 0 {
+            return Err(format!("\"{s}\" is zero; expected a positive rate, e.g. \"10Gbps\""));
+        }
+        Ok(rate)
+    }
+}
+
+impl Rate {
+    /// Parses a rate, zero included.
+    fn parse_allowing_zero(s: &str) -> Result<Self, String> {
         let bad = || format!("\"{s}\" is not a rate, expected e.g. \"10Gbps\"");
         if is_negative(s) {
             return Err(format!("\"{s}\" is negative; expected a positive rate, e.g. \"10Gbps\""));
@@ -154,11 +165,25 @@ impl std::str::FromStr for Rate {
             }
             None => return Err(bad()),
         };
-        if v == 0 {
-            return Err(format!("\"{s}\" is zero; expected a positive rate, e.g. \"10Gbps\""));
-        }
         u64::try_from(v).map(Rate).map_err(|_| format!("\"{s}\" is too large a rate"))
     }
+}
+
+/// Deserializes a rate that may be zero, for keys where `"0bps"` means none
+/// (`#[serde(deserialize_with = "rate_or_zero")]`): a resolved scenario writes such a
+/// key's default as `"0bps"`, and must read back.
+pub fn rate_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = Rate;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a rate as a string, e.g. \"1Mbps\", or \"0bps\" for none")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Rate, E> {
+            Rate::parse_allowing_zero(s).map_err(E::custom)
+        }
+    }
+    d.deserialize_str(V)
 }
 
 impl fmt::Display for Rate {

@@ -98,7 +98,8 @@ pub struct RpParams {
     pub drift_factor: f64,
     /// Probes to the latest CP (QCN-P, QCN-PR); absent = none.
     pub probes: Option<ProbeParams>,
-    /// Added to CR by each reply with Fb ≥ 0 (QCN-P's selfIncrease, 1 Mbit/s).
+    /// Added to CR by each reply with Fb ≥ 0 (QCN-P's selfIncrease, 1 Mbit/s; 0 = none).
+    #[serde(deserialize_with = "crate::scenario::units::rate_or_zero")]
     pub self_increase: Rate,
     /// Each frame sent moves CR by this fraction of the gap to the CP's guided rate
     /// (QCN-PR's selfIncreaseFactor, 0.1 %).
