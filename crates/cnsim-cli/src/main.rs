@@ -103,9 +103,18 @@ enum Command {
         /// No progress bar or summary line.
         #[arg(long, short)]
         quiet: bool,
-        /// Most memory all runs together may need [default: half the machine's].
+        /// Most memory all runs together may need [default: half the machine's]; with
+        /// --dask, each run.
         #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
         max_memory: Option<u64>,
+        /// Run each run as a task on this Dask scheduler (e.g. tcp://head-node:8786),
+        /// through the Python package (`python -m cnsim sweep`; pip install
+        /// ./crates/cnsim-py[dask]). The interpreter is $CNSIM_PYTHON, else python3.
+        #[arg(long, value_name = "ADDRESS")]
+        dask: Option<String>,
+        /// Retries of a failed run on Dask.
+        #[arg(long, default_value_t = 2, requires = "dask")]
+        retries: u32,
     },
     /// Write report.html (self-contained: figures inline, no network needed) into a run
     /// or sweep directory.
@@ -268,7 +277,38 @@ fn main() -> ExitCode {
             dry_run,
             quiet,
             max_memory,
+            dask,
+            retries,
         } => {
+            if let Some(address) = dask.filter(|_| !dry_run) {
+                let mut argv: Vec<String> = vec![scenario, "--dask".into(), address, "--retries".into()];
+                argv.push(retries.to_string());
+                for (flag, values) in [("--grid", &grid), ("--zip", &zip), ("--set", &set)] {
+                    for v in values {
+                        argv.extend([flag.to_string(), v.clone()]);
+                    }
+                }
+                let numbers = [("--repeat", repeat), ("--seed", seed), ("--max-memory", max_memory)];
+                for (flag, n) in numbers {
+                    if let Some(n) = n {
+                        argv.extend([flag.to_string(), n.to_string()]);
+                    }
+                }
+                if let Some(out) = out {
+                    argv.extend(["--out".to_string(), out.display().to_string()]);
+                }
+                for (flag, on) in [
+                    ("--summarize", summarize),
+                    ("--allow-mixed-versions", allow_mixed_versions),
+                    ("--csv", csv),
+                    ("--quiet", quiet),
+                ] {
+                    if on {
+                        argv.push(flag.to_string());
+                    }
+                }
+                return sweep_on_dask(&argv, &Signals::install());
+            }
             let args = cnsim::sweep::SweepArgs { grid, zip, repeat, seed, ..Default::default() };
             let options =
                 SweepCli { out, jobs, summarize, allow_mixed: allow_mixed_versions, csv, dry_run, quiet };
@@ -676,6 +716,34 @@ fn cmd_reproduce(
         );
     }
     ExitCode::SUCCESS
+}
+
+/// Runs `python -m cnsim sweep ARGV`: a sweep on Dask goes through the Python package.
+/// Ctrl-C reaches the interpreter too (it is in the same process group), which stops
+/// the sweep keeping the finished runs; this process waits for it and passes on its
+/// exit code.
+fn sweep_on_dask(argv: &[String], _signals: &Signals) -> ExitCode {
+    let python = std::env::var("CNSIM_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let check = std::process::Command::new(&python)
+        .args(["-c", "import cnsim._native, distributed"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    if !check.is_ok_and(|s| s.success()) {
+        eprintln!(
+            "error: --dask: {python} cannot import the cnsim Python package with dask.distributed; \
+             expected it installed (pip install './crates/cnsim-py[dask]'), or CNSIM_PYTHON naming \
+             an interpreter that has it"
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
+    match std::process::Command::new(&python).args(["-m", "cnsim", "sweep"]).args(argv).status() {
+        Ok(status) => ExitCode::from(status.code().map_or(1, |c| c.clamp(0, 255) as u8)),
+        Err(e) => {
+            eprintln!("error: --dask: cannot start {python}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Command-line options of a sweep (or of `run --repeat`).

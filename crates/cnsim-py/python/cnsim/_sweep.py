@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -172,34 +173,40 @@ def _on_dask(
         raise ImportError("a Dask sweep needs dask.distributed: pip install 'cnsim[dask]'") from e
     directory = directory.resolve()
     todo = p.prepare(str(directory), allow_mixed_versions)
-    runs = {}
+    runs: Dict[str, tuple] = {}
     for run_id, point, seed, values, resolved in p.runs():
         runs.setdefault(run_id, (point, seed, dict(zip(p.axes, values)), resolved))
     runs_dir = str(directory / "runs")
-    # The key is the run's identity: a run submitted twice (two sweeps sharing runs, a
-    # resumed sweep whose earlier tasks are still in the cluster) is one task.
-    futures = [
-        client.submit(
+    # Keys unique to this submission: a resubmitted run must not meet a task of the
+    # same key that the cluster is still forgetting (cancelled, failed). Two tasks of
+    # one run are harmless: the second finds the run complete, or loses the rename.
+    token = uuid.uuid4().hex[:12]
+    run_of = {}
+    futures = []
+    for run_id in todo:
+        future = client.submit(
             run_task,
             runs[run_id][3],
             run_id,
             runs_dir,
             csv,
             max_memory,
-            key=f"cnsim-run-{run_id}",
+            key=f"cnsim-run-{run_id}-{token}",
             retries=retries,
             pure=False,
         )
-        for run_id in todo
-    ]
+        run_of[future.key] = run_id
+        futures.append(future)
     failures = []
+    failed = []
     try:
         for future in as_completed(futures):
-            run_id = str(future.key)[len("cnsim-run-") :]
+            run_id = run_of[future.key]
             point, seed, values, _ = runs[run_id]
-            if future.status == "error":
-                error = future.exception()
+            if future.status != "finished":
+                error = future.exception() if future.status == "error" else f"the task was {future.status}"
                 failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": str(error)})
+                failed.append(future)
                 continue
             ran = future.result()
             if on_run is not None:
@@ -210,5 +217,6 @@ def _on_dask(
         client.cancel(futures)
         raise
     if failures:
+        client.cancel(failed, force=True)
         raise SweepError(failures, str(directory))
     p.finish(str(directory), summarize)

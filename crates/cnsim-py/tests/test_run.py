@@ -1,0 +1,145 @@
+"""One run from Python: its DataFrames are the command line's Parquet files, value for
+value; the interpreter is free while it runs; Ctrl-C stops it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import cnsim
+from conftest import ROOT
+
+# A QCN run (queues, throughput, rates, CNMs) and an Adaptive MECN run (its average
+# queue and link utilisation too), both short.
+CASES = {
+    "dumbbell-qcn-64": ["duration=20ms", "topology.dumbbell.senders=8"],
+    "sridharan2004-decrease": ["duration=3s"],
+}
+
+
+def cli_run(cli: Path, name: str, sets: list, out: Path, *extra: str) -> None:
+    args = [str(cli), "run", name, "--out", str(out), "--quiet", "--set", "metrics.plots=false", *extra]
+    for s in sets:
+        args += ["--set", s]
+    subprocess.run(args, check=True)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dataframes_equal_the_parquet_files_of_cnsim_run(cli: Path, tmp_path: Path, name: str) -> None:
+    sets = CASES[name]
+    cli_run(cli, name, sets, tmp_path / "cli")
+    r = cnsim.run(cnsim.load(name, set=sets + ["metrics.plots=false"]))
+    files = sorted(p.stem for p in (tmp_path / "cli").glob("*.parquet"))
+    assert files == sorted(cnsim._result.TABLES[t] for t in r.table_names)
+    assert len(files) >= 4, files
+    for attr in r.table_names:
+        stem = cnsim._result.TABLES[attr]
+        on_disk = pq.read_table(tmp_path / "cli" / f"{stem}.parquet")
+        ours = r.arrow(attr)
+        assert ours.column_names == on_disk.column_names
+        assert ours.schema.metadata[b"unit"] == on_disk.schema.metadata[b"unit"]
+        for column in on_disk.column_names:
+            # Byte for byte: the same IEEE-754 doubles, not merely close ones.
+            a = ours.column(column).to_numpy()
+            b = on_disk.column(column).to_numpy()
+            assert a.dtype == b.dtype == np.float64
+            assert a.tobytes() == b.tobytes(), f"{stem}.{column}"
+        pd.testing.assert_frame_equal(getattr(r, attr), pd.read_parquet(tmp_path / "cli" / f"{stem}.parquet"), check_exact=True)
+    assert r.summary == json.loads((tmp_path / "cli" / "summary.json").read_text())
+
+
+def test_polars_backend_gives_the_same_values() -> None:
+    pl = pytest.importorskip("polars")
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "10ms", "topology.dumbbell.senders": 8})
+    r = cnsim.run(s, backend="polars")
+    q = r.queues
+    assert isinstance(q, pl.DataFrame)
+    assert q.columns == r.with_backend("pandas").queues.columns.tolist()
+    assert np.array_equal(q["r1->r2"].to_numpy(), r.with_backend("pandas").queues["r1->r2"].to_numpy())
+
+
+def test_seed_out_and_open_run_match_the_command_line(cli: Path, tmp_path: Path) -> None:
+    sets = ["duration=10ms", "topology.dumbbell.senders=8"]
+    cli_run(cli, "dumbbell-qcn-64", sets, tmp_path / "cli", "--seed", "5")
+    s = cnsim.load("dumbbell-qcn-64", set=sets + ["metrics.plots=false"])
+    r = cnsim.run(s, seed=5, out=tmp_path / "py")
+    assert r.summary["seed"] == 5
+    for f in ["summary.json", "scenario.toml", "queue_length.parquet", "rp_rate.parquet", "throughput.parquet"]:
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    opened = cnsim.open_run(tmp_path / "cli")
+    assert opened.summary == r.summary
+    assert opened.scenario is not None and opened.scenario.seed == 5
+    pd.testing.assert_frame_equal(opened.rates, r.rates, check_exact=True)
+    assert opened.table_names == r.table_names
+    # An existing result is replaced only with force; anything else never.
+    with pytest.raises(cnsim.RunError, match="force|exists"):
+        cnsim.run(s, out=tmp_path / "py")
+    cnsim.run(s, out=tmp_path / "py", force=True)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(cnsim.RunError):
+        cnsim.run(s, out=tmp_path / "mine", force=True)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+
+
+def test_a_table_the_run_did_not_record_is_empty() -> None:
+    r = cnsim.run(cnsim.load("dumbbell-cbr-64", {"duration": "5ms"}))
+    assert "rates" not in r.table_names
+    assert list(r.rates.columns) == ["time_s"] and len(r.rates) == 0
+    assert len(r.queues) == 5
+
+
+def test_the_interpreter_runs_other_threads_while_simulating() -> None:
+    s = cnsim.load("dumbbell-cbr-64", {"duration": "200ms"})
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    start = time.monotonic()
+    cnsim.run(s)
+    wall = time.monotonic() - start
+    done.set()
+    t.join()
+    # Holding the lock, the counter would advance only at the interpreter's switch
+    # points around the call; released, it ticks about once a millisecond throughout.
+    assert wall > 0.05
+    assert ticks > 0.3 * wall / 0.001, (ticks, wall)
+
+
+def test_ctrl_c_stops_a_run_promptly_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code = (
+        "import cnsim, sys\n"
+        "s = cnsim.load('dumbbell-cbr-64', {'duration': '60s'})\n"
+        "print('ready', flush=True)\n"
+        f"cnsim.run(s, out={str(out)!r})\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    assert p.returncode != 0
+    assert "KeyboardInterrupt" in err
+    assert not out.exists()
+    assert [e for e in os.listdir(tmp_path) if e.startswith(".cnsim")] == []

@@ -1,0 +1,193 @@
+"""Sweeps from Python: the local pool and Dask give the command line's table; Dask
+resumes without recomputing, survives a killed worker, and reports failed runs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Iterator
+
+import pandas as pd
+import pytest
+
+import cnsim
+
+distributed = pytest.importorskip("distributed")
+
+GRID = {"protocols.qcn.cp.qeq": ["25 frames", "50 frames"]}
+
+
+def complete_runs(directory: Path) -> Dict[str, int]:
+    """Run id -> modification time (ns) of its summary.json, for every complete run."""
+    runs = directory / "runs"
+    return {
+        d.name: (d / "summary.json").stat().st_mtime_ns
+        for d in runs.iterdir()
+        if not d.name.startswith(".") and (d / ".cnsim-run").is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator["distributed.Client"]:
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def settle(client: "distributed.Client", directory: Path) -> None:
+    """Waits until the runs an interrupted sweep left under way have ended: cancelling
+    releases their futures, not the worker threads running them, which go on to write
+    their run directories (staged in `.cnsim-tmp-*` until complete)."""
+    quiet_since = None
+    for _ in range(1200):
+        busy = any(client.processing().values()) or any(
+            d.startswith(".cnsim-tmp-") for d in os.listdir(directory / "runs")
+        )
+        if busy:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 0.5:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the cluster stayed busy")
+
+
+def test_local_pool_gives_the_command_lines_table(cli: Path, tmp_path: Path, small_qcn: dict) -> None:
+    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+    ours = cnsim.sweep(s, grid=GRID, repeat=2, out=tmp_path / "py")
+    args = [str(cli), "sweep", "dumbbell-qcn-64", "--out", str(tmp_path / "cli"), "--repeat", "2", "--quiet"]
+    args += ["--grid", "protocols.qcn.cp.qeq=[25,50] frames"]
+    for k, v in small_qcn.items():
+        args += ["--set", f"{k}={v}"]
+    subprocess.run(args, check=True)
+    theirs = pd.read_parquet(tmp_path / "cli" / "results.parquet")
+    pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+    assert len(ours) == 4 and ours["run"].is_unique
+    # Run again: a finished sweep runs nothing.
+    before = complete_runs(tmp_path / "py")
+    again = cnsim.sweep(s, grid=GRID, repeat=2, out=tmp_path / "py")
+    pd.testing.assert_frame_equal(again, ours)
+    assert complete_runs(tmp_path / "py") == before
+
+
+def test_dask_gives_the_local_pools_table(client, tmp_path: Path, small_qcn: dict) -> None:
+    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+    local = cnsim.sweep(s, grid=GRID, repeat=3, out=tmp_path / "local", summarize=True)
+    seen = []
+    remote = cnsim.sweep(s, grid=GRID, repeat=3, out=tmp_path / "dask", client=client, summarize=True, on_run=seen.append)
+    pd.testing.assert_frame_equal(remote, local, check_exact=True)
+    assert sorted(i["run"] for i in seen) == sorted(local["run"]) and all(i["ran"] for i in seen)
+    assert {i["values"]["protocols.qcn.cp.qeq"] for i in seen} == {"25 frames", "50 frames"}
+    assert all(i["summary"]["cnsim_version"] == cnsim.__version__ for i in seen)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "dask" / "results_summary.parquet"),
+        pd.read_parquet(tmp_path / "local" / "results_summary.parquet"),
+        check_exact=True,
+    )
+    polars = cnsim.open_sweep(tmp_path / "dask", backend="polars")
+    assert polars.shape == remote.shape
+
+
+class Stop(Exception):
+    pass
+
+
+def test_an_interrupted_dask_sweep_resumes_without_recomputing(client, tmp_path: Path, small_qcn: dict) -> None:
+    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+    out = tmp_path / "sweep"
+    finished = []
+
+    def stop_after_two(info: dict) -> None:
+        finished.append(info["run"])
+        if len(finished) == 2:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=client, on_run=stop_after_two)
+    assert not (out / "results.parquet").exists()
+    settle(client, out)
+    kept = complete_runs(out)
+    assert 2 <= len(kept) < 8
+    ran_now = []
+    table = cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=client, on_run=ran_now.append)
+    assert len(table) == 8 and table["run"].is_unique
+    # Only the missing runs ran; the kept ones were not touched.
+    assert sorted(i["run"] for i in ran_now) == sorted(set(table["run"]) - set(kept))
+    after = complete_runs(out)
+    assert {k: after[k] for k in kept} == kept
+    local = cnsim.sweep(s, grid=GRID, repeat=4, out=tmp_path / "local")
+    pd.testing.assert_frame_equal(table, local, check_exact=True)
+
+
+def test_a_worker_killed_mid_sweep_loses_and_duplicates_no_row(tmp_path: Path) -> None:
+    # Runs long enough (~0.3 s each) that the kill lands while the worker simulates.
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "40ms", "topology.dumbbell.senders": 16})
+    out = tmp_path / "sweep"
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    ) as cluster, distributed.Client(cluster) as c:
+        killed = []
+
+        def kill_one(info: dict) -> None:
+            if killed:
+                return
+            busy = [w for w, tasks in c.processing().items() if tasks]
+            if not busy:
+                return
+            pid = c.run(os.getpid, workers=[busy[0]])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+        table = cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=c, on_run=kill_one)
+    assert killed, "no worker was busy to kill"
+    assert len(table) == 8 and table["run"].is_unique
+    assert table["frames.delivered"].notna().all()
+    # The killed worker's half-written run left nothing behind.
+    assert [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
+    local = cnsim.sweep(s, grid=GRID, repeat=4, out=tmp_path / "local")
+    pd.testing.assert_frame_equal(table, local, check_exact=True)
+
+
+def test_failed_runs_are_retried_reported_and_rerun(client, tmp_path: Path, small_qcn: dict) -> None:
+    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+    out = tmp_path / "sweep"
+    # 16 KiB is less than any run needs: every run fails on its worker.
+    with pytest.raises(cnsim.SweepError) as info:
+        cnsim.sweep(s, grid=GRID, out=out, client=client, retries=1, max_memory=16 << 10)
+    e = info.value
+    assert len(e.failures) == 2
+    assert {f["values"]["protocols.qcn.cp.qeq"] for f in e.failures} == {"25 frames", "50 frames"}
+    assert all("memory" in f["error"] for f in e.failures), e.failures
+    assert "run the same sweep again" in str(e)
+    table = cnsim.sweep(s, grid=GRID, out=out, client=client)
+    assert len(table) == 2
+
+
+def test_python_m_cnsim_and_cnsim_sweep_dask(cli: Path, client, tmp_path: Path, small_qcn: dict) -> None:
+    address = client.scheduler.address
+    sets = [a for k, v in small_qcn.items() for a in ("--set", f"{k}={v}")]
+    grid = ["--grid", "protocols.qcn.cp.qeq=[25,50] frames", "--repeat", "2"]
+    env = dict(os.environ, CNSIM_PYTHON=sys.executable)
+    subprocess.run([sys.executable, "-m", "cnsim", "sweep", "dumbbell-qcn-64", *grid, *sets, "--dask", address,
+                    "--out", str(tmp_path / "py"), "--quiet"], check=True, env=env)
+    subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", *grid, *sets, "--dask", address,
+                    "--out", str(tmp_path / "cli"), "--quiet"], check=True, env=env)
+    subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", *grid, *sets, "--out", str(tmp_path / "here"), "--quiet"],
+                   check=True)
+    here = pd.read_parquet(tmp_path / "here" / "results.parquet")
+    for d in ["py", "cli"]:
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / d / "results.parquet"), here, check_exact=True)
+    bad = subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", "--dask", address, "--set", "duration=5"],
+                         env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and "duration" in bad.stderr and "has no unit" in bad.stderr
+    missing = subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", "--dask", address],
+                             env=dict(env, CNSIM_PYTHON="/nonexistent/python"), capture_output=True, text=True)
+    assert missing.returncode == 2 and "cannot import the cnsim Python package" in missing.stderr
