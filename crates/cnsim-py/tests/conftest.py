@@ -50,3 +50,13 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
     finally:
         os.chdir(old)
+
+
+def require(module: str):
+    """Imports an optional module the tests need: skips without it, but fails where
+    CNSIM_REQUIRE_PYTHON_TESTS says the tests must run (CI)."""
+    if os.environ.get("CNSIM_REQUIRE_PYTHON_TESTS"):
+        import importlib
+
+        return importlib.import_module(module)
+    return pytest.importorskip(module)

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import cnsim
-from conftest import ROOT
+from conftest import ROOT, require
 
 # A QCN run (queues, throughput, rates, CNMs) and an Adaptive MECN run (its average
 # queue and link utilisation too), both short.
@@ -60,7 +60,7 @@ def test_dataframes_equal_the_parquet_files_of_cnsim_run(cli: Path, tmp_path: Pa
 
 
 def test_polars_backend_gives_the_same_values() -> None:
-    pl = pytest.importorskip("polars")
+    pl = require("polars")
     s = cnsim.load("dumbbell-qcn-64", {"duration": "10ms", "topology.dumbbell.senders": 8})
     r = cnsim.run(s, backend="polars")
     q = r.queues

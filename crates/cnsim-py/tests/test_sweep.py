@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 
 import cnsim
+from conftest import require
 
-distributed = pytest.importorskip("distributed")
+distributed = require("distributed")
 
 GRID = {"protocols.qcn.cp.qeq": ["25 frames", "50 frames"]}
 
