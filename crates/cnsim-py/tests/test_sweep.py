@@ -192,3 +192,30 @@ def test_python_m_cnsim_and_cnsim_sweep_dask(cli: Path, client, tmp_path: Path, 
     missing = subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", "--dask", address],
                              env=dict(env, CNSIM_PYTHON="/nonexistent/python"), capture_output=True, text=True)
     assert missing.returncode == 2 and "cannot import the cnsim Python package" in missing.stderr
+
+
+def test_ctrl_c_stops_a_local_sweep_keeping_its_finished_runs(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    overrides = {"duration": "300ms", "topology.dumbbell.senders": 16}
+    code = (
+        "import cnsim\n"
+        f"s = cnsim.load('dumbbell-qcn-64', {overrides!r})\n"
+        f"cnsim.sweep(s, grid={GRID!r}, repeat=3, out={str(out)!r}, jobs=1)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not ((out / "runs").is_dir() and complete_runs(out)):
+        assert time.monotonic() < deadline and p.poll() is None, "no run finished"
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+    kept = complete_runs(out)
+    assert 1 <= len(kept) < 6
+    assert not (out / "results.parquet").exists()
+    assert [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
+    s = cnsim.load("dumbbell-qcn-64", overrides)
+    table = cnsim.sweep(s, grid=GRID, repeat=3, out=out)
+    assert len(table) == 6
+    after = complete_runs(out)
+    assert {k: after[k] for k in kept} == kept

@@ -20,7 +20,7 @@ from typing import Any, Optional, Union
 
 from . import _native
 from ._errors import RunError, ScenarioError, SweepError
-from ._result import TABLES, Result, arrow_table, check_backend, open_run, open_sweep, to_frame
+from ._result import Result, check_backend, open_run, open_sweep, to_frame
 from ._scenario import Scenario, Source, bundled, load
 from ._sweep import plan, sweep
 
@@ -74,11 +74,11 @@ def run(
     )
     import json
 
-    arrow = {name: arrow_table(names, columns, unit) for name, unit, names, columns in tables}
+    native = {name: (names, columns, unit) for name, unit, names, columns in tables}
     return Result(
         json.loads(summary_json),
         json.loads(timing_json),
-        arrow,
+        native,
         s,
         None if out is None else Path(out),
         backend,

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+# numpy, pyarrow, pandas and polars are imported where first needed: `import cnsim` and a
+# run that reads only its summary do not pay for them.
 if TYPE_CHECKING:
+    import numpy as np
     import pandas
     import polars
+    import pyarrow as pa
 
     from ._scenario import Scenario
 
@@ -39,7 +39,7 @@ def check_backend(backend: str) -> str:
     return backend
 
 
-def to_frame(table: pa.Table, backend: str) -> DataFrame:
+def to_frame(table: "pa.Table", backend: str) -> DataFrame:
     """An Arrow table as a DataFrame of `backend`, sharing its buffers where the library
     allows (polars always; pandas column by column)."""
     if backend == "polars":
@@ -49,9 +49,15 @@ def to_frame(table: pa.Table, backend: str) -> DataFrame:
     return table.to_pandas(split_blocks=True)
 
 
-def arrow_table(names: Sequence[str], columns: Sequence[np.ndarray], unit: str) -> pa.Table:
+#: A table as the native module hands it over: column names, columns, unit.
+NativeTable = Tuple[Sequence[str], Sequence["np.ndarray"], str]
+
+
+def arrow_table(names: Sequence[str], columns: Sequence["np.ndarray"], unit: str) -> "pa.Table":
     """Columns (NumPy arrays owning the simulator's buffers) as an Arrow table, without a
     copy, with the unit in its metadata as the Parquet files carry it."""
+    import pyarrow as pa
+
     schema = pa.schema([pa.field(n, pa.float64(), nullable=False) for n in names], metadata={"unit": unit})
     return pa.Table.from_arrays([pa.array(c) for c in columns], schema=schema)
 
@@ -78,7 +84,7 @@ class Result:
         self,
         summary: Dict[str, Any],
         timing: Optional[Dict[str, Any]],
-        tables: Mapping[str, pa.Table],
+        tables: Mapping[str, Union["pa.Table", NativeTable]],
         scenario: Optional["Scenario"] = None,
         path: Optional[Path] = None,
         backend: str = "pandas",
@@ -104,16 +110,25 @@ class Result:
 
     def _recorded(self, stem: str) -> bool:
         t = self._tables.get(stem)
-        return t is not None and t.num_columns > 1 and t.num_rows > 0
+        if t is None:
+            return False
+        if isinstance(t, tuple):
+            names, columns, _ = t
+            return len(names) > 1 and len(columns[0]) > 0
+        return t.num_columns > 1 and t.num_rows > 0
 
-    def arrow(self, name: str) -> pa.Table:
+    def arrow(self, name: str) -> "pa.Table":
         """A table as Arrow, by attribute (``"queues"``) or file stem (``"queue_length"``)."""
         stem = TABLES.get(name, name)
         if stem not in TABLES.values():
             raise KeyError(f"{name!r}: no such table; expected one of {', '.join(TABLES)}")
         t = self._tables.get(stem)
         if t is None or not self._recorded(stem):
+            import numpy as np
+
             return arrow_table(["time_s"], [np.empty(0)], "")
+        if isinstance(t, tuple):
+            t = self._tables[stem] = arrow_table(*t)
         return t
 
     def frame(self, name: str) -> DataFrame:
@@ -152,6 +167,8 @@ class Result:
 def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
     """Opens a run directory written by ``cnsim run``, ``cnsim.run(out=...)`` or a sweep
     (``<sweep>/runs/<id>``): its summary, timing, scenario and tables."""
+    import pyarrow.parquet as pq
+
     from ._errors import RunError
     from ._scenario import load
 
@@ -170,6 +187,8 @@ def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
 
 def open_sweep(directory: Union[str, Path], backend: str = "pandas") -> DataFrame:
     """The results table of a sweep directory (one row per run)."""
+    import pyarrow.parquet as pq
+
     from ._errors import RunError
 
     path = Path(directory) / "results.parquet"
