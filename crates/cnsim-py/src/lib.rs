@@ -248,6 +248,13 @@ impl Scenario {
         }
     }
 
+    /// The state a copy is made from: the document (overrides applied) as TOML, the
+    /// source's name and the overrides' text.
+    fn state(&self) -> PyResult<(String, String, Vec<String>)> {
+        let text = toml::to_string(&self.doc).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((text, self.file.clone(), self.overrides.clone()))
+    }
+
     /// This scenario with more overrides (later ones win).
     fn with_overrides(
         &self,
@@ -283,6 +290,16 @@ fn load(
         scenario::load_document(source).map_err(|e| scenario_error(py, &e, None))?
     };
     Scenario::resolve(py, doc, file, Vec::new(), texts, overrides)
+}
+
+/// Rebuilds a scenario from its [`Scenario::state`] (unpickling).
+#[pyfunction]
+fn from_state(py: Python<'_>, text: &str, file: String, overrides: Vec<String>) -> PyResult<Scenario> {
+    let doc = scenario::document(text, &file).map_err(|e| scenario_error(py, &e, None))?;
+    let resolved = scenario::from_document(doc.clone(), &file, &[])
+        .map_err(|e| scenario::blame_override(e, &overrides))
+        .map_err(|e| scenario_error(py, &e, Some(&doc)))?;
+    Ok(Scenario { doc, file, overrides, resolved })
 }
 
 /// One recorded table: its file stem, unit, column names (`time_s` first) and columns.
@@ -573,6 +590,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Scenario>()?;
     m.add_class::<Plan>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(from_state, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(run_resolved, m)?)?;

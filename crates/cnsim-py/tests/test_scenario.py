@@ -102,3 +102,11 @@ def test_scenario_errors_survive_pickling() -> None:
         info.value.expected,
         str(info.value),
     )
+
+
+def test_scenarios_pickle_as_what_they_are() -> None:
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "20ms", "topology.dumbbell.senders": 8})
+    again = pickle.loads(pickle.dumps(s))
+    assert again == s and again.run_id == s.run_id
+    assert (again.file, again.overrides, again.toml) == (s.file, s.overrides, s.toml)
+    assert again.with_overrides(seed=3) != s

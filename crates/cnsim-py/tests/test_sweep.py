@@ -101,8 +101,9 @@ class Stop(Exception):
     pass
 
 
-def test_an_interrupted_dask_sweep_resumes_without_recomputing(client, tmp_path: Path, small_qcn: dict) -> None:
-    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+def test_an_interrupted_dask_sweep_resumes_without_recomputing(client, tmp_path: Path) -> None:
+    # Runs long enough (~0.1 s) that the interruption finds most of them not yet started.
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "20ms", "topology.dumbbell.senders": 8})
     out = tmp_path / "sweep"
     finished = []
 
@@ -112,19 +113,20 @@ def test_an_interrupted_dask_sweep_resumes_without_recomputing(client, tmp_path:
             raise Stop()
 
     with pytest.raises(Stop):
-        cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=client, on_run=stop_after_two)
+        cnsim.sweep(s, grid=GRID, repeat=6, out=out, client=client, on_run=stop_after_two)
     assert not (out / "results.parquet").exists()
     settle(client, out)
     kept = complete_runs(out)
-    assert 2 <= len(kept) < 8
+    assert 2 <= len(kept) < 12
     ran_now = []
-    table = cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=client, on_run=ran_now.append)
-    assert len(table) == 8 and table["run"].is_unique
+    # Resumed through the scheduler's address, as another process would.
+    table = cnsim.sweep(s, grid=GRID, repeat=6, out=out, client=client.scheduler.address, on_run=ran_now.append)
+    assert len(table) == 12 and table["run"].is_unique
     # Only the missing runs ran; the kept ones were not touched.
     assert sorted(i["run"] for i in ran_now) == sorted(set(table["run"]) - set(kept))
     after = complete_runs(out)
     assert {k: after[k] for k in kept} == kept
-    local = cnsim.sweep(s, grid=GRID, repeat=4, out=tmp_path / "local")
+    local = cnsim.sweep(s, grid=GRID, repeat=6, out=tmp_path / "local")
     pd.testing.assert_frame_equal(table, local, check_exact=True)
 
 

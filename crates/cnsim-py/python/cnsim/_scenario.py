@@ -60,9 +60,24 @@ class Scenario:
         items = list((overrides or {}).items()) + list(more.items())
         return Scenario(self._native.with_overrides(items))
 
+    def __reduce__(self) -> Any:
+        # Picklable (for multiprocessing, or a task of one's own on Dask): rebuilt from
+        # the document as written, overrides applied.
+        return (_from_state, self._native.state())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and self.run_id == other.run_id
+
+    def __hash__(self) -> int:
+        return hash(self.run_id)
+
     def __repr__(self) -> str:
         extra = f" with {', '.join(self.overrides)}" if self.overrides else ""
         return f"<cnsim.Scenario {self.name!r} from {self.file}{extra}>"
+
+
+def _from_state(text: str, file: str, overrides: List[str]) -> Scenario:
+    return Scenario(_native.from_state(text, file, overrides))
 
 
 def _is_text(source: str) -> bool:

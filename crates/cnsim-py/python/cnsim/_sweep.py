@@ -95,8 +95,8 @@ def sweep(
         client: ``None`` runs here, `jobs` runs at once (default: one per core) on
             native threads that share nothing, as ``cnsim sweep`` does; a
             ``dask.distributed.Client`` (of a ``LocalCluster``, a scheduler address or
-            a ``dask_jobqueue.SLURMCluster``) runs each run as a Dask task, retried
-            `retries` times on failure.
+            a ``dask_jobqueue.SLURMCluster``), or a scheduler's address as a string,
+            runs each run as a Dask task, retried `retries` times on failure.
         summarize: also write ``results_summary.parquet`` (mean, std, 95 % CI per point).
         csv: also write each run's time series as CSV.
         allow_mixed_versions: use runs made by another cnsim version instead of refusing.
@@ -129,6 +129,12 @@ def sweep(
                 info["ran"] = info["run"] in todo
                 on_run(info)
     else:
+        if isinstance(client, str):
+            from distributed import Client
+
+            with Client(client) as c:
+                _on_dask(p, directory, c, summarize, csv, allow_mixed_versions, retries, max_memory, on_run)
+            return open_sweep(directory, backend)
         _on_dask(p, directory, client, summarize, csv, allow_mixed_versions, retries, max_memory, on_run)
     return open_sweep(directory, backend)
 
