@@ -474,3 +474,63 @@ pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, 
     }
     Ok(results)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+name = "small"
+duration = "1ms"
+[topology.star]
+hosts = ["a", "b"]
+link = { rate = "1Gbps", delay = "1us" }
+[[traffic]]
+name = "ab"
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "100Mbps"
+[metrics]
+plots = false
+"#;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cnsim-sweep-unit-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_run_already_complete_is_not_run_again() {
+        let runs = scratch("once");
+        let s = scenario::parse(SMALL, "small.toml", &[]).unwrap();
+        let id = run_id(&s).unwrap();
+        let (limits, stop) = (Limits::machine_default(), AtomicBool::new(false));
+        assert!(run_one(&s, &id, &runs, false, &limits, &stop).unwrap(), "the first time it runs");
+        let stamp = std::fs::metadata(runs.join(&id).join("summary.json")).unwrap().modified().unwrap();
+        assert!(!run_one(&s, &id, &runs, false, &limits, &stop).unwrap(), "the second time it does not");
+        let again = std::fs::metadata(runs.join(&id).join("summary.json")).unwrap().modified().unwrap();
+        assert_eq!(stamp, again);
+        std::fs::remove_dir_all(runs).unwrap();
+    }
+
+    #[test]
+    fn a_worker_runs_a_run_from_its_resolved_text_and_refuses_another() {
+        let runs = scratch("resolved");
+        let s = scenario::parse(SMALL, "small.toml", &[]).unwrap();
+        let id = run_id(&s).unwrap();
+        let text = toml::to_string_pretty(&s).unwrap();
+        let (limits, stop) = (Limits::machine_default(), AtomicBool::new(false));
+        assert!(run_resolved(&text, &id, &runs, false, &limits, &stop).unwrap());
+        assert!(is_cnsim_result(&runs.join(&id)));
+        // Text that resolves to another run (another seed) is not taken for this one.
+        let other = text.replace("seed = 1", "seed = 2");
+        assert_ne!(other, text);
+        let e = run_resolved(&other, "0123456789abcdef", &runs, false, &limits, &stop).unwrap_err();
+        assert!(e.to_string().contains("resolves to run"), "{e}");
+        assert!(!runs.join("0123456789abcdef").exists());
+        std::fs::remove_dir_all(runs).unwrap();
+    }
+}
