@@ -25,10 +25,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-import cnsim  # noqa: E402
+import cnsim
 
 BOTTLENECK = "r1->r2"
 

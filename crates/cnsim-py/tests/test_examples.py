@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from conftest import ROOT, require
 
@@ -42,7 +41,10 @@ def test_qeq_tradeoff_sweeps_and_plots(tmp_path: Path) -> None:
     mtimes = [(out / "sweep" / "runs" / r / "summary.json").stat().st_mtime_ns for r in runs]
     again = subprocess.run(
         [sys.executable, str(script), "--quick", "--qeq", "10", "40", "150", "--out", str(out)],
-        env=env, capture_output=True, text=True, timeout=300,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert again.returncode == 0, again.stderr
     assert [(out / "sweep" / "runs" / r / "summary.json").stat().st_mtime_ns for r in runs] == mtimes

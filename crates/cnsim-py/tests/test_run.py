@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import cnsim
-from conftest import ROOT, require
+from conftest import require
 
 # A QCN run (queues, throughput, rates, CNMs) and an Adaptive MECN run (its average
 # queue and link utilisation too), both short.
@@ -39,7 +39,7 @@ def cli_run(cli: Path, name: str, sets: list, out: Path, *extra: str) -> None:
 def test_dataframes_equal_the_parquet_files_of_cnsim_run(cli: Path, tmp_path: Path, name: str) -> None:
     sets = CASES[name]
     cli_run(cli, name, sets, tmp_path / "cli")
-    r = cnsim.run(cnsim.load(name, set=sets + ["metrics.plots=false"]))
+    r = cnsim.run(cnsim.load(name, set=[*sets, "metrics.plots=false"]))
     files = sorted(p.stem for p in (tmp_path / "cli").glob("*.parquet"))
     assert files == sorted(cnsim._result.TABLES[t] for t in r.table_names)
     assert len(files) >= 4, files
@@ -55,7 +55,9 @@ def test_dataframes_equal_the_parquet_files_of_cnsim_run(cli: Path, tmp_path: Pa
             b = on_disk.column(column).to_numpy()
             assert a.dtype == b.dtype == np.float64
             assert a.tobytes() == b.tobytes(), f"{stem}.{column}"
-        pd.testing.assert_frame_equal(getattr(r, attr), pd.read_parquet(tmp_path / "cli" / f"{stem}.parquet"), check_exact=True)
+        pd.testing.assert_frame_equal(
+            getattr(r, attr), pd.read_parquet(tmp_path / "cli" / f"{stem}.parquet"), check_exact=True
+        )
     assert r.summary == json.loads((tmp_path / "cli" / "summary.json").read_text())
 
 
@@ -72,7 +74,7 @@ def test_polars_backend_gives_the_same_values() -> None:
 def test_seed_out_and_open_run_match_the_command_line(cli: Path, tmp_path: Path) -> None:
     sets = ["duration=10ms", "topology.dumbbell.senders=8"]
     cli_run(cli, "dumbbell-qcn-64", sets, tmp_path / "cli", "--seed", "5")
-    s = cnsim.load("dumbbell-qcn-64", set=sets + ["metrics.plots=false"])
+    s = cnsim.load("dumbbell-qcn-64", set=[*sets, "metrics.plots=false"])
     r = cnsim.run(s, seed=5, out=tmp_path / "py")
     assert r.summary["seed"] == 5
     for f in ["summary.json", "scenario.toml", "queue_length.parquet", "rp_rate.parquet", "throughput.parquet"]:
@@ -83,7 +85,7 @@ def test_seed_out_and_open_run_match_the_command_line(cli: Path, tmp_path: Path)
     pd.testing.assert_frame_equal(opened.rates, r.rates, check_exact=True)
     assert opened.table_names == r.table_names
     # An existing result is replaced only with force; anything else never.
-    with pytest.raises(cnsim.RunError, match="force|exists"):
+    with pytest.raises(cnsim.RunError, match=r"force|exists"):
         cnsim.run(s, out=tmp_path / "py")
     cnsim.run(s, out=tmp_path / "py", force=True)
     (tmp_path / "mine").mkdir()

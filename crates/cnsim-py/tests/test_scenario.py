@@ -86,8 +86,7 @@ def test_syntax_errors_and_missing_files_are_located() -> None:
 
 
 def test_values_of_other_types_are_refused_with_their_key() -> None:
-    with pytest.raises(TypeError, match=r'overrides\["duration"\]: a value of type object'
-):
+    with pytest.raises(TypeError, match=r'overrides\["duration"\]: a value of type object'):
         cnsim.load("dumbbell-qcn-64", {"duration": object()})
 
 

@@ -33,7 +33,7 @@ def complete_runs(directory: Path) -> Dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator["distributed.Client"]:
+def client() -> Iterator[distributed.Client]:
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
     )
@@ -42,7 +42,7 @@ def client() -> Iterator["distributed.Client"]:
     cluster.close()
 
 
-def settle(client: "distributed.Client", directory: Path) -> None:
+def settle(client: distributed.Client, directory: Path) -> None:
     """Waits until the runs an interrupted sweep left under way have ended: cancelling
     releases their futures, not the worker threads running them, which go on to write
     their run directories (staged in `.cnsim-tmp-*` until complete)."""
@@ -83,7 +83,9 @@ def test_dask_gives_the_local_pools_table(client, tmp_path: Path, small_qcn: dic
     s = cnsim.load("dumbbell-qcn-64", small_qcn)
     local = cnsim.sweep(s, grid=GRID, repeat=3, out=tmp_path / "local", summarize=True)
     seen = []
-    remote = cnsim.sweep(s, grid=GRID, repeat=3, out=tmp_path / "dask", client=client, summarize=True, on_run=seen.append)
+    remote = cnsim.sweep(
+        s, grid=GRID, repeat=3, out=tmp_path / "dask", client=client, summarize=True, on_run=seen.append
+    )
     pd.testing.assert_frame_equal(remote, local, check_exact=True)
     assert sorted(i["run"] for i in seen) == sorted(local["run"]) and all(i["ran"] for i in seen)
     assert {i["values"]["protocols.qcn.cp.qeq"] for i in seen} == {"25 frames", "50 frames"}
@@ -134,9 +136,12 @@ def test_a_worker_killed_mid_sweep_loses_and_duplicates_no_row(tmp_path: Path) -
     # Runs long enough (~0.3 s each) that the kill lands while the worker simulates.
     s = cnsim.load("dumbbell-qcn-64", {"duration": "40ms", "topology.dumbbell.senders": 16})
     out = tmp_path / "sweep"
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-    ) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         killed = []
 
         def kill_one(info: dict) -> None:
@@ -179,20 +184,59 @@ def test_python_m_cnsim_and_cnsim_sweep_dask(cli: Path, client, tmp_path: Path, 
     sets = [a for k, v in small_qcn.items() for a in ("--set", f"{k}={v}")]
     grid = ["--grid", "protocols.qcn.cp.qeq=[25,50] frames", "--repeat", "2"]
     env = dict(os.environ, CNSIM_PYTHON=sys.executable)
-    subprocess.run([sys.executable, "-m", "cnsim", "sweep", "dumbbell-qcn-64", *grid, *sets, "--dask", address,
-                    "--out", str(tmp_path / "py"), "--quiet"], check=True, env=env)
-    subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", *grid, *sets, "--dask", address,
-                    "--out", str(tmp_path / "cli"), "--quiet"], check=True, env=env)
-    subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", *grid, *sets, "--out", str(tmp_path / "here"), "--quiet"],
-                   check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cnsim",
+            "sweep",
+            "dumbbell-qcn-64",
+            *grid,
+            *sets,
+            "--dask",
+            address,
+            "--out",
+            str(tmp_path / "py"),
+            "--quiet",
+        ],
+        check=True,
+        env=env,
+    )
+    subprocess.run(
+        [
+            str(cli),
+            "sweep",
+            "dumbbell-qcn-64",
+            *grid,
+            *sets,
+            "--dask",
+            address,
+            "--out",
+            str(tmp_path / "cli"),
+            "--quiet",
+        ],
+        check=True,
+        env=env,
+    )
+    subprocess.run(
+        [str(cli), "sweep", "dumbbell-qcn-64", *grid, *sets, "--out", str(tmp_path / "here"), "--quiet"], check=True
+    )
     here = pd.read_parquet(tmp_path / "here" / "results.parquet")
     for d in ["py", "cli"]:
         pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / d / "results.parquet"), here, check_exact=True)
-    bad = subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", "--dask", address, "--set", "duration=5"],
-                         env=env, capture_output=True, text=True)
+    bad = subprocess.run(
+        [str(cli), "sweep", "dumbbell-qcn-64", "--dask", address, "--set", "duration=5"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "duration" in bad.stderr and "has no unit" in bad.stderr
-    missing = subprocess.run([str(cli), "sweep", "dumbbell-qcn-64", "--dask", address],
-                             env=dict(env, CNSIM_PYTHON="/nonexistent/python"), capture_output=True, text=True)
+    missing = subprocess.run(
+        [str(cli), "sweep", "dumbbell-qcn-64", "--dask", address],
+        env=dict(env, CNSIM_PYTHON="/nonexistent/python"),
+        capture_output=True,
+        text=True,
+    )
     assert missing.returncode == 2 and "cannot import the cnsim Python package" in missing.stderr
 
 

@@ -49,7 +49,7 @@ def run(
     scenario: Source,
     seed: Optional[int] = None,
     *,
-    out: Union[str, "os.PathLike[str]", None] = None,
+    out: Union[str, os.PathLike[str], None] = None,
     force: bool = False,
     backend: str = "pandas",
     max_memory: Optional[int] = None,
@@ -114,7 +114,7 @@ class Reproduction:
 
 def reproduce(
     name: str,
-    out: Union[str, "os.PathLike[str]", None] = None,
+    out: Union[str, os.PathLike[str], None] = None,
     *,
     jobs: Optional[int] = None,
     quick: bool = False,

@@ -57,9 +57,7 @@ class SweepError(RuntimeError):
     """
 
     def __init__(self, failures: Sequence[dict], directory: str) -> None:
-        shown = "; ".join(
-            f"run {f['run']} (point {f['point']}, seed {f['seed']}): {f['error']}" for f in failures[:3]
-        )
+        shown = "; ".join(f"run {f['run']} (point {f['point']}, seed {f['seed']}): {f['error']}" for f in failures[:3])
         more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
         super().__init__(
             f"{directory}: {len(failures)} run(s) failed: {shown}{more}; the other runs are kept, "

@@ -7,9 +7,9 @@ import numpy.typing as npt
 from typing_extensions import final
 
 __all__ = [
+    "VERSION",
     "Plan",
     "Scenario",
-    "VERSION",
     "bundled",
     "from_state",
     "load",
@@ -65,9 +65,7 @@ class Plan:
     ) -> Tuple[int, int, int]: ...
     def finish(self, dir: str, summarize: bool) -> None: ...
 
-def load(
-    source: str, is_text: bool, overrides: Sequence[Tuple[str, Any]], texts: Sequence[str] = ...
-) -> Scenario: ...
+def load(source: str, is_text: bool, overrides: Sequence[Tuple[str, Any]], texts: Sequence[str] = ...) -> Scenario: ...
 def from_state(text: str, file: str, overrides: Sequence[str]) -> Scenario: ...
 def simulate(
     scenario: Scenario,

@@ -39,7 +39,7 @@ def check_backend(backend: str) -> str:
     return backend
 
 
-def to_frame(table: "pa.Table", backend: str) -> DataFrame:
+def to_frame(table: pa.Table, backend: str) -> DataFrame:
     """An Arrow table as a DataFrame of `backend`, sharing its buffers where the library
     allows (polars always; pandas column by column)."""
     if backend == "polars":
@@ -53,7 +53,7 @@ def to_frame(table: "pa.Table", backend: str) -> DataFrame:
 NativeTable = Tuple[Sequence[str], Sequence["np.ndarray"], str]
 
 
-def arrow_table(names: Sequence[str], columns: Sequence["np.ndarray"], unit: str) -> "pa.Table":
+def arrow_table(names: Sequence[str], columns: Sequence[np.ndarray], unit: str) -> pa.Table:
     """Columns (NumPy arrays owning the simulator's buffers) as an Arrow table, without a
     copy, with the unit in its metadata as the Parquet files carry it."""
     import pyarrow as pa
@@ -84,8 +84,8 @@ class Result:
         self,
         summary: Dict[str, Any],
         timing: Optional[Dict[str, Any]],
-        tables: Mapping[str, Union["pa.Table", NativeTable]],
-        scenario: Optional["Scenario"] = None,
+        tables: Mapping[str, Union[pa.Table, NativeTable]],
+        scenario: Optional[Scenario] = None,
         path: Optional[Path] = None,
         backend: str = "pandas",
     ) -> None:
@@ -117,7 +117,7 @@ class Result:
             return len(names) > 1 and len(columns[0]) > 0
         return t.num_columns > 1 and t.num_rows > 0
 
-    def arrow(self, name: str) -> "pa.Table":
+    def arrow(self, name: str) -> pa.Table:
         """A table as Arrow, by attribute (``"queues"``) or file stem (``"queue_length"``)."""
         stem = TABLES.get(name, name)
         if stem not in TABLES.values():
@@ -135,7 +135,7 @@ class Result:
         """A table as a DataFrame of this result's backend."""
         return to_frame(self.arrow(name), self.backend)
 
-    def with_backend(self, backend: str) -> "Result":
+    def with_backend(self, backend: str) -> Result:
         """The same result, its tables as DataFrames of `backend` (no copy)."""
         return Result(self.summary, self.timing, self._tables, self.scenario, self.path, backend)
 
@@ -181,7 +181,9 @@ def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
     timing = json.loads(timing_path.read_text()) if timing_path.is_file() else None
     scenario_path = d / "scenario.toml"
     scenario = load(scenario_path) if scenario_path.is_file() else None
-    tables = {stem: pq.read_table(d / f"{stem}.parquet") for stem in TABLES.values() if (d / f"{stem}.parquet").is_file()}
+    tables = {
+        stem: pq.read_table(d / f"{stem}.parquet") for stem in TABLES.values() if (d / f"{stem}.parquet").is_file()
+    }
     return Result(summary, timing, tables, scenario, d, check_backend(backend))
 
 

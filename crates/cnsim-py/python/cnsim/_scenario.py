@@ -55,7 +55,7 @@ class Scenario:
         """The resolved value at a key path, e.g. ``s.get("protocols.qcn.cp.qeq")``."""
         return self._native.get(key)
 
-    def with_overrides(self, overrides: Optional[Mapping[str, Any]] = None, **more: Any) -> "Scenario":
+    def with_overrides(self, overrides: Optional[Mapping[str, Any]] = None, **more: Any) -> Scenario:
         """This scenario with more keys set (later ones win); values as in `load`."""
         items = list((overrides or {}).items()) + list(more.items())
         return Scenario(self._native.with_overrides(items))

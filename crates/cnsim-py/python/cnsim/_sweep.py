@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 from . import _native
 from ._errors import SweepError
 from ._result import DataFrame, check_backend, open_sweep
-from ._scenario import Scenario, Source, load
+from ._scenario import Source, load
 
 #: What `sweep` calls after each run finishes: a dict with ``run`` (id), ``point``,
 #: ``seed``, ``values`` (swept key -> value as typed), ``ran`` (False when the run was
@@ -53,7 +53,9 @@ def plan(
 ) -> _native.Plan:
     """Resolves and checks every run of a sweep (see `sweep`)."""
     s = load(scenario)
-    return _native.plan(s._native, _axes(grid, "grid"), _axes(zip, "zip"), list(grid_text), list(zip_text), repeat, seed)
+    return _native.plan(
+        s._native, _axes(grid, "grid"), _axes(zip, "zip"), list(grid_text), list(zip_text), repeat, seed
+    )
 
 
 def default_directory(p: _native.Plan) -> Path:
@@ -68,7 +70,7 @@ def sweep(
     zip: Optional[Mapping[str, Sequence[Any]]] = None,
     repeat: Optional[int] = None,
     seed: Optional[int] = None,
-    out: Union[str, "os.PathLike[str]", None] = None,
+    out: Union[str, os.PathLike[str], None] = None,
     client: Any = None,
     jobs: Optional[int] = None,
     summarize: bool = False,
