@@ -302,17 +302,52 @@ fn from_state(py: Python<'_>, text: &str, file: String, overrides: Vec<String>) 
     Ok(Scenario { doc, file, overrides, resolved })
 }
 
-/// One recorded table: its file stem, unit, column names (`time_s` first) and columns.
-type TableOut<'py> = (String, String, Vec<String>, Vec<Bound<'py, PyArray1<f64>>>);
+/// One recorded table handed over: column names (`time_s` first), unit, columns.
+type TableOut<'py> = (Vec<String>, String, Vec<Bound<'py, PyArray1<f64>>>);
 
-fn table_out(py: Python<'_>, table: TimeSeries) -> TableOut<'_> {
-    let mut names = vec!["time_s".to_string()];
-    let mut arrays = vec![PyArray1::from_vec(py, table.times_s)];
-    for c in table.columns {
-        names.push(c.name);
-        arrays.push(PyArray1::from_vec(py, c.values));
+/// The tables a run recorded, kept in Rust until asked for: a run whose caller reads
+/// only its summary never loads NumPy. Each table leaves once, without a copy.
+#[pyclass(module = "cnsim._native")]
+struct Tables {
+    tables: Vec<Option<TimeSeries>>,
+}
+
+impl Tables {
+    fn find(&self, stem: &str) -> PyResult<&TimeSeries> {
+        self.tables
+            .iter()
+            .flatten()
+            .find(|t| t.name == stem)
+            .ok_or_else(|| PyValueError::new_err(format!("{stem:?}: no such table, or it was already taken")))
     }
-    (table.name, table.unit, names, arrays)
+}
+
+#[pymethods]
+impl Tables {
+    /// The file stems of the tables not yet taken.
+    fn stems(&self) -> Vec<String> {
+        self.tables.iter().flatten().map(|t| t.name.clone()).collect()
+    }
+
+    /// (columns, rows) of a table, `time_s` included.
+    fn shape(&self, stem: &str) -> PyResult<(usize, usize)> {
+        let t = self.find(stem)?;
+        Ok((t.columns.len() + 1, t.times_s.len()))
+    }
+
+    /// Takes a table out: its columns become NumPy arrays owning the simulator's buffers.
+    fn take<'py>(&mut self, py: Python<'py>, stem: &str) -> PyResult<TableOut<'py>> {
+        self.find(stem)?;
+        let slot = self.tables.iter_mut().find(|t| t.as_ref().is_some_and(|t| t.name == stem));
+        let table = slot.and_then(Option::take).expect("found above");
+        let mut names = vec!["time_s".to_string()];
+        let mut arrays = vec![PyArray1::from_vec(py, table.times_s)];
+        for c in table.columns {
+            names.push(c.name);
+            arrays.push(PyArray1::from_vec(py, c.values));
+        }
+        Ok((names, table.unit, arrays))
+    }
 }
 
 /// Runs a scenario (with `seed` instead of its own, if given). Returns the summary and
@@ -321,15 +356,14 @@ fn table_out(py: Python<'_>, table: TimeSeries) -> TableOut<'_> {
 /// `force`).
 #[pyfunction]
 #[pyo3(signature = (scenario, seed=None, out=None, force=false, max_memory=None))]
-#[allow(clippy::type_complexity)]
-fn simulate<'py>(
-    py: Python<'py>,
+fn simulate(
+    py: Python<'_>,
     scenario: &Scenario,
     seed: Option<u64>,
     out: Option<PathBuf>,
     force: bool,
     max_memory: Option<u64>,
-) -> PyResult<(String, String, Vec<TableOut<'py>>)> {
+) -> PyResult<(String, String, Tables)> {
     let mut s = scenario.resolved.clone();
     if let Some(seed) = seed {
         s.seed = seed;
@@ -380,7 +414,7 @@ fn simulate<'py>(
         recorder.rates,
         recorder.cnms,
     ];
-    Ok((summary, timing, tables.into_iter().map(|t| table_out(py, t)).collect()))
+    Ok((summary, timing, Tables { tables: tables.into_iter().map(Some).collect() }))
 }
 
 /// A planned sweep: every run resolved and checked.
@@ -589,6 +623,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", cnsim::VERSION)?;
     m.add_class::<Scenario>()?;
     m.add_class::<Plan>()?;
+    m.add_class::<Tables>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(from_state, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

@@ -145,3 +145,18 @@ def test_ctrl_c_stops_a_run_promptly_and_writes_nothing(tmp_path: Path) -> None:
     assert "KeyboardInterrupt" in err
     assert not out.exists()
     assert [e for e in os.listdir(tmp_path) if e.startswith(".cnsim")] == []
+
+
+def test_a_run_read_only_for_its_summary_loads_no_dataframe_library() -> None:
+    # What keeps the Python path as cheap as the command line's: NumPy, Arrow and pandas
+    # load when a table is first asked for, not before.
+    code = (
+        "import sys, cnsim\n"
+        "r = cnsim.run(cnsim.load('dumbbell-cbr-64', {'duration': '2ms'}))\n"
+        "assert r.summary['frames']['delivered'] > 0\n"
+        "print(sorted(m for m in ('numpy', 'pyarrow', 'pandas', 'polars') if m in sys.modules))\n"
+        "r.queues\n"
+        "print(sorted(m for m in ('numpy', 'pyarrow', 'pandas', 'polars') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "['numpy', 'pandas', 'pyarrow']"]

@@ -74,15 +74,8 @@ def run(
     )
     import json
 
-    native = {name: (names, columns, unit) for name, unit, names, columns in tables}
-    return Result(
-        json.loads(summary_json),
-        json.loads(timing_json),
-        native,
-        s,
-        None if out is None else Path(out),
-        backend,
-    )
+    path = None if out is None else Path(out)
+    return Result(json.loads(summary_json), json.loads(timing_json), {}, s, path, backend, tables)
 
 
 class Reproduction:

@@ -10,6 +10,7 @@ __all__ = [
     "VERSION",
     "Plan",
     "Scenario",
+    "Tables",
     "bundled",
     "from_state",
     "load",
@@ -22,8 +23,8 @@ __all__ = [
 
 VERSION: str
 
-#: A recorded table: file stem, unit, column names (``time_s`` first), columns.
-_NativeTable = Tuple[str, str, List[str], List[npt.NDArray[np.float64]]]
+#: A recorded table: column names (``time_s`` first), unit, columns.
+_NativeTable = Tuple[List[str], str, List[npt.NDArray[np.float64]]]
 #: A planned run: id, point, seed, swept values as typed, resolved scenario (TOML).
 _NativeRun = Tuple[str, int, int, List[str], str]
 
@@ -45,6 +46,12 @@ class Scenario:
     def get(self, key: str) -> Any: ...
     def state(self) -> Tuple[str, str, List[str]]: ...
     def with_overrides(self, overrides: Sequence[Tuple[str, Any]]) -> Scenario: ...
+
+@final
+class Tables:
+    def stems(self) -> List[str]: ...
+    def shape(self, stem: str) -> Tuple[int, int]: ...
+    def take(self, stem: str) -> _NativeTable: ...
 
 @final
 class Plan:
@@ -73,7 +80,7 @@ def simulate(
     out: Optional[str] = None,
     force: bool = False,
     max_memory: Optional[int] = None,
-) -> Tuple[str, str, List[_NativeTable]]: ...
+) -> Tuple[str, str, Tables]: ...
 def plan(
     scenario: Scenario,
     grid: Sequence[Tuple[str, Sequence[Any]]],

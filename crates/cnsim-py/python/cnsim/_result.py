@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 # numpy, pyarrow, pandas and polars are imported where first needed: `import cnsim` and a
 # run that reads only its summary do not pay for them.
+from . import _native
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas
@@ -49,10 +51,6 @@ def to_frame(table: pa.Table, backend: str) -> DataFrame:
     return table.to_pandas(split_blocks=True)
 
 
-#: A table as the native module hands it over: column names, columns, unit.
-NativeTable = Tuple[Sequence[str], Sequence["np.ndarray"], str]
-
-
 def arrow_table(names: Sequence[str], columns: Sequence[np.ndarray], unit: str) -> pa.Table:
     """Columns (NumPy arrays owning the simulator's buffers) as an Arrow table, without a
     copy, with the unit in its metadata as the Parquet files carry it."""
@@ -84,17 +82,21 @@ class Result:
         self,
         summary: Dict[str, Any],
         timing: Optional[Dict[str, Any]],
-        tables: Mapping[str, Union[pa.Table, NativeTable]],
+        tables: Mapping[str, pa.Table],
         scenario: Optional[Scenario] = None,
         path: Optional[Path] = None,
         backend: str = "pandas",
+        native: Optional[_native.Tables] = None,
     ) -> None:
         self.summary = summary
         self.timing = timing
         self.scenario = scenario
         self.path = path
         self.backend = check_backend(backend)
-        self._tables = dict(tables)
+        # Tables as Arrow, made on first access from those the simulator still holds
+        # (`native`); shared with the results `with_backend` makes.
+        self._tables: Dict[str, pa.Table] = tables if isinstance(tables, dict) else dict(tables)
+        self._native = native
 
     def __repr__(self) -> str:
         where = f" at {self.path}" if self.path else ""
@@ -110,26 +112,27 @@ class Result:
 
     def _recorded(self, stem: str) -> bool:
         t = self._tables.get(stem)
-        if t is None:
-            return False
-        if isinstance(t, tuple):
-            names, columns, _ = t
-            return len(names) > 1 and len(columns[0]) > 0
-        return t.num_columns > 1 and t.num_rows > 0
+        if t is not None:
+            return t.num_columns > 1 and t.num_rows > 0
+        if self._native is not None and stem in self._native.stems():
+            columns, rows = self._native.shape(stem)
+            return columns > 1 and rows > 0
+        return False
 
     def arrow(self, name: str) -> pa.Table:
         """A table as Arrow, by attribute (``"queues"``) or file stem (``"queue_length"``)."""
         stem = TABLES.get(name, name)
         if stem not in TABLES.values():
             raise KeyError(f"{name!r}: no such table; expected one of {', '.join(TABLES)}")
-        t = self._tables.get(stem)
-        if t is None or not self._recorded(stem):
+        if not self._recorded(stem):
             import numpy as np
 
             return arrow_table(["time_s"], [np.empty(0)], "")
-        if isinstance(t, tuple):
-            t = self._tables[stem] = arrow_table(*t)
-        return t
+        if stem not in self._tables:
+            assert self._native is not None
+            names, unit, columns = self._native.take(stem)
+            self._tables[stem] = arrow_table(names, columns, unit)
+        return self._tables[stem]
 
     def frame(self, name: str) -> DataFrame:
         """A table as a DataFrame of this result's backend."""
@@ -137,7 +140,7 @@ class Result:
 
     def with_backend(self, backend: str) -> Result:
         """The same result, its tables as DataFrames of `backend` (no copy)."""
-        return Result(self.summary, self.timing, self._tables, self.scenario, self.path, backend)
+        return Result(self.summary, self.timing, self._tables, self.scenario, self.path, backend, self._native)
 
     @property
     def queues(self) -> DataFrame:
