@@ -265,3 +265,16 @@ def test_ctrl_c_stops_a_local_sweep_keeping_its_finished_runs(tmp_path: Path) ->
     assert len(table) == 6
     after = complete_runs(out)
     assert {k: after[k] for k in kept} == kept
+
+
+def test_a_run_on_a_worker_is_bounded_by_the_workers_memory() -> None:
+    from cnsim._sweep import _worker_memory_limit
+
+    assert _worker_memory_limit() is None  # not on a worker: the machine's default
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="3GiB"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        assert c.submit(_worker_memory_limit, pure=False).result() == 3 << 30

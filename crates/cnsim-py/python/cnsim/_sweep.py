@@ -160,8 +160,21 @@ def _info(directory: Path, run_id: str, point: int, seed: int, values: Dict[str,
 
 def run_task(resolved: str, run_id: str, runs_dir: str, csv: bool, max_memory: Optional[int]) -> bool:
     """One run of a sweep on a worker: writes ``runs_dir/<run_id>``; False when it was
-    already complete there."""
+    already complete there. Without `max_memory`, the run is bounded by the worker's
+    own memory limit (the node's memory shared among its workers), where it has one."""
+    if max_memory is None:
+        max_memory = _worker_memory_limit()
     return _native.run_resolved(resolved, run_id, runs_dir, csv, max_memory)
+
+
+def _worker_memory_limit() -> Optional[int]:
+    try:
+        from distributed import get_worker
+
+        limit = get_worker().memory_manager.memory_limit
+    except (ImportError, ValueError, AttributeError):  # not on a worker, or an older one
+        return None
+    return int(limit) if limit else None
 
 
 def _on_dask(
