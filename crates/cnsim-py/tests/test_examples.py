@@ -14,17 +14,21 @@ from conftest import ROOT, require
 require("matplotlib")
 
 
-def test_qeq_tradeoff_sweeps_and_plots(tmp_path: Path) -> None:
+def qeq_tradeoff(out: Path) -> subprocess.CompletedProcess:
+    """Runs the example quickly at three set points."""
     script = ROOT / "examples" / "qeq_tradeoff.py"
-    env = dict(os.environ, MPLBACKEND="Agg")
-    out = tmp_path / "out"
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(script), "--quick", "--qeq", "10", "40", "150", "--out", str(out)],
-        env=env,
+        env=dict(os.environ, MPLBACKEND="Agg"),
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def test_qeq_tradeoff_sweeps_and_plots(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = qeq_tradeoff(out)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr, done.stderr
     png = out / "qeq_tradeoff.png"
@@ -39,12 +43,6 @@ def test_qeq_tradeoff_sweeps_and_plots(tmp_path: Path) -> None:
     # The sweep resumes: a second run recomputes nothing.
     runs = sorted(p.name for p in (out / "sweep" / "runs").iterdir())
     mtimes = [(out / "sweep" / "runs" / r / "summary.json").stat().st_mtime_ns for r in runs]
-    again = subprocess.run(
-        [sys.executable, str(script), "--quick", "--qeq", "10", "40", "150", "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    again = qeq_tradeoff(out)
     assert again.returncode == 0, again.stderr
     assert [(out / "sweep" / "runs" / r / "summary.json").stat().st_mtime_ns for r in runs] == mtimes
