@@ -547,6 +547,20 @@ impl Plan {
         Ok((o.runs, o.already_done, o.ran))
     }
 
+    /// The results table of the runs complete in `dir`, as Parquet bytes (the table a
+    /// sweep with failed runs can show).
+    fn complete_table<'py>(
+        &self,
+        py: Python<'py>,
+        dir: PathBuf,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let table = sweep::results_table(&self.plan, &dir, true).map_err(|e| run_error(py, e, None))?;
+        let bytes = table
+            .to_parquet(&sweep::table_metadata(&self.plan))
+            .map_err(|m| run_error(py, RunError::Output(m), None))?;
+        Ok(pyo3::types::PyBytes::new(py, &bytes))
+    }
+
     /// Writes the results table (and summary, and report) of a sweep whose runs are all
     /// in `dir`.
     fn finish(&self, py: Python<'_>, dir: PathBuf, summarize: bool) -> PyResult<()> {

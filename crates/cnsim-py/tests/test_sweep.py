@@ -164,19 +164,27 @@ def test_a_worker_killed_mid_sweep_loses_and_duplicates_no_row(tmp_path: Path) -
     pd.testing.assert_frame_equal(table, local, check_exact=True)
 
 
-def test_failed_runs_are_retried_reported_and_rerun(client, tmp_path: Path, small_qcn: dict) -> None:
-    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+def test_failed_runs_are_retried_reported_and_rerun(client, tmp_path: Path) -> None:
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "5ms"})
     out = tmp_path / "sweep"
-    # 16 KiB is less than any run needs: every run fails on its worker.
+    grid = {"topology.dumbbell.senders": [2, 64]}
+    # 64 KiB is enough for 2 senders, not for 64: those runs fail on their workers.
     with pytest.raises(cnsim.SweepError) as info:
-        cnsim.sweep(s, grid=GRID, out=out, client=client, retries=1, max_memory=16 << 10)
+        cnsim.sweep(s, grid=grid, repeat=2, out=out, client=client, retries=1, max_memory=64 << 10)
     e = info.value
     assert len(e.failures) == 2
-    assert {f["values"]["protocols.qcn.cp.qeq"] for f in e.failures} == {"25 frames", "50 frames"}
-    assert all("memory" in f["error"] for f in e.failures), e.failures
+    assert {f["values"]["topology.dumbbell.senders"] for f in e.failures} == {"64"}
+    assert all("memory limit" in f["error"] for f in e.failures), e.failures
     assert "run the same sweep again" in str(e)
-    table = cnsim.sweep(s, grid=GRID, out=out, client=client)
-    assert len(table) == 2
+    # The runs that finished are kept, and shown.
+    assert sorted(e.table["topology.dumbbell.senders"]) == [2, 2]
+    assert not (out / "results.parquet").exists()
+    done = complete_runs(out)
+    assert len(done) == 2
+    ran_now = []
+    table = cnsim.sweep(s, grid=grid, repeat=2, out=out, client=client, on_run=ran_now.append)
+    assert len(table) == 4 and len(ran_now) == 2
+    assert {k: v for k, v in complete_runs(out).items() if k in done} == done
 
 
 def test_python_m_cnsim_and_cnsim_sweep_dask(cli: Path, client, tmp_path: Path, small_qcn: dict) -> None:

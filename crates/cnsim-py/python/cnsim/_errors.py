@@ -54,9 +54,10 @@ class SweepError(RuntimeError):
         failures: one dict per failed run: ``run`` (its id), ``point``, ``seed``,
             ``values`` (the swept values) and ``error`` (what went wrong).
         directory: the sweep directory.
+        table: the results table of the runs that did finish (a DataFrame), if any.
     """
 
-    def __init__(self, failures: Sequence[dict], directory: str) -> None:
+    def __init__(self, failures: Sequence[dict], directory: str, table: Any = None) -> None:
         shown = "; ".join(f"run {f['run']} (point {f['point']}, seed {f['seed']}): {f['error']}" for f in failures[:3])
         more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
         super().__init__(
@@ -65,6 +66,7 @@ class SweepError(RuntimeError):
         )
         self.failures = list(failures)
         self.directory = directory
+        self.table = table
 
     def __reduce__(self) -> Any:
-        return (type(self), (self.failures, self.directory))
+        return (type(self), (self.failures, self.directory, self.table))

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._errors import SweepError
-from ._result import DataFrame, check_backend, open_sweep
+from ._result import DataFrame, check_backend, open_sweep, to_frame
 from ._scenario import Source, load
 
 #: What `sweep` calls after each run finishes: a dict with ``run`` (id), ``point``,
@@ -115,7 +115,8 @@ def sweep(
 
     Raises:
         ScenarioError: a run's scenario is invalid (nothing has run).
-        SweepError: runs failed on Dask after their retries (the others are kept).
+        SweepError: runs failed on Dask after their retries (the others are kept, and
+            its `table` holds their rows).
         KeyboardInterrupt: Ctrl-C; the runs finished so far are kept.
     """
     check_backend(backend)
@@ -135,10 +136,18 @@ def sweep(
             from distributed import Client
 
             with Client(client) as c:
-                _on_dask(p, directory, c, summarize, csv, allow_mixed_versions, retries, max_memory, on_run)
+                _on_dask(p, directory, c, summarize, csv, allow_mixed_versions, retries, max_memory, on_run, backend)
             return open_sweep(directory, backend)
-        _on_dask(p, directory, client, summarize, csv, allow_mixed_versions, retries, max_memory, on_run)
+        _on_dask(p, directory, client, summarize, csv, allow_mixed_versions, retries, max_memory, on_run, backend)
     return open_sweep(directory, backend)
+
+
+def _complete_table(p: _native.Plan, directory: Path, backend: str) -> DataFrame:
+    """The results table of the runs complete in `directory`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return to_frame(pq.read_table(pa.BufferReader(p.complete_table(str(directory)))), backend)
 
 
 def _run_infos(p: _native.Plan, directory: Path) -> List[Dict[str, Any]]:
@@ -187,6 +196,7 @@ def _on_dask(
     retries: int,
     max_memory: Optional[int],
     on_run: Optional[OnRun],
+    backend: str,
 ) -> None:
     try:
         from distributed import as_completed
@@ -239,5 +249,5 @@ def _on_dask(
         raise
     if failures:
         client.cancel(failed, force=True)
-        raise SweepError(failures, str(directory))
+        raise SweepError(failures, str(directory), _complete_table(p, directory, backend))
     p.finish(str(directory), summarize)

@@ -449,10 +449,35 @@ pub fn run_resolved(
 /// Builds the results table from the run directories on disk and writes it (and the
 /// per-point summary when asked).
 pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, RunError> {
+    let results = results_table(plan, dir, false)?;
+    let meta = table_metadata(plan);
+    results.write_files(dir, "results", &meta).map_err(RunError::Output)?;
+    if summarize {
+        let axes: Vec<String> = plan.grid.axes().map(|a| a.key.clone()).collect();
+        table::summarize(&results, &axes)
+            .write_files(dir, "results_summary", &meta)
+            .map_err(RunError::Output)?;
+    }
+    Ok(results)
+}
+
+/// The metadata a results table carries.
+pub fn table_metadata(plan: &Plan) -> [(&'static str, String); 2] {
+    [("cnsim_version", crate::VERSION.to_string()), ("scenario", plan.file.clone())]
+}
+
+/// The results table of `plan` from the run directories in `dir`: a row per planned run,
+/// or, with `complete_only`, per run whose directory is complete (what a sweep with
+/// failed runs has to show).
+pub fn results_table(plan: &Plan, dir: &Path, complete_only: bool) -> Result<Table, RunError> {
     let axes: Vec<String> = plan.grid.axes().map(|a| a.key.clone()).collect();
     let mut results = Table::default();
     for r in &plan.runs {
-        let path: PathBuf = dir.join("runs").join(&r.id).join("summary.json");
+        let run_dir = dir.join("runs").join(&r.id);
+        if complete_only && !is_cnsim_result(&run_dir) {
+            continue;
+        }
+        let path: PathBuf = run_dir.join("summary.json");
         let text = std::fs::read_to_string(&path).map_err(|e| output(&path)(e.to_string()))?;
         let summary: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| output(&path)(e.to_string()))?;
@@ -464,13 +489,6 @@ pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, 
         cells.push(("seed".to_string(), Cell::Int(r.seed as i64)));
         cells.extend(table::flatten(&summary));
         results.push_row(cells);
-    }
-    let meta = [("cnsim_version", crate::VERSION.to_string()), ("scenario", plan.file.clone())];
-    results.write_files(dir, "results", &meta).map_err(RunError::Output)?;
-    if summarize {
-        table::summarize(&results, &axes)
-            .write_files(dir, "results_summary", &meta)
-            .map_err(RunError::Output)?;
     }
     Ok(results)
 }
