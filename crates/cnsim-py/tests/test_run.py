@@ -103,7 +103,7 @@ def test_a_table_the_run_did_not_record_is_empty() -> None:
 
 
 def test_the_interpreter_runs_other_threads_while_simulating() -> None:
-    s = cnsim.load("dumbbell-cbr-64", {"duration": "200ms"})
+    s = cnsim.load("dumbbell-cbr-64", {"duration": "2s"})
     ticks = 0
     done = threading.Event()
 
@@ -122,8 +122,8 @@ def test_the_interpreter_runs_other_threads_while_simulating() -> None:
     t.join()
     # Holding the lock, the counter would advance only at the interpreter's switch
     # points around the call; released, it ticks about once a millisecond throughout.
-    assert wall > 0.05
-    assert ticks > 0.3 * wall / 0.001, (ticks, wall)
+    assert wall > 0.1, "the run is too short to tell"
+    assert ticks > 0.2 * wall / 0.001, (ticks, wall)
 
 
 def test_ctrl_c_stops_a_run_promptly_and_writes_nothing(tmp_path: Path) -> None:
