@@ -125,7 +125,7 @@ fn run_error(py: Python<'_>, e: RunError, doc: Option<&toml::Value>) -> PyErr {
 }
 
 /// Runs `work` with the GIL released, on another thread, while this one looks for
-/// Ctrl-C every [`SIGNAL_CHECK`]: on a signal, `stop` is set (the work stops at its next
+/// Ctrl-C every tenth of [`SIGNAL_CHECK`]: on a signal, `stop` is set (the work stops at its next
 /// check) and the signal's exception (`KeyboardInterrupt`) is returned once the work has
 /// ended.
 fn interruptible<T: Send>(

@@ -65,7 +65,7 @@ def run(
         max_memory: most memory the run may need, bytes (default: half the machine's).
 
     The interpreter's lock is released while simulating (other threads run); Ctrl-C
-    stops the run within 50 ms and raises ``KeyboardInterrupt``, writing nothing.
+    stops the run within about 50 ms and raises ``KeyboardInterrupt``, writing nothing.
     """
     check_backend(backend)
     s = load(scenario)
