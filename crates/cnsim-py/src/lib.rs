@@ -518,8 +518,10 @@ impl Plan {
     }
 
     /// Runs the sweep on `jobs` threads here (what `cnsim sweep` does); returns (runs,
-    /// already done, run now). Ctrl-C stops it, keeping the finished runs.
-    #[pyo3(signature = (dir, jobs, summarize=false, csv=false, allow_mixed_versions=false, max_memory=None))]
+    /// already done, run now). `on_run` is called with each run's id as it finishes; if
+    /// it raises, the sweep stops (keeping the finished runs) and the exception is raised.
+    /// Ctrl-C stops it too.
+    #[pyo3(signature = (dir, jobs, summarize=false, csv=false, allow_mixed_versions=false, max_memory=None, on_run=None))]
     #[allow(clippy::too_many_arguments)]
     fn execute(
         &self,
@@ -530,6 +532,7 @@ impl Plan {
         csv: bool,
         allow_mixed_versions: bool,
         max_memory: Option<u64>,
+        on_run: Option<Py<PyAny>>,
     ) -> PyResult<(usize, usize, usize)> {
         let jobs = jobs.max(1);
         let total = max_memory.unwrap_or_else(|| Limits::machine_default().max_memory);
@@ -542,7 +545,20 @@ impl Plan {
         };
         let stop = AtomicBool::new(false);
         let plan = &self.plan;
-        let outcome = interruptible(py, &stop, || sweep::execute(plan, &dir, &options, &|_| {}, &stop))?;
+        let raised: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+        let report = |p: sweep::SweepProgress| {
+            let (Some(on_run), Some(i)) = (&on_run, p.finished) else {
+                return;
+            };
+            if let Err(e) = Python::attach(|py| on_run.call1(py, (&plan.runs[i].id,)).map(|_| ())) {
+                raised.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                stop.store(true, Ordering::SeqCst);
+            }
+        };
+        let outcome = interruptible(py, &stop, || sweep::execute(plan, &dir, &options, &report, &stop))?;
+        if let Some(e) = raised.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
         let o = outcome.map_err(|e| run_error(py, e, Some(&self.doc)))?;
         Ok((o.runs, o.already_done, o.ran))
     }

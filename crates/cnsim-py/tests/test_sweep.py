@@ -22,6 +22,10 @@ distributed = require("distributed")
 GRID = {"protocols.qcn.cp.qeq": ["25 frames", "50 frames"]}
 
 
+class Stop(Exception):
+    pass
+
+
 def complete_runs(directory: Path) -> Dict[str, int]:
     """Run id -> modification time (ns) of its summary.json, for every complete run."""
     runs = directory / "runs"
@@ -79,6 +83,29 @@ def test_local_pool_gives_the_command_lines_table(cli: Path, tmp_path: Path, sma
     assert complete_runs(tmp_path / "py") == before
 
 
+def test_the_local_pool_reports_runs_as_they_finish_and_stops_when_told(tmp_path: Path, small_qcn: dict) -> None:
+    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+    out = tmp_path / "sweep"
+    seen = []
+
+    def stop_after_two(info: dict) -> None:
+        seen.append(info)
+        if len(seen) == 2:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        cnsim.sweep(s, grid=GRID, repeat=3, out=out, jobs=1, on_run=stop_after_two)
+    assert len(seen) == 2 and all(i["ran"] for i in seen)
+    assert {i["run"] for i in seen} <= set(complete_runs(out))
+    assert seen[0]["summary"]["scenario"] == "dumbbell-qcn-64"
+    kept = complete_runs(out)
+    assert 2 <= len(kept) < 6 and not (out / "results.parquet").exists()
+    rest = []
+    table = cnsim.sweep(s, grid=GRID, repeat=3, out=out, jobs=2, on_run=rest.append)
+    assert sorted(i["run"] for i in rest) == sorted(set(table["run"]) - set(kept))
+    assert {i["values"]["protocols.qcn.cp.qeq"] for i in seen + rest} == {"25 frames", "50 frames"}
+
+
 def test_dask_gives_the_local_pools_table(client, tmp_path: Path, small_qcn: dict) -> None:
     s = cnsim.load("dumbbell-qcn-64", small_qcn)
     local = cnsim.sweep(s, grid=GRID, repeat=3, out=tmp_path / "local", summarize=True)
@@ -97,10 +124,6 @@ def test_dask_gives_the_local_pools_table(client, tmp_path: Path, small_qcn: dic
     )
     polars = cnsim.open_sweep(tmp_path / "dask", backend="polars")
     assert polars.shape == remote.shape
-
-
-class Stop(Exception):
-    pass
 
 
 def test_an_interrupted_dask_sweep_resumes_without_recomputing(client, tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Type stubs of the native module (Rust, PyO3). Use it through the `cnsim` package."""
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +69,7 @@ class Plan:
         csv: bool = False,
         allow_mixed_versions: bool = False,
         max_memory: Optional[int] = None,
+        on_run: Optional[Callable[[str], object]] = None,
     ) -> Tuple[int, int, int]: ...
     def complete_table(self, dir: str) -> bytes: ...
     def finish(self, dir: str, summarize: bool) -> None: ...

@@ -26,9 +26,11 @@ from ._errors import SweepError
 from ._result import DataFrame, check_backend, open_sweep, to_frame
 from ._scenario import Source, load
 
-#: What `sweep` calls after each run finishes: a dict with ``run`` (id), ``point``,
-#: ``seed``, ``values`` (swept key -> value as typed), ``ran`` (False when the run was
-#: found complete) and ``summary`` (the run's summary.json).
+#: What `sweep` calls as each run it runs finishes: a dict with ``run`` (id), ``point``,
+#: ``seed``, ``values`` (swept key -> value as typed), ``ran`` (False when another task
+#: had completed the same run first) and ``summary`` (the run's summary.json). Runs found
+#: complete when the sweep starts are not reported. If it raises, the sweep stops,
+#: keeping the finished runs, and the exception propagates.
 OnRun = Callable[[Dict[str, Any]], None]
 
 
@@ -104,7 +106,7 @@ def sweep(
         allow_mixed_versions: use runs made by another cnsim version instead of refusing.
         max_memory: most memory each run may need, bytes (default: half the machine's,
             shared among the local jobs).
-        on_run: called with each run's summary as it finishes (see `OnRun`).
+        on_run: called with each run's summary as it finishes, here or on Dask (see `OnRun`).
         backend: ``"pandas"`` or ``"polars"``.
         grid_text, zip_text: axes as ``cnsim sweep --grid`` takes them, e.g.
             ``"protocols.qcn.cp.qeq=[25,50] frames"``.
@@ -123,14 +125,16 @@ def sweep(
     p = plan(scenario, grid, zip=zip, repeat=repeat, seed=seed, grid_text=grid_text, zip_text=zip_text)
     directory = Path(out) if out is not None else default_directory(p)
     if client is None:
-        if on_run is not None:
-            todo = set(p.prepare(str(directory), allow_mixed_versions))
         jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-        p.execute(str(directory), jobs, summarize, csv, allow_mixed_versions, max_memory)
+        report = None
         if on_run is not None:
-            for info in _run_infos(p, directory):
-                info["ran"] = info["run"] in todo
-                on_run(info)
+            runs = _runs(p)
+
+            def report(run_id: str) -> None:
+                point, seed, values, _ = runs[run_id]
+                on_run(_info(directory, run_id, point, seed, values, True))
+
+        p.execute(str(directory), jobs, summarize, csv, allow_mixed_versions, max_memory, report)
     else:
         if isinstance(client, str):
             from distributed import Client
@@ -150,16 +154,12 @@ def _complete_table(p: _native.Plan, directory: Path, backend: str) -> DataFrame
     return to_frame(pq.read_table(pa.BufferReader(p.complete_table(str(directory)))), backend)
 
 
-def _run_infos(p: _native.Plan, directory: Path) -> List[Dict[str, Any]]:
-    axes = p.axes
-    seen = set()
-    infos = []
-    for run_id, point, seed, values, _ in p.runs():
-        if run_id in seen:
-            continue
-        seen.add(run_id)
-        infos.append(_info(directory, run_id, point, seed, dict(zip(axes, values)), True))
-    return infos
+def _runs(p: _native.Plan) -> Dict[str, tuple]:
+    """Run id -> (point, seed, swept values, resolved scenario), first occurrence."""
+    runs: Dict[str, tuple] = {}
+    for run_id, point, seed, values, resolved in p.runs():
+        runs.setdefault(run_id, (point, seed, dict(zip(p.axes, values)), resolved))
+    return runs
 
 
 def _info(directory: Path, run_id: str, point: int, seed: int, values: Dict[str, str], ran: bool) -> Dict[str, Any]:
@@ -204,9 +204,7 @@ def _on_dask(
         raise ImportError("a Dask sweep needs dask.distributed: pip install 'cnsim[dask]'") from e
     directory = directory.resolve()
     todo = p.prepare(str(directory), allow_mixed_versions)
-    runs: Dict[str, tuple] = {}
-    for run_id, point, seed, values, resolved in p.runs():
-        runs.setdefault(run_id, (point, seed, dict(zip(p.axes, values)), resolved))
+    runs = _runs(p)
     runs_dir = str(directory / "runs")
     # Keys unique to this submission: a resubmitted run must not meet a task of the
     # same key that the cluster is still forgetting (cancelled, failed). Two tasks of

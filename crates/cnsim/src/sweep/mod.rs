@@ -292,6 +292,9 @@ pub struct SweepProgress {
     pub done: usize,
     /// Runs to run now (the sweep's runs minus those already complete).
     pub to_run: usize,
+    /// The run that has just finished: its index in [`Plan::runs`] (from
+    /// [`pool::map_all`], its index in the items).
+    pub finished: Option<usize>,
 }
 
 /// A sweep directory made ready: its record written, the runs still to run found.
@@ -301,6 +304,8 @@ pub struct Prepared<'a> {
     pub distinct: usize,
     /// The runs whose directory is missing, in plan order.
     pub todo: Vec<&'a PlannedRun>,
+    /// Where each of `todo` is in [`Plan::runs`].
+    pub todo_index: Vec<usize>,
 }
 
 /// Makes (or reopens) the sweep directory `dir` for `plan`: writes `sweep.json` and
@@ -332,10 +337,11 @@ pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Re
     std::fs::create_dir_all(&runs_dir).map_err(|e| output(&runs_dir)(e.to_string()))?;
     // Distinct runs (two points may resolve to the same scenario), in plan order.
     let mut seen = std::collections::HashSet::new();
-    let distinct: Vec<&PlannedRun> = plan.runs.iter().filter(|r| seen.insert(r.id.as_str())).collect();
-    let mut todo = Vec::new();
+    let distinct: Vec<(usize, &PlannedRun)> =
+        plan.runs.iter().enumerate().filter(|(_, r)| seen.insert(r.id.as_str())).collect();
+    let (mut todo, mut todo_index) = (Vec::new(), Vec::new());
     let mut other_versions = Vec::new();
-    for r in &distinct {
+    for &(i, r) in &distinct {
         let run_dir = runs_dir.join(&r.id);
         if is_cnsim_result(&run_dir) {
             match version_of(&run_dir) {
@@ -347,7 +353,8 @@ pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Re
                 )),
             }
         } else {
-            todo.push(*r);
+            todo.push(r);
+            todo_index.push(i);
         }
     }
     if !other_versions.is_empty() && !allow_mixed_versions {
@@ -360,7 +367,7 @@ pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Re
             other_versions[0]
         )));
     }
-    Ok(Prepared { distinct: distinct.len(), todo })
+    Ok(Prepared { distinct: distinct.len(), todo, todo_index })
 }
 
 /// Runs the sweep `plan` into `dir`: only the runs whose directory is missing, `jobs` at
@@ -374,9 +381,12 @@ pub fn execute(
 ) -> Result<Outcome, RunError> {
     let prepared = prepare(plan, dir, options.allow_mixed_versions)?;
     let to_run = prepared.todo.len();
-    progress(SweepProgress { done: 0, to_run });
+    progress(SweepProgress { done: 0, to_run, finished: None });
     let runs_dir = dir.join("runs");
-    pool::run_all(&prepared.todo, options.jobs, stop, progress, |r| {
+    let in_plan = |p: SweepProgress| {
+        progress(SweepProgress { finished: p.finished.map(|i| prepared.todo_index[i]), ..p })
+    };
+    pool::run_all(&prepared.todo, options.jobs, stop, &in_plan, |r| {
         run_one(&r.scenario, &r.id, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
     })?;
     finish(plan, dir, options.summarize)?;

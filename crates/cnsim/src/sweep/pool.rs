@@ -37,7 +37,7 @@ pub fn map_all<T: Sync, O: Send>(
                     Ok(o) => {
                         results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(o);
                         let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                        progress(SweepProgress { done, to_run: items.len() });
+                        progress(SweepProgress { done, to_run: items.len(), finished: Some(i) });
                     }
                     Err(RunError::Interrupted) => break,
                     Err(e) => {
