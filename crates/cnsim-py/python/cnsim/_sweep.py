@@ -15,11 +15,12 @@ from the directories once every run is done.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, ContextManager, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._errors import SweepError
@@ -136,14 +137,18 @@ def sweep(
 
         p.execute(str(directory), jobs, summarize, csv, allow_mixed_versions, max_memory, report)
     else:
-        if isinstance(client, str):
-            from distributed import Client
-
-            with Client(client) as c:
-                _on_dask(p, directory, c, summarize, csv, allow_mixed_versions, retries, max_memory, on_run, backend)
-            return open_sweep(directory, backend)
-        _on_dask(p, directory, client, summarize, csv, allow_mixed_versions, retries, max_memory, on_run, backend)
+        with _connected(client) as c:
+            _on_dask(p, directory, c, summarize, csv, allow_mixed_versions, retries, max_memory, on_run, backend)
     return open_sweep(directory, backend)
+
+
+def _connected(client: Any) -> ContextManager[Any]:
+    """The client itself, or a client of the scheduler at an address (closed after)."""
+    if isinstance(client, str):
+        from distributed import Client
+
+        return Client(client)
+    return contextlib.nullcontext(client)
 
 
 def _complete_table(p: _native.Plan, directory: Path, backend: str) -> DataFrame:
