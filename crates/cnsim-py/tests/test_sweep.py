@@ -165,20 +165,23 @@ def test_a_worker_killed_mid_sweep_loses_and_duplicates_no_row(tmp_path: Path) -
         ) as cluster,
         distributed.Client(cluster) as c,
     ):
-        killed = []
+        killed: list = []
+        pids = c.run(os.getpid)  # worker address -> process id, before any dies
 
         def kill_one(info: dict) -> None:
-            if killed:
+            # Twice: first a worker holding finished runs' results (which the client
+            # has not collected yet: lost with it), else a busy one; then a busy one.
+            if len(killed) == 2:
                 return
+            holding = [w for ws in c.who_has().values() for w in ws] if not killed else []
             busy = [w for w, tasks in c.processing().items() if tasks]
-            if not busy:
-                return
-            pid = c.run(os.getpid, workers=[busy[0]])[busy[0]]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
+            victims = [pids[w] for w in holding or busy if w in pids and pids[w] not in killed]
+            if victims:
+                os.kill(victims[0], signal.SIGKILL)
+                killed.append(victims[0])
 
         table = cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=c, on_run=kill_one)
-    assert killed, "no worker was busy to kill"
+    assert killed, "no worker to kill"
     assert len(table) == 8 and table["run"].is_unique
     assert table["frames.delivered"].notna().all()
     # The killed worker's half-written run left nothing behind.
@@ -309,3 +312,51 @@ def test_a_run_on_a_worker_is_bounded_by_the_workers_memory() -> None:
         distributed.Client(cluster) as c,
     ):
         assert c.submit(_worker_memory_limit, pure=False).result() == 3 << 30
+
+
+class FakeFuture:
+    """A finished Dask future as the sweep sees it: a key, a status, a result."""
+
+    def __init__(self, key: str, status: str, result: object = None) -> None:
+        self.key, self.status, self._result = key, status, result
+
+    def result(self) -> object:
+        return self._result
+
+    def exception(self) -> object:
+        return self._result
+
+
+class LosingClient:
+    """Runs each task at once, here, but reports chosen tasks of the first round as lost:
+    one after its run was written (its worker died holding the result), one before."""
+
+    def __init__(self, lose_after: int, lose_before: int) -> None:
+        self.lose_after, self.lose_before = lose_after, lose_before
+        self.submitted: list = []
+        self.first_token = ""
+
+    def submit(self, fn, *args, key: str, **_: object) -> FakeFuture:
+        token = key.rsplit("-", 1)[1]  # one per round of submissions
+        self.first_token = self.first_token or token
+        first_round, n = token == self.first_token, len(self.submitted)
+        self.submitted.append(key)
+        if first_round and n == self.lose_before:
+            return FakeFuture(key, "lost")
+        result = fn(*args)
+        return FakeFuture(key, "lost" if first_round and n == self.lose_after else "finished", result)
+
+    def cancel(self, *_: object, **__: object) -> None:
+        pass
+
+
+def test_a_task_whose_result_was_lost_is_judged_by_the_disk(monkeypatch, tmp_path: Path, small_qcn: dict) -> None:
+    monkeypatch.setattr(distributed, "as_completed", lambda futures: iter(list(futures)))
+    s = cnsim.load("dumbbell-qcn-64", small_qcn)
+    client = LosingClient(lose_after=0, lose_before=1)
+    seen = []
+    table = cnsim.sweep(s, grid=GRID, out=tmp_path / "sweep", client=client, on_run=seen.append)
+    assert len(table) == 2 and table["run"].is_unique
+    # The run written before its result was lost is not run again; the other is.
+    assert len(client.submitted) == 3
+    assert sorted(i["run"] for i in seen) == sorted(table["run"])

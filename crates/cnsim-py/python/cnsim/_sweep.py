@@ -172,6 +172,44 @@ def _info(directory: Path, run_id: str, point: int, seed: int, values: Dict[str,
     return {"run": run_id, "point": point, "seed": seed, "values": values, "ran": ran, "summary": summary}
 
 
+def is_complete(run_dir: Path) -> bool:
+    """Whether a run directory is complete (cnsim renames it into place only then)."""
+    return (run_dir / ".cnsim-run").is_file()
+
+
+def _submit(
+    client: Any,
+    run_ids: Sequence[str],
+    runs: Dict[str, tuple],
+    runs_dir: str,
+    csv: bool,
+    max_memory: Optional[int],
+    retries: int,
+) -> tuple:
+    """Submits a task per run; returns the futures and the run of each future's key."""
+    # Keys unique to this submission: a resubmitted run must not meet a task of the
+    # same key that the cluster is still forgetting (cancelled, failed). Two tasks of
+    # one run are harmless: the second finds the run complete, or loses the rename.
+    token = uuid.uuid4().hex[:12]
+    run_of = {}
+    futures = []
+    for run_id in run_ids:
+        future = client.submit(
+            run_task,
+            runs[run_id][3],
+            run_id,
+            runs_dir,
+            csv,
+            max_memory,
+            key=f"cnsim-run-{run_id}-{token}",
+            retries=retries,
+            pure=False,
+        )
+        run_of[future.key] = run_id
+        futures.append(future)
+    return futures, run_of
+
+
 def run_task(resolved: str, run_id: str, runs_dir: str, csv: bool, max_memory: Optional[int]) -> bool:
     """One run of a sweep on a worker: writes ``runs_dir/<run_id>``; False when it was
     already complete there. Without `max_memory`, the run is bounded by the worker's
@@ -211,45 +249,43 @@ def _on_dask(
     todo = p.prepare(str(directory), allow_mixed_versions)
     runs = _runs(p)
     runs_dir = str(directory / "runs")
-    # Keys unique to this submission: a resubmitted run must not meet a task of the
-    # same key that the cluster is still forgetting (cancelled, failed). Two tasks of
-    # one run are harmless: the second finds the run complete, or loses the rename.
-    token = uuid.uuid4().hex[:12]
-    run_of = {}
-    futures = []
-    for run_id in todo:
-        future = client.submit(
-            run_task,
-            runs[run_id][3],
-            run_id,
-            runs_dir,
-            csv,
-            max_memory,
-            key=f"cnsim-run-{run_id}-{token}",
-            retries=retries,
-            pure=False,
-        )
-        run_of[future.key] = run_id
-        futures.append(future)
-    failures = []
+    failures: List[Dict[str, Any]] = []
     failed = []
-    try:
-        for future in as_completed(futures):
-            run_id = run_of[future.key]
-            point, seed, values, _ = runs[run_id]
-            if future.status != "finished":
-                error = future.exception() if future.status == "error" else f"the task was {future.status}"
-                failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": str(error)})
-                failed.append(future)
-                continue
-            ran = future.result()
-            if on_run is not None:
-                on_run(_info(directory, run_id, point, seed, values, ran))
-    except BaseException:
-        # Interrupted (Ctrl-C, or on_run raised): runs under way may finish on their
-        # workers and are kept; nothing else is started.
-        client.cancel(futures)
-        raise
+    pending = list(todo)
+    # A task whose result the cluster lost (the worker that held it died after the run
+    # was written) is judged by the disk: its run is complete, or it is submitted again.
+    for _ in range(retries + 2):
+        if not pending:
+            break
+        futures, run_of = _submit(client, pending, runs, runs_dir, csv, max_memory, retries)
+        pending = []
+        try:
+            for future in as_completed(futures):
+                run_id = run_of[future.key]
+                point, seed, values, _ = runs[run_id]
+                if future.status == "finished":
+                    ran = future.result()
+                elif future.status == "error":
+                    error = str(future.exception())
+                    failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": error})
+                    failed.append(future)
+                    continue
+                elif is_complete(directory / "runs" / run_id):
+                    ran = True
+                else:
+                    pending.append(run_id)
+                    continue
+                if on_run is not None:
+                    on_run(_info(directory, run_id, point, seed, values, ran))
+        except BaseException:
+            # Interrupted (Ctrl-C, or on_run raised): runs under way may finish on their
+            # workers and are kept; nothing else is started.
+            client.cancel(futures)
+            raise
+    for run_id in pending:
+        point, seed, values, _ = runs[run_id]
+        error = "the cluster lost the task again and again"
+        failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": error})
     if failures:
         client.cancel(failed, force=True)
         raise SweepError(failures, str(directory), _complete_table(p, directory, backend))
