@@ -61,9 +61,14 @@ fn machine_memory() -> Option<u64> {
     Some(cgroup.map_or(total, |c| c.min(total)))
 }
 
-/// Bytes as "12.3 MiB".
+/// Bytes as "12.3 MiB", or "40.0 KiB" below a tenth of a MiB (where one decimal of MiB
+/// would read "0.0 MiB").
 pub fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    if bytes < (1 << 20) / 10 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
 }
 
 /// Estimated bytes of one node (its record, its name, generator and lookup entries).
@@ -139,6 +144,13 @@ mod tests {
         // A refused charge is not counted.
         assert_eq!(b.remaining(), 40 << 20);
         b.charge(u64::MAX, "x", "x", "x").unwrap_err();
+    }
+
+    #[test]
+    fn sizes_read_in_a_unit_that_shows_them() {
+        assert_eq!(mib(64 << 20), "64.0 MiB");
+        assert_eq!(mib(1 << 20), "1.0 MiB");
+        assert_eq!(mib(16 << 10), "16.0 KiB", "not 0.0 MiB");
     }
 
     #[test]
