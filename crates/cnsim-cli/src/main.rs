@@ -307,7 +307,7 @@ fn main() -> ExitCode {
                         argv.push(flag.to_string());
                     }
                 }
-                return sweep_on_dask(&argv, &Signals::install());
+                return sweep_on_dask(&argv);
             }
             let args = cnsim::sweep::SweepArgs { grid, zip, repeat, seed, ..Default::default() };
             let options =
@@ -722,7 +722,9 @@ fn cmd_reproduce(
 /// Ctrl-C reaches the interpreter too (it is in the same process group), which stops
 /// the sweep keeping the finished runs; this process waits for it and passes on its
 /// exit code.
-fn sweep_on_dask(argv: &[String], _signals: &Signals) -> ExitCode {
+fn sweep_on_dask(argv: &[String]) -> ExitCode {
+    // Installed so that Ctrl-C does not end this process before the one it waits for.
+    let _wait_for_the_interpreter = Signals::install();
     let python = std::env::var("CNSIM_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let check = std::process::Command::new(&python)
         .args(["-c", "import cnsim._native, distributed"])

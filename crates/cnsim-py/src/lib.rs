@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use numpy::PyArray1;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
@@ -21,8 +21,8 @@ use cnsim::run::{RunError, StagedDir};
 use cnsim::scenario::{self, Limits, ScenarioError};
 use cnsim::sweep::{self, Axis, SweepArgs};
 
-/// How often a run hands the interpreter a chance to see Ctrl-C.
-const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+/// How often a thread waiting for a run gives the interpreter a chance to see Ctrl-C.
+const SIGNAL_CHECK: Duration = Duration::from_millis(10);
 
 /// Where errors in the `overrides` of `load` are located (the command line says `--set`).
 const OVERRIDES: &str = "overrides";
@@ -125,7 +125,7 @@ fn run_error(py: Python<'_>, e: RunError, doc: Option<&toml::Value>) -> PyErr {
 }
 
 /// Runs `work` with the GIL released, on another thread, while this one looks for
-/// Ctrl-C every tenth of [`SIGNAL_CHECK`]: on a signal, `stop` is set (the work stops at its next
+/// Ctrl-C every [`SIGNAL_CHECK`]: on a signal, `stop` is set (the work stops at its next
 /// check) and the signal's exception (`KeyboardInterrupt`) is returned once the work has
 /// ended.
 fn interruptible<T: Send>(
@@ -138,7 +138,7 @@ fn interruptible<T: Send>(
         std::thread::scope(|scope| {
             let worker = scope.spawn(work);
             while !worker.is_finished() {
-                std::thread::sleep(SIGNAL_CHECK / 5);
+                std::thread::sleep(SIGNAL_CHECK);
                 if signal.is_none() {
                     if let Err(e) = Python::attach(|py| py.check_signals()) {
                         signal = Some(e);
@@ -189,6 +189,12 @@ impl Scenario {
                 .map_err(|e| scenario_error(py, &e, Some(&doc)))?;
             overrides.push(shown);
         }
+        Scenario::checked(py, doc, file, overrides)
+    }
+
+    /// Checks a document whose overrides are applied (errors at an overridden key are
+    /// the override's).
+    fn checked(py: Python<'_>, doc: toml::Value, file: String, overrides: Vec<String>) -> PyResult<Self> {
         let resolved = scenario::from_document(doc.clone(), &file, &[])
             .map_err(|e| scenario::blame_override(e, &overrides))
             .map_err(|e| scenario_error(py, &e, Some(&doc)))?;
@@ -296,10 +302,7 @@ fn load(
 #[pyfunction]
 fn from_state(py: Python<'_>, text: &str, file: String, overrides: Vec<String>) -> PyResult<Scenario> {
     let doc = scenario::document(text, &file).map_err(|e| scenario_error(py, &e, None))?;
-    let resolved = scenario::from_document(doc.clone(), &file, &[])
-        .map_err(|e| scenario::blame_override(e, &overrides))
-        .map_err(|e| scenario_error(py, &e, Some(&doc)))?;
-    Ok(Scenario { doc, file, overrides, resolved })
+    Scenario::checked(py, doc, file, overrides)
 }
 
 /// One recorded table handed over: column names (`time_s` first), unit, columns.
@@ -314,11 +317,11 @@ struct Tables {
 
 impl Tables {
     fn find(&self, stem: &str) -> PyResult<&TimeSeries> {
-        self.tables
-            .iter()
-            .flatten()
-            .find(|t| t.name == stem)
-            .ok_or_else(|| PyValueError::new_err(format!("{stem:?}: no such table, or it was already taken")))
+        self.tables.iter().flatten().find(|t| t.name == stem).ok_or_else(|| Tables::missing(stem))
+    }
+
+    fn missing(stem: &str) -> PyErr {
+        PyValueError::new_err(format!("{stem:?}: no such table, or it was already taken"))
     }
 }
 
@@ -337,9 +340,8 @@ impl Tables {
 
     /// Takes a table out: its columns become NumPy arrays owning the simulator's buffers.
     fn take<'py>(&mut self, py: Python<'py>, stem: &str) -> PyResult<TableOut<'py>> {
-        self.find(stem)?;
         let slot = self.tables.iter_mut().find(|t| t.as_ref().is_some_and(|t| t.name == stem));
-        let table = slot.and_then(Option::take).expect("found above");
+        let table = slot.and_then(Option::take).ok_or_else(|| Tables::missing(stem))?;
         let mut names = vec!["time_s".to_string()];
         let mut arrays = vec![PyArray1::from_vec(py, table.times_s)];
         for c in table.columns {
@@ -374,22 +376,10 @@ fn simulate(
         None => None,
     };
     let limits = max_memory.map_or_else(Limits::machine_default, |m| Limits { max_memory: m });
-    // The run stays on this thread (a caller's thread pool sees one run per thread);
-    // the GIL is taken back briefly every SIGNAL_CHECK to let Ctrl-C through.
-    let mut signal: Option<PyErr> = None;
-    let mut last_check = Instant::now();
+    let stop = AtomicBool::new(false);
     let file = scenario.file.clone();
-    let result = py.detach(|| {
-        let mut keep_going = |_: &cnsim::sim::Progress| {
-            if last_check.elapsed() >= SIGNAL_CHECK {
-                last_check = Instant::now();
-                if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    signal = Some(e);
-                    return false;
-                }
-            }
-            true
-        };
+    let result = interruptible(py, &stop, || {
+        let mut keep_going = |_: &cnsim::sim::Progress| !stop.load(Ordering::SeqCst);
         let done = cnsim::run::simulate_with(&s, &file, &limits, &mut keep_going)?;
         if let Some(staged) = &staged {
             cnsim::run::write_run_files(&s, &done, staged.path(), &|| false)?;
@@ -398,10 +388,7 @@ fn simulate(
             .map_err(|e| RunError::Output(e.to_string()))?;
         let timing = serde_json::to_string(&done.timing()).map_err(|e| RunError::Output(e.to_string()))?;
         Ok::<_, RunError>((summary, timing, done.sim.into_recorder()))
-    });
-    if let Some(e) = signal {
-        return Err(e);
-    }
+    })?;
     let (summary, timing, recorder) = result.map_err(|e| run_error(py, e, doc))?;
     if let Some(staged) = staged {
         staged.commit(&|| false).map_err(|e| run_error(py, e, doc))?;
@@ -514,7 +501,7 @@ impl Plan {
     fn prepare(&self, py: Python<'_>, dir: PathBuf, allow_mixed_versions: bool) -> PyResult<Vec<String>> {
         let prepared = sweep::prepare(&self.plan, &dir, allow_mixed_versions)
             .map_err(|e| run_error(py, e, Some(&self.doc)))?;
-        Ok(prepared.todo.iter().map(|r| r.id.clone()).collect())
+        Ok(prepared.todo.iter().map(|&i| self.plan.runs[i].id.clone()).collect())
     }
 
     /// Runs the sweep on `jobs` threads here (what `cnsim sweep` does); returns (runs,

@@ -299,19 +299,17 @@ pub struct SweepProgress {
 
 /// A sweep directory made ready: its record written, the runs still to run found.
 #[derive(Debug)]
-pub struct Prepared<'a> {
+pub struct Prepared {
     /// Distinct runs of the plan (two points may resolve to the same scenario).
     pub distinct: usize,
-    /// The runs whose directory is missing, in plan order.
-    pub todo: Vec<&'a PlannedRun>,
-    /// Where each of `todo` is in [`Plan::runs`].
-    pub todo_index: Vec<usize>,
+    /// The runs whose directory is missing: their indices in [`Plan::runs`], in order.
+    pub todo: Vec<usize>,
 }
 
 /// Makes (or reopens) the sweep directory `dir` for `plan`: writes `sweep.json` and
 /// finds the runs still to run, refusing runs made by another cnsim version unless
 /// `allow_mixed_versions`.
-pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Prepared<'a>, RunError> {
+pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Prepared, RunError> {
     open_dir(dir)?;
     let record = Record {
         cnsim_version: crate::VERSION,
@@ -339,7 +337,7 @@ pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Re
     let mut seen = std::collections::HashSet::new();
     let distinct: Vec<(usize, &PlannedRun)> =
         plan.runs.iter().enumerate().filter(|(_, r)| seen.insert(r.id.as_str())).collect();
-    let (mut todo, mut todo_index) = (Vec::new(), Vec::new());
+    let mut todo = Vec::new();
     let mut other_versions = Vec::new();
     for &(i, r) in &distinct {
         let run_dir = runs_dir.join(&r.id);
@@ -353,8 +351,7 @@ pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Re
                 )),
             }
         } else {
-            todo.push(r);
-            todo_index.push(i);
+            todo.push(i);
         }
     }
     if !other_versions.is_empty() && !allow_mixed_versions {
@@ -367,7 +364,7 @@ pub fn prepare<'a>(plan: &'a Plan, dir: &Path, allow_mixed_versions: bool) -> Re
             other_versions[0]
         )));
     }
-    Ok(Prepared { distinct: distinct.len(), todo, todo_index })
+    Ok(Prepared { distinct: distinct.len(), todo })
 }
 
 /// Runs the sweep `plan` into `dir`: only the runs whose directory is missing, `jobs` at
@@ -383,10 +380,11 @@ pub fn execute(
     let to_run = prepared.todo.len();
     progress(SweepProgress { done: 0, to_run, finished: None });
     let runs_dir = dir.join("runs");
-    let in_plan = |p: SweepProgress| {
-        progress(SweepProgress { finished: p.finished.map(|i| prepared.todo_index[i]), ..p })
-    };
-    pool::run_all(&prepared.todo, options.jobs, stop, &in_plan, |r| {
+    // The pool names a finished item by its place in `todo`: the plan's index is there.
+    let in_plan =
+        |p: SweepProgress| progress(SweepProgress { finished: p.finished.map(|i| prepared.todo[i]), ..p });
+    pool::run_all(&prepared.todo, options.jobs, stop, &in_plan, |&i| {
+        let r = &plan.runs[i];
         run_one(&r.scenario, &r.id, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
     })?;
     finish(plan, dir, options.summarize)?;
