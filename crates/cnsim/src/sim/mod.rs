@@ -200,16 +200,17 @@ impl Sim {
     /// Starts serializing frame `id` of `size` bytes on port `p`; the frame reaches the next node at
     /// `now + size·8/rate + propagation delay + next node's processing latency`. Frames
     /// on a link arrive in the order they were sent, so the link keeps them in a FIFO and
-    /// only its first frame has a pending `Arrive` event.
+    /// only its first frame has a pending `Arrive` event, in the event queue's lane of
+    /// its flight time.
     #[inline(always)] // once per frame per hop; LLVM drops it out of line as its callers change
     fn transmit(&mut self, p: PortId, id: FrameId, size: u32, now: Time) {
         let port = &mut self.net.ports[p as usize];
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
-        let at = now + ser + port.to_next_node;
-        port.in_flight.push_back((at, id));
+        let flight = ser + port.to_next_node;
+        port.in_flight.push_back((now + flight, id));
         if port.in_flight.len() == 1 {
-            self.events.schedule(at, Event::Arrive { port: p });
+            self.events.schedule_after(flight, Event::Arrive { port: p });
         }
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
