@@ -723,9 +723,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             flow.line_bps = line;
             flow.ecn = if t.ecn { crate::net::Ecn::Ect0 } else { crate::net::Ecn::NotEct };
             if let Some(r) = t.rate_limit {
-                flow.shaper = Some(Shaper::new(r.0, source_queue));
+                flow.shaper = Some(Box::new(Shaper::new(r.0, source_queue)));
             } else if pattern == Pattern::Saturated {
-                flow.shaper = Some(Shaper::new(line, source_queue));
+                flow.shaper = Some(Box::new(Shaper::new(line, source_queue)));
             }
             if let Source::Tcp { bytes, sru, web, tcp } = &t.source {
                 let app = match (bytes, sru) {

@@ -171,7 +171,7 @@ impl InstallCx<'_> {
         }
         let multicast = matches!(flow.dst, crate::traffic::Destination::Tree { .. });
         let flow = &mut self.flows[f as usize];
-        flow.shaper = Some(Shaper::new(rp.current_rate(), flow.source_queue));
+        flow.shaper = Some(Box::new(Shaper::new(rp.current_rate(), flow.source_queue)));
         flow.rp = self.protocols.reaction_points.len() as u32;
         flow.rp_stamps = rp.stamps(multicast);
         self.protocols.reaction_points.push(rp);

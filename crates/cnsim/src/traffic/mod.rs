@@ -137,10 +137,11 @@ pub struct Flow {
     /// TCP connection of a `Pattern::Tcp` flow (index into the simulator's TCP
     /// connections), or `NONE`.
     pub tcp: u32,
-    /// Optional shaper (rate limiter) at the host's egress.
-    pub shaper: Option<Shaper>,
     /// Counters.
     pub stats: FlowStats,
+    /// Optional shaper (rate limiter) at the host's egress, boxed so that the counters
+    /// share cache lines with the fields every emission touches.
+    pub shaper: Option<Box<Shaper>>,
     /// The flow's own random stream.
     pub rng: RngStream,
     /// The reaction point's timer (set by the simulator), or `NONE`.

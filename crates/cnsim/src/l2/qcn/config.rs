@@ -257,6 +257,7 @@ impl Install for QcnConfig {
             let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format, guidance };
             cx.attach_congestion_point(p, AnyCongestionPoint::Qcn(cp), &cp_key)?;
         }
+        let params = std::sync::Arc::new(self.rp.clone());
         for f in cx.flows_of(&self.flows, &format!("{qp}.flows"))? {
             cx.check_frame_time(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
             if let Some(r) = self.rp.initial_rate {
@@ -266,7 +267,8 @@ impl Install for QcnConfig {
             let multicast = matches!(flow.dst, Destination::Tree { .. });
             let scheme = if multicast { self.multicast } else { MulticastScheme::Standard };
             let rng = cx.rng("rp", &flow.name);
-            let rp = Rp::new(&self.rp, scheme, flow.line_bps, rng).with_cp_weight(self.cp.w);
+            let rp =
+                Rp::new(std::sync::Arc::clone(&params), scheme, flow.line_bps, rng).with_cp_weight(self.cp.w);
             cx.attach_reaction_point(f, AnyReactionPoint::Qcn(rp), &format!("{qp}.flows"))?;
         }
         Ok(())

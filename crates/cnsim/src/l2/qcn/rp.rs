@@ -34,6 +34,8 @@
 //!   (the seed's "rate += (switchMaxRate − rate) × selfIncreaseFactor", applied per frame
 //!   sent: per reply its 0.1 % would take seconds to matter).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::cp::FB_MAX;
@@ -181,7 +183,8 @@ pub struct RpStats {
 /// The reaction point of one flow.
 #[derive(Clone, Debug)]
 pub struct Rp {
-    p: RpParams,
+    /// The parameters, shared by every RP of the table: one copy stays in cache.
+    p: Arc<RpParams>,
     /// Whether the rate limiter is engaged (a CNM arrived since the last release).
     pub active: bool,
     /// Current rate CR, bit/s.
@@ -209,8 +212,8 @@ pub struct Rp {
     pub cnms_since_sample: u64,
     /// Bytes sent since the last CNM (extra fast recovery).
     bytes_since_cnm: f64,
-    /// The probing side (QCN-P, QCN-PR).
-    prober: Option<Prober>,
+    /// The probing side (QCN-P, QCN-PR), boxed: most RPs do not probe.
+    prober: Option<Box<Prober>>,
     /// The rate the latest CP reply guides CR towards (QCN-PR).
     guided_bps: Option<f64>,
     /// The CPs' weight W, to read Fb from a reply.
@@ -221,10 +224,16 @@ pub struct Rp {
 
 impl Rp {
     /// An RP for a source whose link runs at `line_bps`.
-    pub fn new(params: &RpParams, scheme: MulticastScheme, line_bps: u64, rng: RngStream) -> Self {
+    pub fn new(
+        params: impl Into<Arc<RpParams>>,
+        scheme: MulticastScheme,
+        line_bps: u64,
+        rng: RngStream,
+    ) -> Self {
+        let params: Arc<RpParams> = params.into();
         let c = params.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
         Self {
-            p: params.clone(),
+            prober: params.probes.as_ref().map(|p| Box::new(Prober::new(p))),
             active: false,
             cr: c,
             tr: c,
@@ -239,7 +248,7 @@ impl Rp {
             stats: RpStats::default(),
             cnms_since_sample: 0,
             bytes_since_cnm: 0.0,
-            prober: params.probes.as_ref().map(Prober::new),
+            p: params,
             guided_bps: None,
             w: 2.0,
             ai_memory: 0.0,
@@ -498,7 +507,7 @@ mod tests {
     /// RP at 1 Gbit/s without jitter, so every cycle is exact.
     fn rp() -> Rp {
         let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
-        Rp::new(&params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
+        Rp::new(params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
     }
 
     fn cnm(fb: u8) -> Cnm {
@@ -534,7 +543,7 @@ mod tests {
         assert_eq!(r.current_rate(), 507_812_500);
         let params = RpParams { gd: 1.0 / 64.0, jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r2 = Rp::new(
-            &params,
+            params.clone(),
             MulticastScheme::Standard,
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -574,7 +583,7 @@ mod tests {
             let params =
                 RpParams { jitter: [1.0, 1.0], byte_counter: Size::Frames(10), ..RpParams::default() };
             let mut r = Rp::new(
-                &params,
+                params.clone(),
                 MulticastScheme::Standard,
                 G,
                 RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -718,7 +727,7 @@ mod tests {
     fn algorithm1_keeps_the_max_and_resets_at_63() {
         let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r = Rp::new(
-            &params,
+            params.clone(),
             MulticastScheme::Enhanced,
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -741,7 +750,7 @@ mod tests {
     fn representative_reading_follows_its_cp_down() {
         let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r = Rp::new(
-            &params,
+            params.clone(),
             MulticastScheme::EnhancedRepresentative,
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -756,7 +765,7 @@ mod tests {
     fn roeck_rp(f: impl FnOnce(&mut RpParams)) -> Rp {
         let mut params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         f(&mut params);
-        Rp::new(&params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
+        Rp::new(params, MulticastScheme::Standard, G, RngStream::new(1, StreamKey { kind: "rp", name: "t" }))
     }
 
     /// Extra fast recovery: while fewer than efr_max bytes were sent since the CNM, the
