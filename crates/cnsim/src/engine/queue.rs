@@ -151,21 +151,25 @@ impl EventQueue {
     /// delay after the present come in time order, so each delay's events form a lane.
     #[inline]
     pub fn schedule_after(&mut self, delay: Time, event: Event) {
-        if self.heap.len() < DELAY_LANES_FROM {
-            // A small heap is cheaper than a lane's bookkeeping.
-            return self.schedule(self.now + delay, event);
-        }
-        let lane = match self.delay_lanes.iter().find(|(d, _)| *d == delay) {
-            Some(&(_, lane)) => lane,
-            None if self.delay_lanes.len() < MAX_DELAY_LANES => {
-                let lane = self.add_lane();
-                self.delay_lanes.push((delay, lane));
-                lane
-            }
-            None => return self.schedule(self.now + delay, event),
-        };
         let at = self.now + delay;
-        self.schedule_in_lane(lane, at, event);
+        // A small heap is cheaper than a lane's bookkeeping.
+        let lane = if self.heap.len() < DELAY_LANES_FROM {
+            None
+        } else {
+            match self.delay_lanes.iter().find(|(d, _)| *d == delay) {
+                Some(&(_, lane)) => Some(lane),
+                None if self.delay_lanes.len() < MAX_DELAY_LANES => {
+                    let lane = self.add_lane();
+                    self.delay_lanes.push((delay, lane));
+                    Some(lane)
+                }
+                None => None,
+            }
+        };
+        match lane {
+            Some(lane) => self.schedule_in_lane(lane, at, event),
+            None => self.schedule(at, event),
+        }
     }
 
     #[inline]
@@ -284,15 +288,11 @@ impl EventQueue {
                 }
             }
         } else if top.lane != NO_LANE {
-            let l = &mut self.lanes[top.lane as usize];
-            if l.head == Some(top.key) {
-                if let Some(front) = l.rest.pop_front() {
-                    l.head = Some(front.key);
-                    self.heap[0] = front;
-                    sift_down(&mut self.heap, 0);
+            if self.lanes[top.lane as usize].head == Some(top.key) {
+                if self.promote_next(top.lane) {
                     return;
                 }
-                l.head = None;
+                self.lanes[top.lane as usize].head = None;
             }
         }
         let last = self.heap.pop().expect("retire on an empty queue");
@@ -300,6 +300,18 @@ impl EventQueue {
             self.heap[0] = last;
             sift_down(&mut self.heap, 0);
         }
+    }
+
+    /// The heap's top, the head of lane `lane`, is done: the lane's next event takes its
+    /// place at the top (one sift). False if the lane has no next event.
+    #[inline]
+    fn promote_next(&mut self, lane: u32) -> bool {
+        let l = &mut self.lanes[lane as usize];
+        let Some(next) = l.rest.pop_front() else { return false };
+        l.head = Some(next.key);
+        self.heap[0] = next;
+        sift_down(&mut self.heap, 0);
+        true
     }
 
     /// Replaces the event returned by [`front`](Self::front) by `event` at `at`, in the same
@@ -342,13 +354,10 @@ impl EventQueue {
             if !alone && l.head == Some(top.key) && key > l.last {
                 // The lane's next event becomes its head, and the new one joins the
                 // lane's tail: one sift instead of a retire and a re-entry.
-                let entry = Entry { key, event, lane: top.lane };
-                let front = l.rest.pop_front().expect("a lane not alone has a next event");
-                l.head = Some(front.key);
                 l.last = key;
-                l.rest.push_back(entry);
-                self.heap[0] = front;
-                sift_down(&mut self.heap, 0);
+                l.rest.push_back(Entry { key, event, lane: top.lane });
+                let promoted = self.promote_next(top.lane);
+                debug_assert!(promoted, "a lane not alone has a next event");
                 return;
             }
             if !alone {
