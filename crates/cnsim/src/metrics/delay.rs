@@ -41,24 +41,28 @@ fn bucket_range(i: usize) -> (u64, u64) {
 /// histogram (for percentiles) is kept only when asked for (`metrics.delay_percentiles`):
 /// it touches one more cache line per delivered frame, which with thousands of flows
 /// is a cache miss per frame (twice the run time on `dumbbell-cbr-4096`).
+/// Its 48 bytes share a cache line with the flow's delivery counters (`repr(C)`).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct DelayStats {
-    /// Frames per bucket, when percentiles are asked for.
-    histogram: Option<Box<[u32]>>,
-    /// Largest delay, ps.
-    pub max: Time,
-    /// The previous frame's delay, ps.
-    last: Option<Time>,
     /// Σ |d_k − d_{k−1}| over consecutive delivered frames, ps.
     variation_sum: u128,
-    /// Terms of that sum.
-    variation_n: u64,
+    /// Frames per bucket, when percentiles are asked for (a thin pointer: the size is
+    /// fixed).
+    histogram: Option<Box<[u32; BUCKETS]>>,
+    /// Largest delay, ps.
+    pub max: Time,
+    /// The previous frame's delay, ps (meaningless before the first).
+    last: Time,
+    /// Frames recorded (the variation has one term fewer).
+    recorded: u64,
 }
 
 impl DelayStats {
     /// Statistics that keep a histogram, for percentiles.
     pub fn with_percentiles() -> Self {
-        Self { histogram: Some(vec![0u32; BUCKETS].into_boxed_slice()), ..Self::default() }
+        let histogram = vec![0u32; BUCKETS].into_boxed_slice().try_into().expect("BUCKETS counters");
+        Self { histogram: Some(histogram), ..Self::default() }
     }
 
     /// Records the delay of one delivered frame, ps.
@@ -69,11 +73,11 @@ impl DelayStats {
             *b = b.saturating_add(1);
         }
         self.max = self.max.max(delay);
-        if let Some(last) = self.last {
-            self.variation_sum += u128::from(delay.abs_diff(last));
-            self.variation_n += 1;
+        if self.recorded > 0 {
+            self.variation_sum += u128::from(delay.abs_diff(self.last));
         }
-        self.last = Some(delay);
+        self.last = delay;
+        self.recorded += 1;
     }
 
     /// Frames recorded.
@@ -86,7 +90,7 @@ impl DelayStats {
     /// frames; `None` without a histogram.
     pub fn quantile_s(&self, q: f64) -> Option<f64> {
         let h = self.histogram.as_ref()?;
-        Some(self.quantile_in(h, q))
+        Some(self.quantile_in(&h[..], q))
     }
 
     fn quantile_in(&self, h: &[u32], q: f64) -> f64 {
@@ -107,10 +111,11 @@ impl DelayStats {
     /// Mean |d_k − d_{k−1}| over consecutive delivered frames (the mean IP delay
     /// variation of RFC 3393 with consecutive pairs), s.
     pub fn variation_s(&self) -> f64 {
-        if self.variation_n == 0 {
+        let terms = self.recorded.saturating_sub(1);
+        if terms == 0 {
             0.0
         } else {
-            self.variation_sum as f64 / self.variation_n as f64 / 1e12
+            self.variation_sum as f64 / terms as f64 / 1e12
         }
     }
 }

@@ -46,10 +46,10 @@ pub struct Node {
 }
 
 /// One direction of a link: egress queues (one per class) and a transmitter. Fields are
-/// laid out hottest first (`repr(C)`): what every frame touches shares the first cache
-/// lines.
+/// laid out hottest first (`repr(C)`) and each port starts a cache line: a frame going
+/// straight through an idle port touches its first three lines.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Port {
     /// When the transmitter finishes the frame it is sending (≤ now when idle).
     pub busy_until: Time,
@@ -73,14 +73,14 @@ pub struct Port {
     pub link: u32,
     /// Whether a `PortFree` event is pending for this port.
     pub wake_pending: bool,
-    /// Frames on the wire, in sending order, with their arrival times at the next node.
-    pub in_flight: VecDeque<(Time, FrameId)>,
-    /// Frames waiting to be sent, one queue per traffic class.
-    pub classes: Classes,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
     /// when the first one is sent (most ports never send one, and the data path only
     /// asks whether any waits).
     pub control: Option<Box<VecDeque<FrameId>>>,
+    /// Frames on the wire, in sending order, with their arrival times at the next node.
+    pub in_flight: VecDeque<(Time, FrameId)>,
+    /// Frames waiting to be sent, one queue per traffic class.
+    pub classes: Classes,
     /// Link rate in bit/s.
     pub rate_bps: u64,
     /// Propagation delay of the link.
@@ -258,5 +258,21 @@ impl Network {
     /// Ids of all host nodes, in declaration order.
     pub fn hosts(&self) -> Vec<NodeId> {
         (0..self.nodes.len() as NodeId).filter(|&n| self.nodes[n as usize].kind == NodeKind::Host).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of};
+
+    /// What a frame going straight through an idle port reads sits in the port's first
+    /// three cache lines: the transmitter and the link-control test in the first.
+    #[test]
+    fn an_idle_port_is_read_in_three_cache_lines() {
+        assert_eq!(align_of::<Port>(), 64);
+        assert!(offset_of!(Port, control) + 8 <= 64);
+        assert!(offset_of!(Port, link) + 4 <= 64);
+        assert!(offset_of!(Port, classes) < 128);
     }
 }

@@ -72,8 +72,10 @@ pub enum Destination {
     },
 }
 
-/// Per-flow counters.
+/// Per-flow counters. `repr(C)`, 128 bytes: the emission's counters and the delivery's
+/// share the first cache line, the delays fill the second.
 #[derive(Clone, Debug, Default, serde::Serialize)]
+#[repr(C)]
 pub struct FlowStats {
     /// Frames produced by the source (offered load).
     pub offered_frames: u64,
@@ -99,15 +101,15 @@ pub struct FlowStats {
     pub delay: crate::metrics::delay::DelayStats,
 }
 
-/// A traffic source and its counters. The fields an emission reads and writes come
-/// first, together (`repr(C)` keeps them so); names last.
+/// A traffic source and its counters. The fields an emission reads come first and fill
+/// the first two cache lines, the counters fill the next two (`repr(C)` keeps them so,
+/// and each flow starts a cache line); names last. A frame's life touches four lines of
+/// its flow.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Flow {
     /// Emission pattern.
     pub pattern: Pattern,
-    /// First emission time.
-    pub start: Time,
     /// No frame is produced at or after this time.
     pub stop: Time,
     /// Start of the CBR run (for on/off: of the current on-period), and frames emitted
@@ -137,11 +139,10 @@ pub struct Flow {
     /// TCP connection of a `Pattern::Tcp` flow (index into the simulator's TCP
     /// connections), or `NONE`.
     pub tcp: u32,
+    /// Optional shaper (rate limiter) at the host's egress, boxed: most flows have none.
+    pub shaper: Option<Box<Shaper>>,
     /// Counters.
     pub stats: FlowStats,
-    /// Optional shaper (rate limiter) at the host's egress, boxed so that the counters
-    /// share cache lines with the fields every emission touches.
-    pub shaper: Option<Box<Shaper>>,
     /// The flow's own random stream.
     pub rng: RngStream,
     /// The reaction point's timer (set by the simulator), or `NONE`.
@@ -150,6 +151,8 @@ pub struct Flow {
     pub line_bps: u64,
     /// Frames the shaper queue holds (the source-side buffer).
     pub source_queue: usize,
+    /// First emission time.
+    pub start: Time,
     /// Stable name, e.g. "cbr/s12".
     pub name: String,
     /// The destination as the scenario names it (host, group or "uniform").
@@ -293,6 +296,18 @@ impl Flow {
 mod tests {
     use super::*;
     use crate::engine::{StreamKey, PS_PER_MS, PS_PER_US};
+
+    #[test]
+    fn a_frame_touches_four_cache_lines_of_its_flow() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Flow>(), 64);
+        // What an emission reads: the first two lines.
+        assert!(offset_of!(Flow, shaper) + size_of::<Option<Box<Shaper>>>() <= 128);
+        // The counters: the next two.
+        assert_eq!(offset_of!(Flow, stats), 128);
+        assert_eq!(size_of::<FlowStats>(), 128);
+        assert_eq!(offset_of!(FlowStats, delay_sum), 64);
+    }
 
     fn flow(pattern: Pattern) -> Flow {
         Flow::new(
