@@ -287,13 +287,11 @@ impl EventQueue {
                     return;
                 }
             }
-        } else if top.lane != NO_LANE {
-            if self.lanes[top.lane as usize].head == Some(top.key) {
-                if self.promote_next(top.lane) {
-                    return;
-                }
-                self.lanes[top.lane as usize].head = None;
+        } else if top.lane != NO_LANE && self.lanes[top.lane as usize].head == Some(top.key) {
+            if self.promote_next(top.lane) {
+                return;
             }
+            self.lanes[top.lane as usize].head = None;
         }
         let last = self.heap.pop().expect("retire on an empty queue");
         if !self.heap.is_empty() {
