@@ -101,10 +101,11 @@ pub struct FlowStats {
     pub delay: crate::metrics::delay::DelayStats,
 }
 
-/// A traffic source and its counters. The fields an emission reads come first and fill
-/// the first two cache lines, the counters fill the next two (`repr(C)` keeps them so,
-/// and each flow starts a cache line); names last. A frame's life touches four lines of
-/// its flow.
+/// A traffic source and its counters. The fields a frame's emission and release read
+/// (for a shaped flow, its reaction point's too) come first and fill the first two cache
+/// lines, the counters fill the next two (`repr(C)` keeps them so, and each flow starts a
+/// cache line); what only on/off sources read, and names, last. A CBR frame's life
+/// touches four lines of its flow.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Flow {
@@ -116,12 +117,12 @@ pub struct Flow {
     /// since the flow started.
     run_start: Time,
     run_count: u64,
-    /// End of the current on-period (on/off only).
-    on_until: Time,
-    /// Time spent on before the current on-period (on/off only).
-    on_before: Time,
+    /// Rate of the source host's link, bit/s (QCN's line rate C).
+    pub line_bps: u64,
     /// Source host.
     pub src: NodeId,
+    /// The reaction point's timer (set by the simulator), or `NONE`.
+    pub rp_timer: crate::engine::TimerId,
     /// Destination rule.
     pub dst: Destination,
     /// Frame size on the wire, bytes.
@@ -145,14 +146,14 @@ pub struct Flow {
     pub stats: FlowStats,
     /// The flow's own random stream.
     pub rng: RngStream,
-    /// The reaction point's timer (set by the simulator), or `NONE`.
-    pub rp_timer: crate::engine::TimerId,
-    /// Rate of the source host's link, bit/s (QCN's line rate C).
-    pub line_bps: u64,
     /// Frames the shaper queue holds (the source-side buffer).
     pub source_queue: usize,
     /// First emission time.
     pub start: Time,
+    /// End of the current on-period (on/off only).
+    on_until: Time,
+    /// Time spent on before the current on-period (on/off only).
+    on_before: Time,
     /// Stable name, e.g. "cbr/s12".
     pub name: String,
     /// The destination as the scenario names it (host, group or "uniform").
@@ -303,6 +304,8 @@ mod tests {
         assert_eq!(align_of::<Flow>(), 64);
         // What an emission reads: the first two lines.
         assert!(offset_of!(Flow, shaper) + size_of::<Option<Box<Shaper>>>() <= 128);
+        assert!(offset_of!(Flow, line_bps) + 8 <= 128);
+        assert!(offset_of!(Flow, rp_timer) + 4 <= 128);
         // The counters: the next two.
         assert_eq!(offset_of!(Flow, stats), 128);
         assert_eq!(size_of::<FlowStats>(), 128);

@@ -40,8 +40,10 @@ pub enum Offer {
     Full,
 }
 
-/// A per-flow shaper.
+/// A per-flow shaper. Every field is read for every frame it releases: aligned to a
+/// cache line, its 120 bytes take two lines, not three.
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 pub struct Shaper {
     /// Current release rate, bit/s.
     pub rate_bps: u64,
