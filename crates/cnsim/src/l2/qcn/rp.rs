@@ -543,7 +543,7 @@ mod tests {
         assert_eq!(r.current_rate(), 507_812_500);
         let params = RpParams { gd: 1.0 / 64.0, jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r2 = Rp::new(
-            params.clone(),
+            params,
             MulticastScheme::Standard,
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -583,7 +583,7 @@ mod tests {
             let params =
                 RpParams { jitter: [1.0, 1.0], byte_counter: Size::Frames(10), ..RpParams::default() };
             let mut r = Rp::new(
-                params.clone(),
+                params,
                 MulticastScheme::Standard,
                 G,
                 RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -727,7 +727,7 @@ mod tests {
     fn algorithm1_keeps_the_max_and_resets_at_63() {
         let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r = Rp::new(
-            params.clone(),
+            params,
             MulticastScheme::Enhanced,
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
@@ -750,7 +750,7 @@ mod tests {
     fn representative_reading_follows_its_cp_down() {
         let params = RpParams { jitter: [1.0, 1.0], ..RpParams::default() };
         let mut r = Rp::new(
-            params.clone(),
+            params,
             MulticastScheme::EnhancedRepresentative,
             G,
             RngStream::new(1, StreamKey { kind: "rp", name: "t" }),
