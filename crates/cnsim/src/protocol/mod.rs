@@ -260,6 +260,29 @@ impl AnyReactionPoint {
         }
     }
 
+    /// Bytes the flow may release before this reaction point must hear of a release:
+    /// the simulator counts them and hands them over, summed, to
+    /// [`absorb`](Self::absorb) before any other call. Zero: every release is seen.
+    #[inline]
+    pub fn quiet_bytes(&self) -> u32 {
+        match self {
+            AnyReactionPoint::Qcn(rp) => rp.quiet_bytes(),
+            // ECM changes rates on feedback and drift only.
+            AnyReactionPoint::Ecm(_) => u32::MAX,
+            // Probes are due by bytes sent: every release is seen.
+            AnyReactionPoint::E2cm(_) => 0,
+            AnyReactionPoint::Fecn(rp) => rp.quiet_bytes(),
+        }
+    }
+
+    /// The flow released `bytes` in all while the reaction point was quiet.
+    #[inline]
+    pub fn absorb(&mut self, bytes: u32) {
+        if let AnyReactionPoint::Qcn(rp) = self {
+            rp.absorb(bytes);
+        }
+    }
+
     /// The shaper released `bytes` of the flow; probes it sends go through `ctx`.
     #[inline]
     pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32, line_bps: u64) -> RateChange {

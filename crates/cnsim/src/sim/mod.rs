@@ -103,6 +103,8 @@ impl Sim {
                 }
             }
         }
+        // What a run leaves pending must not show in the queries.
+        self.rp_catch_up_all();
         Ok(())
     }
 

@@ -163,9 +163,7 @@ impl Sim {
         match shaper.offer(id, now) {
             Offer::SendNow => {
                 shaper.released(size, now);
-                if flow.rp != NONE {
-                    self.rp_transmitted(f, size, now);
-                }
+                self.rp_released(f, size, now);
                 self.host_send(id, now);
             }
             Offer::Full => {
@@ -228,9 +226,7 @@ impl Sim {
             shaper.idle();
             None
         };
-        if flow.rp != NONE {
-            self.rp_transmitted(f, size, now);
-        }
+        self.rp_released(f, size, now);
         self.host_send(id, now);
         next
     }
@@ -245,7 +241,10 @@ impl Sim {
         let change = if rp == NONE {
             None
         } else {
-            self.protocols.reaction_points[rp as usize].on_feedback(frame, line)
+            self.rp_catch_up(f);
+            let change = self.protocols.reaction_points[rp as usize].on_feedback(frame, line);
+            self.rp_requiet(f);
+            change
         };
         match change {
             Some(change) => self.apply_rate_change(f, change, now),
@@ -253,14 +252,61 @@ impl Sim {
         }
     }
 
-    /// Flow `f`'s shaper released `size` bytes.
+    /// Flow `f`'s shaper released `size` bytes: its reaction point, if any, hears of it
+    /// unless it said it need not yet.
     #[inline]
+    fn rp_released(&mut self, f: u32, size: u32, now: Time) {
+        let flow = &mut self.flows[f as usize];
+        if flow.rp == NONE {
+            return;
+        }
+        if size <= flow.rp_quiet_left {
+            flow.rp_quiet_left -= size;
+            return;
+        }
+        self.rp_transmitted(f, size, now);
+    }
+
+    /// Hands flow `f`'s reaction point the bytes released while it was quiet.
+    #[inline]
+    fn rp_catch_up(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let owed = flow.rp_quiet_granted - flow.rp_quiet_left;
+        flow.rp_quiet_granted = flow.rp_quiet_left;
+        if owed > 0 {
+            self.protocols.reaction_points[flow.rp as usize].absorb(owed);
+        }
+    }
+
+    /// Asks flow `f`'s reaction point, just called, how many bytes may pass unseen.
+    #[inline]
+    fn rp_requiet(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let quiet = self.protocols.reaction_points[flow.rp as usize].quiet_bytes();
+        flow.rp_quiet_left = quiet;
+        flow.rp_quiet_granted = quiet;
+    }
+
+    /// Every reaction point catches up with the bytes its flow released while it was
+    /// quiet, so that its state can be read.
+    pub(super) fn rp_catch_up_all(&mut self) {
+        for f in 0..self.flows.len() as u32 {
+            if self.flows[f as usize].rp != NONE {
+                self.rp_catch_up(f);
+            }
+        }
+    }
+
+    /// Flow `f`'s shaper released `size` bytes, which its reaction point must see.
+    #[inline(never)]
     fn rp_transmitted(&mut self, f: u32, size: u32, now: Time) {
+        self.rp_catch_up(f);
         let flow = &self.flows[f as usize];
         let view = flow_view(f, flow);
         let (rp, line) = (flow.rp, flow.line_bps);
         let change =
             self.protocols.reaction_points[rp as usize].on_transmit(&mut ctx!(self, now), &view, size, line);
+        self.rp_requiet(f);
         self.flush(now);
         self.apply_rate_change(f, change, now);
     }
@@ -270,8 +316,10 @@ impl Sim {
         let flow = &self.flows[f as usize];
         let view = flow_view(f, flow);
         let (rp, line) = (flow.rp, flow.line_bps);
+        self.rp_catch_up(f);
         let change =
             self.protocols.reaction_points[rp as usize].on_timer(&mut ctx!(self, now), &view, tag, line);
+        self.rp_requiet(f);
         self.flush(now);
         self.apply_rate_change(f, change, now);
         None

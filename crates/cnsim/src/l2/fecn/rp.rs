@@ -82,6 +82,16 @@ impl Rp {
         self.rate_bps
     }
 
+    /// Bytes the source may send unseen: all while a probe period runs (a release then
+    /// changes nothing), none before the first frame starts probing.
+    pub fn quiet_bytes(&self) -> u32 {
+        if self.probing {
+            u32::MAX
+        } else {
+            0
+        }
+    }
+
     /// The flow sent a frame: the first one starts the probe timer.
     pub fn on_transmit(&mut self) -> RpAction {
         if self.probing {

@@ -424,6 +424,36 @@ impl Rp {
         self.self_increase(line_bps)
     }
 
+    /// Bytes the flow may send before this RP must see a frame: releases whose total
+    /// stays within them only add to the byte counts, which [`absorb`](Self::absorb) does
+    /// at once. All while the RP is inactive; none with a prober, a guided rate or a
+    /// byte counter in frames (every frame counts); else what is left of the
+    /// byte-counter cycle, so the frame that ends it is seen.
+    #[inline]
+    pub fn quiet_bytes(&self) -> u32 {
+        if !self.active {
+            return u32::MAX;
+        }
+        if self.prober.is_some()
+            || self.guided_bps.is_some()
+            || matches!(self.p.byte_counter, Size::Frames(_))
+        {
+            return 0;
+        }
+        // `bc_left - b >= 0` for every whole b up to the floor: the cycle goes on.
+        self.bc_left.floor().clamp(0.0, u32::MAX as f64) as u32
+    }
+
+    /// Counts `bytes` the flow sent while quiet, as [`on_transmit`](Self::on_transmit)
+    /// would have frame by frame: the sums are of whole bytes, so exact in any order.
+    #[inline]
+    pub fn absorb(&mut self, bytes: u32) {
+        if self.active {
+            self.bytes_since_cnm += bytes as f64;
+            self.bc_left -= bytes as f64;
+        }
+    }
+
     /// The timer expired (reference §2.3 "on timer expiry").
     pub fn on_timer(&mut self, epoch: u32, line_bps: u64) -> RpAction {
         if !self.active || epoch != self.timer_epoch {
@@ -523,6 +553,77 @@ mod tests {
             n += 1;
         }
         n
+    }
+
+    #[test]
+    fn quiet_bytes_are_what_is_left_of_the_byte_cycle() {
+        let mut r = rp();
+        // Inactive: nothing a release does matters.
+        assert_eq!(r.quiet_bytes(), u32::MAX);
+        r.on_cnm(cnm(32), G);
+        // A fresh 150 000 B cycle: 100 frames of 1500 B leave bc_left at 0, still a cycle.
+        assert_eq!(r.quiet_bytes(), 150_000);
+        r.absorb(100 * 1500);
+        assert_eq!(r.bc_left, 0.0);
+        assert_eq!(r.quiet_bytes(), 0);
+        // The 101st frame ends the cycle, as in `fast_recovery_by_byte_counter`.
+        r.on_transmit(1500, G);
+        assert_eq!((r.si, r.cr), (1, 875e6));
+        // With a jittered cycle the quiet bytes are the whole bytes left.
+        r.bc_left = 1234.75;
+        assert_eq!(r.quiet_bytes(), 1234);
+        // Counting frames, or following a guided rate, every frame is seen.
+        r.guided_bps = Some(1e8);
+        assert_eq!(r.quiet_bytes(), 0);
+    }
+
+    #[test]
+    fn quiet_releases_absorbed_at_once_leave_the_same_state() {
+        // Frames of varied sizes, one RP told of each, the other only when its quiet
+        // bytes run out (the rest absorbed in one sum, and before any CNM): the same
+        // rates, cycles and counters, frame by frame, through many byte-counter cycles.
+        let params = RpParams { jitter: [0.85, 1.15], ..RpParams::default() };
+        let make = || {
+            Rp::new(
+                params.clone(),
+                MulticastScheme::Standard,
+                G,
+                RngStream::new(7, StreamKey { kind: "rp", name: "q" }),
+            )
+        };
+        let (mut each, mut quiet) = (make(), make());
+        each.on_cnm(cnm(40), G);
+        quiet.on_cnm(cnm(40), G);
+        let (mut left, mut granted) = (quiet.quiet_bytes(), quiet.quiet_bytes());
+        let (mut calls, mut changes) = (0, 0);
+        for i in 0..3000u32 {
+            if i % 700 == 699 {
+                // Feedback: the quiet RP is caught up first, as the simulator does.
+                quiet.absorb(granted - left);
+                assert_eq!(each.on_cnm(cnm(20), G), quiet.on_cnm(cnm(20), G));
+                (left, granted) = (quiet.quiet_bytes(), quiet.quiet_bytes());
+            }
+            let size = 64 + (i * 997) % 1437;
+            let a = each.on_transmit(size, G);
+            let b = if size <= left {
+                left -= size;
+                RpAction::default()
+            } else {
+                quiet.absorb(granted - left);
+                calls += 1;
+                let b = quiet.on_transmit(size, G);
+                (left, granted) = (quiet.quiet_bytes(), quiet.quiet_bytes());
+                b
+            };
+            assert_eq!(a, b, "frame {i}");
+            assert_eq!(each.cr, quiet.cr, "frame {i}");
+            changes += a.rate_bps.is_some() as u32;
+        }
+        quiet.absorb(granted - left);
+        assert_eq!((each.si, each.tr, each.bc_left), (quiet.si, quiet.tr, quiet.bc_left));
+        assert_eq!(each.bytes_since_cnm, quiet.bytes_since_cnm);
+        assert!(changes >= 10, "several byte-counter cycles: {changes}");
+        assert!(calls < 100, "the quiet RP was called {calls} times for 3000 frames");
     }
 
     #[test]
