@@ -56,9 +56,13 @@ pub struct Port {
     /// Propagation delay plus the far node's processing latency: the time from the last
     /// bit leaving this port to the frame being ready for forwarding at the next node.
     pub to_next_node: Time,
-    /// Serialization time of the last frame size seen (most frames share a size, and
-    /// the exact computation needs a 128-bit division).
-    ser_cache: (u32, Time),
+    /// Serialization time of the last frame size seen, packed as `size << 40 | time`
+    /// (most frames share a size, and the exact computation needs a 128-bit division);
+    /// sizes of 2^24 bytes and times of 2^40 ps (1.1 s) or more are not kept.
+    ser_cache: u64,
+    /// Data frames the congestion point let pass unseen and the bytes of its grant
+    /// left, packed as `frames << 32 | bytes` (see `AnyCongestionPoint::grant_quiet`).
+    pub cp_quiet: u64,
     /// Node that owns the port.
     pub node: NodeId,
     /// The port at the far end of the link (the next node's ingress).
@@ -102,10 +106,15 @@ impl Port {
     /// Time to serialize `size` bytes on this port's link.
     #[inline]
     pub fn serialization_time(&mut self, size: u32) -> Time {
-        if self.ser_cache.0 != size {
-            self.ser_cache = (size, serialization_time(size, self.rate_bps));
+        const TIME_BITS: u32 = 40;
+        if (self.ser_cache >> TIME_BITS) as u32 == size {
+            return self.ser_cache & ((1 << TIME_BITS) - 1);
         }
-        self.ser_cache.1
+        let time = serialization_time(size, self.rate_bps);
+        if size < 1 << (64 - TIME_BITS) && time < 1 << TIME_BITS {
+            self.ser_cache = u64::from(size) << TIME_BITS | time;
+        }
+        time
     }
 }
 
@@ -175,7 +184,9 @@ impl Network {
                 cp: NONE,
                 link: NONE,
                 in_flight: VecDeque::new(),
-                ser_cache: (0, 0),
+                // Size 0: no frame has it.
+                ser_cache: 0,
+                cp_quiet: 0,
             });
         }
         self.nodes[a as usize].ports.push(pa);
@@ -273,6 +284,7 @@ mod tests {
         assert_eq!(align_of::<Port>(), 64);
         assert!(offset_of!(Port, control) + 8 <= 64);
         assert!(offset_of!(Port, link) + 4 <= 64);
+        assert!(offset_of!(Port, cp_quiet) + 8 <= 64);
         assert!(offset_of!(Port, classes) < 128);
     }
 }

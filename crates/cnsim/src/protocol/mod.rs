@@ -193,6 +193,30 @@ impl AnyCongestionPoint {
     }
 }
 
+impl AnyCongestionPoint {
+    /// Bytes of data-carrying frames (those with a [`Header::data_tag`]) that may arrive
+    /// unseen: the port counts them and hands their number, and what is left of the
+    /// grant, to [`absorb`](Self::absorb) before the next arrival it shows. Zero: every
+    /// arrival is seen.
+    ///
+    /// [`Header::data_tag`]: crate::net::Header::data_tag
+    #[inline]
+    pub fn grant_quiet(&mut self) -> u32 {
+        match self {
+            AnyCongestionPoint::Qcn(cp) => cp.grant_quiet(),
+            AnyCongestionPoint::Ecm(_) | AnyCongestionPoint::Fecn(_) => 0,
+        }
+    }
+
+    /// `frames` data-carrying frames arrived unseen, leaving `left` bytes of the grant.
+    #[inline]
+    pub fn absorb(&mut self, frames: u32, left: u32) {
+        if let AnyCongestionPoint::Qcn(cp) = self {
+            cp.cp.absorb(frames, left);
+        }
+    }
+}
+
 /// What a reaction point decided: a new shaper rate and/or its timer (re)armed.
 pub use qcn::RpAction as RateChange;
 

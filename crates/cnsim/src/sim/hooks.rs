@@ -23,9 +23,24 @@ pub struct Protocols {
 }
 
 impl Sim {
-    /// Port `p`'s congestion point sees frame `id` offered to class `class`.
+    /// Port `p`'s congestion point sees frame `id` offered to class `class`, unless it is
+    /// a data frame within the bytes the congestion point let pass unseen: the port only
+    /// counts it then.
     #[inline]
     pub(super) fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
+        let port = &mut self.net.ports[p as usize];
+        let frame = self.frames.get(id);
+        let quiet = port.cp_quiet;
+        if frame.size <= quiet as u32 && frame.header.data_tag().is_some() {
+            port.cp_quiet = quiet + (1 << 32) - u64::from(frame.size);
+            return;
+        }
+        self.protocols.congestion_points[port.cp as usize].absorb((quiet >> 32) as u32, quiet as u32);
+        self.congestion_point_sees(p, class, id, now);
+    }
+
+    #[inline(never)]
+    fn congestion_point_sees(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
         let port = &self.net.ports[p as usize];
         let view = PortView {
             port: p,
@@ -35,8 +50,22 @@ impl Sim {
             serializing: port.busy_until > now,
         };
         let frame = self.frames.get_mut(id);
-        self.protocols.congestion_points[port.cp as usize].on_arrival(&mut ctx!(self, now), &view, frame);
+        let cp = &mut self.protocols.congestion_points[port.cp as usize];
+        cp.on_arrival(&mut ctx!(self, now), &view, frame);
+        self.net.ports[p as usize].cp_quiet = u64::from(cp.grant_quiet());
         self.flush(now);
+    }
+
+    /// Every congestion point catches up with the arrivals its port let pass unseen, so
+    /// that its state can be read.
+    pub(super) fn cp_catch_up_all(&mut self) {
+        for port in &mut self.net.ports {
+            if port.cp != NONE {
+                let (quiet, cp) = (port.cp_quiet, &mut self.protocols.congestion_points[port.cp as usize]);
+                cp.absorb((quiet >> 32) as u32, quiet as u32);
+                port.cp_quiet = u64::from(quiet as u32);
+            }
+        }
     }
 
     /// Frame `id`, which entered through another port, was queued at port `p`: the

@@ -105,6 +105,7 @@ impl Sim {
         }
         // What a run leaves pending must not show in the queries.
         self.rp_catch_up_all();
+        self.cp_catch_up_all();
         Ok(())
     }
 

@@ -264,6 +264,8 @@ pub struct Cp {
     pub q_old: f64,
     /// Bytes of arrivals left before the next sample.
     pub time_to_mark: f64,
+    /// Bytes the last [`grant_quiet`](Self::grant_quiet) let pass unseen.
+    quiet_granted: u32,
     base_probability: f64,
     /// The current sampling probability (`sampling = "probability"`).
     pub probability: f64,
@@ -300,6 +302,7 @@ impl Cp {
             q_old: 0.0,
             // The first interval is the table's first entry (reference §1.2).
             time_to_mark: table[0],
+            quiet_granted: 0,
             detailed: Box::new(detailed),
             memory: params.congestion_memory,
             memory_count: 0,
@@ -330,6 +333,33 @@ impl Cp {
         } else {
             Decision::None
         }
+    }
+
+    /// Bytes of data frames that may arrive unseen, their count and bytes handed over
+    /// later to [`absorb`](Self::absorb): with standard or detailed sampling, the whole
+    /// bytes left before the next sample (a frame that would reach it is seen);
+    /// otherwise, or when `allowed` is false or the congestion memory watches every
+    /// arrival, none.
+    pub fn grant_quiet(&mut self, allowed: bool) -> u32 {
+        let quiet = match self.sampling {
+            Sampling::Standard | Sampling::Detailed if allowed && self.memory.is_none() => {
+                // `time_to_mark - b >= 0` for every whole b up to the floor: no sample.
+                self.time_to_mark.floor().clamp(0.0, u32::MAX as f64) as u32
+            }
+            _ => 0,
+        };
+        self.quiet_granted = quiet;
+        quiet
+    }
+
+    /// Counts `frames` data frames that arrived unseen, leaving `left` of the bytes
+    /// last granted: as [`sampled`](Self::sampled) would have, frame by frame (the
+    /// sums are of whole bytes, so exact in any order).
+    #[inline]
+    pub fn absorb(&mut self, frames: u32, left: u32) {
+        self.stats.arrivals += u64::from(frames);
+        self.time_to_mark -= f64::from(self.quiet_granted - left);
+        self.quiet_granted = left;
     }
 
     /// Counts an arriving data frame of `size` bytes and tells whether it is sampled: with
@@ -479,6 +509,57 @@ mod tests {
     fn exact_cp(qeq: Size, sampling: Sampling) -> Cp {
         let params = CpParams { qeq, sampling, jitter: [1.0, 1.0], ..CpParams::default() };
         Cp::new(&params, 7, rng())
+    }
+
+    #[test]
+    fn quiet_bytes_end_where_the_next_sample_would_be() {
+        let mut cp = exact_cp(Size::Bytes(26_000), Sampling::Standard);
+        // 150 000 B to the first sample: 100 frames of 1500 B pass unseen, as in
+        // `first_sample_after_150kb_of_arrivals`; the 101st must be seen.
+        assert_eq!(cp.grant_quiet(true), 150_000);
+        cp.absorb(100, 0);
+        assert_eq!((cp.stats.arrivals, cp.time_to_mark), (100, 0.0));
+        assert!(cp.sampled(1500));
+        // Not allowed (rate guidance), per-frame sampling or congestion memory: none.
+        assert_eq!(cp.grant_quiet(false), 0);
+        assert_eq!(exact_cp(Size::Bytes(26_000), Sampling::PerFrame).grant_quiet(true), 0);
+    }
+
+    #[test]
+    fn unseen_arrivals_absorbed_at_once_sample_the_same_frames() {
+        // Frames of varied sizes through a jittered CP: one sees each, the other only
+        // those its quiet bytes do not cover. The same frames are sampled, with the same
+        // queue and the same CNMs.
+        let params = CpParams { qeq: Size::Bytes(26_000), ..CpParams::default() };
+        let make = || Cp::new(&params, 3, RngStream::new(9, StreamKey { kind: "cp", name: "q" }));
+        let (mut each, mut quiet) = (make(), make());
+        let mut left = quiet.grant_quiet(true);
+        let mut unseen = 0u32;
+        for i in 0..20_000u32 {
+            let size = 64 + (i * 7919) % 1455;
+            let queue = QueueView { frames: 40, bytes: u64::from(20_000 + (i * 104_729) % 60_000) };
+            let a = each.on_arrival(queue, size, Representative::default(), MulticastScheme::Standard);
+            let b = if size <= left {
+                left -= size;
+                unseen += 1;
+                Decision::None
+            } else {
+                quiet.absorb(unseen, left);
+                unseen = 0;
+                let b = quiet.on_arrival(queue, size, Representative::default(), MulticastScheme::Standard);
+                left = quiet.grant_quiet(true);
+                b
+            };
+            assert_eq!(a, b, "frame {i}");
+        }
+        quiet.absorb(unseen, left);
+        assert_eq!(
+            (each.stats.arrivals, each.stats.samples, each.stats.cnms),
+            (20_000, quiet.stats.samples, quiet.stats.cnms)
+        );
+        assert_eq!(quiet.stats.arrivals, 20_000);
+        assert_eq!(each.time_to_mark, quiet.time_to_mark);
+        assert!(each.stats.samples > 50 && each.stats.cnms > 10, "{:?}", each.stats);
     }
 
     #[test]

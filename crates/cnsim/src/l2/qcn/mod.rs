@@ -155,6 +155,13 @@ impl CongestionPoint {
         }
     }
 
+    /// Bytes of data frames that may arrive unseen (none with rate guidance, which
+    /// measures every arrival); see [`Cp::grant_quiet`].
+    #[inline]
+    pub fn grant_quiet(&mut self) -> u32 {
+        self.cp.grant_quiet(self.guidance.is_none())
+    }
+
     /// A probe for this CP: the reply goes back to its source; the probe, answered, goes
     /// on to its destination.
     #[inline(never)]
