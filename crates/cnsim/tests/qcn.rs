@@ -160,3 +160,29 @@ fn literal_enhanced_scheme_stalls_its_feedback() {
         standard.loss_pct
     );
 }
+
+#[test]
+fn a_run_stopped_part_way_shows_every_arrival_to_its_congestion_point() {
+    // A congestion point is shown only the arrivals that can reach its next sample; the
+    // rest are counted by the port and handed over when a run stops, interrupted or not.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dumbbell-qcn-64.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let s = parse(&text, path, &["duration=20ms".to_string()]).unwrap();
+    let mut sim = build(&s, "qcn-quiet").unwrap();
+    let cp_arrivals = |sim: &cnsim::sim::Sim| match &sim.congestion_points()[0] {
+        cnsim::protocol::AnyCongestionPoint::Qcn(cp) => cp.cp.stats.arrivals,
+        _ => unreachable!("a QCN congestion point"),
+    };
+    let bottleneck = sim.net().port_by_name("r1->r2").unwrap();
+    let arrived =
+        |sim: &cnsim::sim::Sim| sim.net().ports[bottleneck as usize].classes.queue(0).arrived_frames();
+    sim.run_until(5 * PS_PER_S / 1000, &mut |_| true).unwrap();
+    assert!(arrived(&sim) > 1000);
+    assert_eq!(cp_arrivals(&sim), arrived(&sim));
+    // Interrupted at its first progress report.
+    assert!(sim.run_until(PS_PER_S, &mut |_| false).is_err());
+    assert!(cp_arrivals(&sim) > 0);
+    assert_eq!(cp_arrivals(&sim), arrived(&sim));
+    sim.run_to_end();
+    assert_eq!(cp_arrivals(&sim), arrived(&sim));
+}
