@@ -246,11 +246,6 @@ impl EventQueue {
         key
     }
 
-    #[inline]
-    fn push_heap(&mut self, e: Entry) {
-        self.heap.push(e);
-    }
-
     /// Schedules `event` at absolute time `at` (never before now). Timer events go to
     /// the timer lane.
     #[inline]
@@ -258,7 +253,7 @@ impl EventQueue {
         let key = self.key(at);
         match event {
             Event::Timer { .. } => self.enter_timers(Entry { key, event, lane: TIMER_LANE }),
-            _ => self.push_heap(Entry { key, event, lane: NO_LANE }),
+            _ => self.heap.push(Entry { key, event, lane: NO_LANE }),
         }
     }
 
@@ -268,10 +263,10 @@ impl EventQueue {
     fn enter_timers(&mut self, e: Entry) {
         match self.timers.head {
             Some(head) if e.key > head => self.timers.rest.push(e),
-            Some(_) => self.push_heap(e),
+            Some(_) => self.heap.push(e),
             None => {
                 self.timers.head = Some(e.key);
-                self.push_heap(e);
+                self.heap.push(e);
             }
         }
     }
@@ -294,12 +289,12 @@ impl EventQueue {
         if l.head.is_none() {
             l.head = Some(e.key);
             l.last = e.key;
-            self.push_heap(e);
+            self.heap.push(e);
         } else if e.key > l.last {
             l.last = e.key;
             l.rest.push_back(e);
         } else {
-            self.push_heap(e);
+            self.heap.push(e);
         }
     }
 

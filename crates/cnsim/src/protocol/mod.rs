@@ -191,9 +191,7 @@ impl AnyCongestionPoint {
             AnyCongestionPoint::Fecn(cp) => cp.on_arrival(ctx, queue, frame),
         }
     }
-}
 
-impl AnyCongestionPoint {
     /// Bytes of data-carrying frames (those with a [`Header::data_tag`]) that may arrive
     /// unseen: the port counts them and hands their number, and what is left of the
     /// grant, to [`absorb`](Self::absorb) before the next arrival it shows. Zero: every
@@ -285,12 +283,12 @@ impl AnyReactionPoint {
     }
 
     /// Bytes the flow may release before this reaction point must hear of a release:
-    /// the simulator counts them and hands them over, summed, to
+    /// the flow counts them down and hands what is left of the grant to
     /// [`absorb`](Self::absorb) before any other call. Zero: every release is seen.
     #[inline]
-    pub fn quiet_bytes(&self) -> u32 {
+    pub fn grant_quiet(&mut self) -> u32 {
         match self {
-            AnyReactionPoint::Qcn(rp) => rp.quiet_bytes(),
+            AnyReactionPoint::Qcn(rp) => rp.grant_quiet(),
             // ECM changes rates on feedback and drift only.
             AnyReactionPoint::Ecm(_) => u32::MAX,
             // Probes are due by bytes sent: every release is seen.
@@ -299,11 +297,12 @@ impl AnyReactionPoint {
         }
     }
 
-    /// The flow released `bytes` in all while the reaction point was quiet.
+    /// The flow released bytes while the reaction point was quiet, leaving `left` of
+    /// the grant.
     #[inline]
-    pub fn absorb(&mut self, bytes: u32) {
+    pub fn absorb(&mut self, left: u32) {
         if let AnyReactionPoint::Qcn(rp) = self {
-            rp.absorb(bytes);
+            rp.absorb(left);
         }
     }
 

@@ -270,21 +270,15 @@ impl Sim {
     /// Hands flow `f`'s reaction point the bytes released while it was quiet.
     #[inline]
     fn rp_catch_up(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        let owed = flow.rp_quiet_granted - flow.rp_quiet_left;
-        flow.rp_quiet_granted = flow.rp_quiet_left;
-        if owed > 0 {
-            self.protocols.reaction_points[flow.rp as usize].absorb(owed);
-        }
+        let flow = &self.flows[f as usize];
+        self.protocols.reaction_points[flow.rp as usize].absorb(flow.rp_quiet_left);
     }
 
     /// Asks flow `f`'s reaction point, just called, how many bytes may pass unseen.
     #[inline]
     fn rp_requiet(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        let quiet = self.protocols.reaction_points[flow.rp as usize].quiet_bytes();
-        flow.rp_quiet_left = quiet;
-        flow.rp_quiet_granted = quiet;
+        flow.rp_quiet_left = self.protocols.reaction_points[flow.rp as usize].grant_quiet();
     }
 
     /// Every reaction point catches up with the bytes its flow released while it was

@@ -137,11 +137,9 @@ pub struct Flow {
     /// Reaction point driving the shaper (index into the simulator's reaction points),
     /// or `NONE`.
     pub rp: u32,
-    /// Bytes the flow may still release without telling its reaction point, and how
-    /// many the reaction point last allowed (the difference is owed to it; see
-    /// `AnyReactionPoint::quiet_bytes`).
+    /// Bytes the flow may still release without telling its reaction point (see
+    /// `AnyReactionPoint::grant_quiet`).
     pub rp_quiet_left: u32,
-    pub rp_quiet_granted: u32,
     /// TCP connection of a `Pattern::Tcp` flow (index into the simulator's TCP
     /// connections), or `NONE`.
     pub tcp: u32,
@@ -193,7 +191,6 @@ impl Flow {
             shaper: None,
             rp: crate::net::NONE,
             rp_quiet_left: 0,
-            rp_quiet_granted: 0,
             rp_timer: crate::net::NONE,
             rp_stamps: false,
             tcp: crate::net::NONE,
@@ -313,7 +310,7 @@ mod tests {
         assert!(offset_of!(Flow, shaper) + size_of::<Option<Box<Shaper>>>() <= 128);
         assert!(offset_of!(Flow, line_bps) + 8 <= 128);
         assert!(offset_of!(Flow, rp_timer) + 4 <= 128);
-        assert!(offset_of!(Flow, rp_quiet_granted) + 4 <= 128);
+        assert!(offset_of!(Flow, rp_quiet_left) + 4 <= 128);
         // The counters: the next two.
         assert_eq!(offset_of!(Flow, stats), 128);
         assert_eq!(size_of::<FlowStats>(), 128);

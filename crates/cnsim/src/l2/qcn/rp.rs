@@ -212,6 +212,8 @@ pub struct Rp {
     pub cnms_since_sample: u64,
     /// Bytes sent since the last CNM (extra fast recovery).
     bytes_since_cnm: f64,
+    /// Bytes the last [`grant_quiet`](Self::grant_quiet) let pass unseen.
+    quiet_granted: u32,
     /// The probing side (QCN-P, QCN-PR), boxed: most RPs do not probe.
     prober: Option<Box<Prober>>,
     /// The rate the latest CP reply guides CR towards (QCN-PR).
@@ -248,6 +250,7 @@ impl Rp {
             stats: RpStats::default(),
             cnms_since_sample: 0,
             bytes_since_cnm: 0.0,
+            quiet_granted: 0,
             p: params,
             guided_bps: None,
             w: 2.0,
@@ -430,24 +433,29 @@ impl Rp {
     /// byte counter in frames (every frame counts); else what is left of the
     /// byte-counter cycle, so the frame that ends it is seen.
     #[inline]
-    pub fn quiet_bytes(&self) -> u32 {
-        if !self.active {
-            return u32::MAX;
-        }
-        if self.prober.is_some()
+    pub fn grant_quiet(&mut self) -> u32 {
+        let quiet = if !self.active {
+            u32::MAX
+        } else if self.prober.is_some()
             || self.guided_bps.is_some()
             || matches!(self.p.byte_counter, Size::Frames(_))
         {
-            return 0;
-        }
-        // `bc_left - b >= 0` for every whole b up to the floor: the cycle goes on.
-        self.bc_left.floor().clamp(0.0, u32::MAX as f64) as u32
+            0
+        } else {
+            // `bc_left - b >= 0` for every whole b up to the floor: the cycle goes on.
+            self.bc_left.floor().clamp(0.0, u32::MAX as f64) as u32
+        };
+        self.quiet_granted = quiet;
+        quiet
     }
 
-    /// Counts `bytes` the flow sent while quiet, as [`on_transmit`](Self::on_transmit)
-    /// would have frame by frame: the sums are of whole bytes, so exact in any order.
+    /// Counts what the flow sent while quiet, `left` of the bytes last granted being
+    /// unused, as [`on_transmit`](Self::on_transmit) would have frame by frame: the sums
+    /// are of whole bytes, so exact in any order.
     #[inline]
-    pub fn absorb(&mut self, bytes: u32) {
+    pub fn absorb(&mut self, left: u32) {
+        let bytes = self.quiet_granted - left;
+        self.quiet_granted = left;
         if self.active {
             self.bytes_since_cnm += bytes as f64;
             self.bc_left -= bytes as f64;
@@ -559,22 +567,22 @@ mod tests {
     fn quiet_bytes_are_what_is_left_of_the_byte_cycle() {
         let mut r = rp();
         // Inactive: nothing a release does matters.
-        assert_eq!(r.quiet_bytes(), u32::MAX);
+        assert_eq!(r.grant_quiet(), u32::MAX);
         r.on_cnm(cnm(32), G);
         // A fresh 150 000 B cycle: 100 frames of 1500 B leave bc_left at 0, still a cycle.
-        assert_eq!(r.quiet_bytes(), 150_000);
-        r.absorb(100 * 1500);
+        assert_eq!(r.grant_quiet(), 150_000);
+        r.absorb(150_000 - 100 * 1500);
         assert_eq!(r.bc_left, 0.0);
-        assert_eq!(r.quiet_bytes(), 0);
+        assert_eq!(r.grant_quiet(), 0);
         // The 101st frame ends the cycle, as in `fast_recovery_by_byte_counter`.
         r.on_transmit(1500, G);
         assert_eq!((r.si, r.cr), (1, 875e6));
         // With a jittered cycle the quiet bytes are the whole bytes left.
         r.bc_left = 1234.75;
-        assert_eq!(r.quiet_bytes(), 1234);
+        assert_eq!(r.grant_quiet(), 1234);
         // Counting frames, or following a guided rate, every frame is seen.
         r.guided_bps = Some(1e8);
-        assert_eq!(r.quiet_bytes(), 0);
+        assert_eq!(r.grant_quiet(), 0);
     }
 
     #[test]
@@ -594,14 +602,14 @@ mod tests {
         let (mut each, mut quiet) = (make(), make());
         each.on_cnm(cnm(40), G);
         quiet.on_cnm(cnm(40), G);
-        let (mut left, mut granted) = (quiet.quiet_bytes(), quiet.quiet_bytes());
+        let mut left = quiet.grant_quiet();
         let (mut calls, mut changes) = (0, 0);
         for i in 0..3000u32 {
             if i % 700 == 699 {
                 // Feedback: the quiet RP is caught up first, as the simulator does.
-                quiet.absorb(granted - left);
+                quiet.absorb(left);
                 assert_eq!(each.on_cnm(cnm(20), G), quiet.on_cnm(cnm(20), G));
-                (left, granted) = (quiet.quiet_bytes(), quiet.quiet_bytes());
+                left = quiet.grant_quiet();
             }
             let size = 64 + (i * 997) % 1437;
             let a = each.on_transmit(size, G);
@@ -609,17 +617,17 @@ mod tests {
                 left -= size;
                 RpAction::default()
             } else {
-                quiet.absorb(granted - left);
+                quiet.absorb(left);
                 calls += 1;
                 let b = quiet.on_transmit(size, G);
-                (left, granted) = (quiet.quiet_bytes(), quiet.quiet_bytes());
+                left = quiet.grant_quiet();
                 b
             };
             assert_eq!(a, b, "frame {i}");
             assert_eq!(each.cr, quiet.cr, "frame {i}");
             changes += a.rate_bps.is_some() as u32;
         }
-        quiet.absorb(granted - left);
+        quiet.absorb(left);
         assert_eq!((each.si, each.tr, each.bc_left), (quiet.si, quiet.tr, quiet.bc_left));
         assert_eq!(each.bytes_since_cnm, quiet.bytes_since_cnm);
         assert!(changes >= 10, "several byte-counter cycles: {changes}");
