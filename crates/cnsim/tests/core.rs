@@ -327,6 +327,66 @@ rate_limit = "2Gbps"
     assert!((1666..=1667).contains(&sent), "{sent}");
 }
 
+/// A 1 Gbit/s CBR source (a 1500-byte frame every 12 us) behind a 400 Mbit/s limit (one
+/// frame per 30 us) with room for 3 frames, over 1 ms. Frames are made at 0, 12, 24, …,
+/// 996 us (84) and released at 0, 30, …, 990 us (34); the queue is full from 48 us on, so
+/// 84 − 34 − 3 = 47 are lost. Every 60 us a frame is due at the instant of a release: it
+/// comes after the release, finds the place just freed, and the next one (12 us later) is
+/// lost instead. A frame waits (release − birth) plus 4.4 us on the way (two 1.2 us
+/// serializations, two 1 us links): 2 855.6 us over the 34 delivered (a frame due at a
+/// release and lost instead would give 2 675.6 us).
+const LIMITED: &str = r#"
+name = "limited"
+duration = "1ms"
+[topology]
+nodes = [{ name = "a", kind = "host" }, { name = "sw", kind = "switch" }, { name = "b", kind = "host" }]
+links = [
+  { from = "a", to = "sw", rate = "10Gbps", delay = "1us" },
+  { from = "sw", to = "b", rate = "10Gbps", delay = "1us" },
+]
+[switches]
+processing_latency = "0us"
+[[traffic]]
+name = "f"
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "1Gbps"
+frame_size = "1500B"
+rate_limit = "400Mbps"
+source_queue = "3 frames"
+"#;
+
+#[test]
+fn a_source_behind_a_full_rate_limiter_loses_exactly_the_excess() {
+    let s = run(LIMITED);
+    let st = &s.flows()[0].stats;
+    assert_eq!(
+        (st.offered_frames, st.sent_frames, st.source_dropped_frames, st.delivered_frames),
+        (84, 34, 47, 34)
+    );
+    assert_eq!(s.frames_queued(), 3);
+    assert_eq!(st.delay_sum, 2_855_600_000);
+    // The source makes no event of its own while its frames wait: one event per release
+    // and per hop (33 + 2 · 34), not one more per frame made (84).
+    assert!(s.counters().events < 3 * 34 + 10, "{} events", s.counters().events);
+}
+
+#[test]
+fn a_rate_limited_source_inspected_part_way_shows_every_frame_it_made() {
+    let mut s = sim(LIMITED);
+    s.run_until(500 * PS_PER_US, &mut |_| true).unwrap();
+    // Made at 0 … 492 us (42), released at 0 … 480 us (17), 3 waiting, 22 lost.
+    let st = &s.flows()[0].stats;
+    assert_eq!((st.offered_frames, st.sent_frames, st.source_dropped_frames), (42, 17, 22));
+    assert_eq!(s.frames_queued(), 3);
+    assert_eq!(st.delay_sum, 1_298_800_000);
+    s.check_conservation().unwrap();
+    s.run_to_end();
+    let whole = run(LIMITED);
+    assert_eq!(format!("{:?}", s.flows()[0].stats), format!("{:?}", whole.flows()[0].stats));
+}
+
 #[test]
 fn summary_names_each_congestion_point_by_its_own_port() {
     // CPs listed against port order: each summary entry must still name its own queue.

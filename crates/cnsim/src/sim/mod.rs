@@ -85,7 +85,11 @@ impl Sim {
         until: Time,
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
-        let outcome = self.process_until(until.min(self.end), on_progress);
+        let until = until.min(self.end);
+        let outcome = self.process_until(until, on_progress);
+        // Sources that deferred their frames make those due before the last event handled.
+        let reached = if outcome.is_ok() { until } else { self.events.now() };
+        self.catch_up_sources(reached);
         // Whatever a run leaves pending (bytes protocols let pass unseen) must not show
         // in the queries, even of a run that stopped early.
         self.rp_catch_up_all();

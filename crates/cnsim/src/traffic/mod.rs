@@ -134,6 +134,9 @@ pub struct Flow {
     /// Whether the reaction point writes something into the flow's data frames (so the
     /// source asks it for every frame, and only then).
     pub rp_stamps: bool,
+    /// Whether the source's frames may be made late, at its shaper's releases, while the
+    /// shaper holds a backlog (set by the simulator; see [`Flow::deferred`]).
+    pub defers: bool,
     /// Reaction point driving the shaper (index into the simulator's reaction points),
     /// or `NONE`.
     pub rp: u32,
@@ -147,6 +150,18 @@ pub struct Flow {
     pub shaper: Option<Box<Shaper>>,
     /// Counters.
     pub stats: FlowStats,
+    /// While the shaper of a deferring source holds a backlog, the source has no event
+    /// of its own: its next emission waits here, and the frames due are made, with the
+    /// times they were due, at the shaper's next release, in order (a CBR source without
+    /// jitter draws nothing from its random stream but destinations, so the frames are
+    /// those one event per frame would make). A frame due at the very instant of a
+    /// release is made just after it, as one event per frame mostly orders them (the
+    /// source's event was scheduled a source period before, the release a longer shaper
+    /// gap before). When the backlog clears, the next emission is scheduled again. Queries
+    /// see every frame due before the time a run reached.
+    pub deferred: Option<Time>,
+    /// The event lane of the source's emissions, or `NONE`.
+    pub emission_lane: u32,
     /// The flow's own random stream.
     pub rng: RngStream,
     /// Frames the shaper queue holds (the source-side buffer).
@@ -193,6 +208,9 @@ impl Flow {
             rp_quiet_left: 0,
             rp_timer: crate::net::NONE,
             rp_stamps: false,
+            defers: false,
+            deferred: None,
+            emission_lane: crate::net::NONE,
             tcp: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
