@@ -172,11 +172,18 @@ impl Sim {
                 break;
             }
             let frame = self.make_frame(f, t);
+            self.counters.count_created(HeaderKind::Data);
             let flow = &mut self.flows[f as usize];
             flow.deferred = flow.next_emission(t);
-            let id = self.frames.alloc(frame);
-            self.counters.count_created(HeaderKind::Data);
-            self.offer(f, id, frame.size, t);
+            let shaper = flow.shaper.as_mut().expect("a deferring flow has a shaper");
+            if shaper.queue.len() >= shaper.capacity {
+                // Lost at once: no need to keep it even for a moment.
+                flow.stats.source_dropped_frames += 1;
+                self.counters.count_drop(DropSite::Source, HeaderKind::Data);
+            } else {
+                let id = self.frames.alloc(frame);
+                self.offer(f, id, frame.size, t);
+            }
         }
     }
 
@@ -249,7 +256,7 @@ impl Sim {
             return Some(self.timers.continue_at(timer, allowed, 0));
         }
         let deferring = flow.deferred.is_some();
-        if deferring {
+        if flow.deferred.is_some_and(|t| t < now) {
             self.catch_up_source(f, now, false);
         }
         let flow = &mut self.flows[f as usize];
@@ -276,7 +283,7 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let shaper = flow.shaper.as_mut().expect("flow has a shaper");
         shaper.released(size, now);
-        if deferring {
+        if deferring && self.flows[f as usize].deferred.is_some_and(|t| t <= now) {
             // A frame due at the very instant of the release comes after it (as the
             // source's own event, scheduled after the release's, would).
             self.catch_up_source(f, now, true);
