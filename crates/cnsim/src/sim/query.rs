@@ -69,9 +69,15 @@ impl Sim {
         self.protocols.link.as_ref()
     }
 
-    /// Frames currently allocated (queued, in shapers and host inputs, on wires).
+    /// Frames made and not yet delivered or dropped (queued, in shapers and host inputs,
+    /// on wires), built or not.
     pub fn frames_live(&self) -> u64 {
-        self.frames.live()
+        self.frames.live() + self.frames_unbuilt()
+    }
+
+    /// Frames waiting in shapers not built yet.
+    fn frames_unbuilt(&self) -> u64 {
+        self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|s| s.unbuilt.len() as u64).sum()
     }
 
     /// Counters of port `p`'s queues, one per class.
@@ -110,7 +116,7 @@ impl Sim {
     pub fn frames_queued(&self) -> u64 {
         let in_ports: u64 = self.net.ports.iter().map(|p| p.classes.backlog() + p.control_len() as u64).sum();
         let in_shapers: u64 =
-            self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|l| l.queue.len() as u64).sum();
+            self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|l| l.waiting() as u64).sum();
         let in_hosts = self.protocols.link.as_ref().map_or(0, |l| l.frames_held());
         in_ports + in_shapers + in_hosts
     }
@@ -140,7 +146,7 @@ impl Sim {
             ));
         }
         let in_flight = self.frames_queued() + c.on_wire;
-        if c.created != c.delivered + c.dropped + in_flight || in_flight != self.frames.live() {
+        if c.created != c.delivered + c.dropped + in_flight || in_flight != self.frames_live() {
             return Err(format!(
                 "frame conservation violated: created {} != delivered {} + dropped {} + in flight {} \
                  (queued {} + on wire {}); arena holds {}",
@@ -150,7 +156,7 @@ impl Sim {
                 in_flight,
                 self.frames_queued(),
                 c.on_wire,
-                self.frames.live()
+                self.frames_live()
             ));
         }
         Ok(())

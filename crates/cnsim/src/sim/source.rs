@@ -3,7 +3,7 @@
 
 use super::{ctx, DropSite, Protocols, Recorder, Sim, TimerOwner};
 use crate::engine::{Event, Time, TimerId, Timers};
-use crate::net::{Frame, FrameArena, Header, HeaderKind, MulticastTrees, Network, Routes, NONE};
+use crate::net::{Frame, FrameArena, Header, HeaderKind, MulticastTrees, Network, NodeId, Routes, NONE};
 use crate::protocol::{LinkTimer, TimerAction};
 use crate::protocol::{Outbox, RateChange};
 use crate::traffic::shaper::Offer;
@@ -122,23 +122,38 @@ impl Sim {
 
     /// Builds the next data frame of flow `f`.
     fn make_frame(&mut self, f: u32, now: Time) -> Frame {
+        let dst = self.next_destination(f);
+        self.build_frame(f, dst, now)
+    }
+
+    /// Flow `f`'s source makes a frame: it counts as offered, and here is its
+    /// destination (for a flow to random hosts, the next draw of its stream).
+    #[inline]
+    fn next_destination(&mut self, f: u32) -> NodeId {
         let flow = &mut self.flows[f as usize];
-        let (dst, multicast) = match flow.dst {
-            Destination::Tree { tree, .. } => (tree, true),
-            _ => (flow.pick_host().expect("unicast flow has a host"), false),
+        let dst = match flow.dst {
+            Destination::Tree { tree, .. } => tree,
+            _ => flow.pick_host().expect("unicast flow has a host"),
         };
         flow.stats.offered_frames += 1;
         flow.stats.offered_bytes += flow.frame_size as u64;
+        dst
+    }
+
+    /// Flow `f`'s data frame to `dst`, born at `born`.
+    #[inline]
+    fn build_frame(&mut self, f: u32, dst: NodeId, born: Time) -> Frame {
+        let flow = &self.flows[f as usize];
         let mut frame = Frame {
             size: flow.frame_size,
             priority: flow.priority,
             ecn: flow.ecn,
-            multicast,
+            multicast: matches!(flow.dst, Destination::Tree { .. }),
             src: flow.src,
             dst,
             flow: f,
             ingress: NONE,
-            born: now,
+            born,
             header: Header::Data(Default::default()),
         };
         if flow.rp_stamps {
@@ -157,7 +172,7 @@ impl Sim {
         self.counters.count_created(HeaderKind::Data);
         self.offer(f, id, frame.size, now);
         let flow = &mut self.flows[f as usize];
-        if flow.defers && flow.shaper.as_ref().is_some_and(|s| !s.queue.is_empty()) {
+        if flow.defers && flow.shaper.as_ref().is_some_and(|s| s.waiting() > 0) {
             flow.deferred = next;
             return None;
         }
@@ -171,18 +186,17 @@ impl Sim {
             if t > until || (t == until && !inclusive) {
                 break;
             }
-            let frame = self.make_frame(f, t);
+            // The shaper is pacing: the frame waits (built when released) or is lost.
+            let dst = self.next_destination(f);
             self.counters.count_created(HeaderKind::Data);
             let flow = &mut self.flows[f as usize];
             flow.deferred = flow.next_emission(t);
             let shaper = flow.shaper.as_mut().expect("a deferring flow has a shaper");
-            if shaper.queue.len() >= shaper.capacity {
-                // Lost at once: no need to keep it even for a moment.
+            if shaper.is_full() {
                 flow.stats.source_dropped_frames += 1;
                 self.counters.count_drop(DropSite::Source, HeaderKind::Data);
             } else {
-                let id = self.frames.alloc(frame);
-                self.offer(f, id, frame.size, t);
+                shaper.unbuilt.push_back((t, dst));
             }
         }
     }
@@ -272,11 +286,17 @@ impl Sim {
         } else {
             match shaper.queue.pop_front() {
                 Some(id) => id,
-                None => {
-                    shaper.idle();
-                    self.resume_source(f);
-                    return None;
-                }
+                None => match shaper.unbuilt.pop_front() {
+                    Some((born, dst)) => {
+                        let frame = self.build_frame(f, dst, born);
+                        self.frames.alloc(frame)
+                    }
+                    None => {
+                        shaper.idle();
+                        self.resume_source(f);
+                        return None;
+                    }
+                },
             }
         };
         let size = self.frames.get(id).size;
@@ -289,7 +309,7 @@ impl Sim {
             self.catch_up_source(f, now, true);
         }
         let shaper = self.flows[f as usize].shaper.as_mut().expect("flow has a shaper");
-        let next = if saturated || !shaper.queue.is_empty() {
+        let next = if saturated || shaper.waiting() > 0 {
             let at = shaper.next_allowed(now);
             shaper.pacing(at);
             Some(self.timers.continue_at(timer, at, 0))
@@ -513,7 +533,7 @@ qeq = "30 frames"
         let mut counters = sim.counters.clone();
         counters.events = 0;
         let flows: Vec<_> = sim.flows.iter().map(|f| format!("{:?}", f.stats)).collect();
-        let shapers: Vec<_> = sim.flows.iter().map(|f| f.shaper.as_ref().map(|s| s.queue.len())).collect();
+        let shapers: Vec<_> = sim.flows.iter().map(|f| f.shaper.as_ref().map(|s| s.waiting())).collect();
         let queues: Vec<_> = (0..sim.net.ports.len() as u32)
             .map(|p| sim.queue_stats(p).map(|q| format!("{q:?}")).collect::<Vec<_>>())
             .collect();

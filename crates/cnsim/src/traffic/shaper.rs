@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use crate::engine::time::serialization_time;
 use crate::engine::{Time, TimerId};
-use crate::net::FrameId;
+use crate::net::{FrameId, NodeId};
 
 /// Whether a release is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub enum Offer {
 }
 
 /// A per-flow shaper. Every field is read for every frame it releases: aligned to a
-/// cache line, its 120 bytes take two lines, not three.
+/// cache line, its 128 bytes take two lines, not three (hence the split tuples).
 #[derive(Clone, Debug)]
 #[repr(align(64))]
 pub struct Shaper {
@@ -49,18 +49,25 @@ pub struct Shaper {
     pub rate_bps: u64,
     /// Frames waiting for release.
     pub queue: VecDeque<FrameId>,
+    /// Frames a deferring source made after those of `queue` but that are not built yet:
+    /// their birth times and destinations. A frame is built when it is released, so a
+    /// long source queue holds 12 bytes a frame and its release reads no cold frame.
+    pub unbuilt: VecDeque<(Time, NodeId)>,
     /// Most frames the queue holds; beyond that the source loses frames.
-    pub capacity: usize,
+    capacity: u32,
     /// When the last frame was released and its size (the next may leave at
-    /// `last_release + 8·size/rate`).
-    pub last_release: Option<(Time, u32)>,
+    /// `last_release + 8·last_size/rate`); 0 and 0 before the first.
+    last_release: Time,
+    last_size: u32,
     /// The release timer (set by the simulator).
     pub timer: TimerId,
     /// Idle or Pacing.
     pub state: ShaperState,
-    /// The gap 8·size/rate for the last (size, rate) seen: most frames of a flow share a
+    /// The gap 8·size/rate for the last size and rate seen: most frames of a flow share a
     /// size, and the exact computation needs a 128-bit division.
-    gap_cache: (u32, u64, Time),
+    gap_size: u32,
+    gap_rate: u64,
+    gap: Time,
 }
 
 impl Shaper {
@@ -69,35 +76,49 @@ impl Shaper {
         Self {
             rate_bps,
             queue: VecDeque::with_capacity(capacity.min(crate::net::queue::PREALLOC_FRAMES as usize)),
-            capacity,
-            last_release: None,
+            unbuilt: VecDeque::new(),
+            capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
+            last_release: 0,
+            last_size: 0,
             timer: crate::net::NONE,
             state: ShaperState::Idle,
-            gap_cache: (0, 0, 0),
+            gap_size: 0,
+            gap_rate: 0,
+            gap: 0,
         }
     }
 
-    /// Earliest time the next frame may leave under the current rate.
+    /// Earliest time the next frame may leave under the current rate (a zero-size
+    /// release at 0 stands for none: its gap is 0).
     #[inline]
     pub fn next_allowed(&mut self, now: Time) -> Time {
-        match self.last_release {
-            Some((t, size)) => {
-                if (self.gap_cache.0, self.gap_cache.1) != (size, self.rate_bps) {
-                    self.gap_cache = (size, self.rate_bps, serialization_time(size, self.rate_bps));
-                }
-                (t + self.gap_cache.2).max(now)
-            }
-            None => now,
+        if (self.gap_size, self.gap_rate) != (self.last_size, self.rate_bps) {
+            self.gap_size = self.last_size;
+            self.gap_rate = self.rate_bps;
+            self.gap = serialization_time(self.last_size, self.rate_bps);
         }
+        (self.last_release + self.gap).max(now)
+    }
+
+    /// Whether the queue holds as many frames as it may.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.waiting() >= self.capacity as usize
+    }
+
+    /// Frames waiting, built or not.
+    #[inline]
+    pub fn waiting(&self) -> usize {
+        self.queue.len() + self.unbuilt.len()
     }
 
     /// A source offers frame `id` at `now`. A frame that waits is queued here.
     #[inline]
     pub fn offer(&mut self, id: FrameId, now: Time) -> Offer {
         let idle = self.state == ShaperState::Idle;
-        if self.queue.is_empty() && idle && self.next_allowed(now) <= now {
+        if self.waiting() == 0 && idle && self.next_allowed(now) <= now {
             Offer::SendNow
-        } else if self.queue.len() >= self.capacity {
+        } else if self.is_full() {
             Offer::Full
         } else {
             self.queue.push_back(id);
@@ -114,7 +135,8 @@ impl Shaper {
     /// Notes that a frame of `size` bytes left at `now`.
     #[inline]
     pub fn released(&mut self, size: u32, now: Time) {
-        self.last_release = Some((now, size));
+        self.last_release = now;
+        self.last_size = size;
     }
 
     /// Sets the rate; returns the new release time when a scheduled release should come
@@ -164,6 +186,21 @@ mod tests {
         // A lower one leaves it: the release waits again when it fires.
         assert_eq!(s.set_rate(100_000_000, 1_100_000), None);
         assert_eq!(s.state, ShaperState::Pacing { until: 1_200_000 });
+    }
+
+    #[test]
+    fn frames_not_built_yet_take_their_places_in_the_queue() {
+        let mut s = Shaper::new(1_000_000, 2);
+        s.released(1500, 0);
+        assert_eq!(s.offer(1, 0), Offer::Wait(Some(12_000_000_000)));
+        s.unbuilt.push_back((5, 3));
+        assert_eq!(s.waiting(), 2);
+        assert_eq!(s.offer(2, 6), Offer::Full);
+    }
+
+    #[test]
+    fn it_takes_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<Shaper>(), 128);
     }
 
     #[test]
