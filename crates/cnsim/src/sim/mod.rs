@@ -53,6 +53,11 @@ pub struct Sim {
     counters: Counters,
     recorder: Recorder,
     max_live_frames: u64,
+    /// Frames waiting unbuilt in shapers (see [`crate::traffic::Shaper::unbuilt`]).
+    unbuilt: u64,
+    /// Set when a source's catch-up took the frames held above `max_live_frames`: a
+    /// single catch-up may make many frames between two of the periodic checks.
+    unbuilt_over_limit: bool,
 }
 
 /// A [`Ctx`] over the simulator's timers, events and outbox.
@@ -108,12 +113,12 @@ impl Sim {
                 None => self.events.retire(),
             }
             self.counters.events += 1;
-            if self.counters.events & 0xffff == 0 {
+            if self.counters.events & 0xffff == 0 || self.unbuilt_over_limit {
                 let p = Progress { now, end: self.end, events: self.counters.events };
                 if !on_progress(&p) {
                     return Err(Halt::Interrupted);
                 }
-                let live = self.frames.live();
+                let live = self.frames.live() + self.unbuilt;
                 if live > self.max_live_frames {
                     return Err(Halt::TooManyFrames { live, limit: self.max_live_frames, at: now });
                 }

@@ -77,7 +77,7 @@ impl Sim {
 
     /// Frames waiting in shapers not built yet.
     fn frames_unbuilt(&self) -> u64 {
-        self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|s| s.unbuilt.len() as u64).sum()
+        self.unbuilt
     }
 
     /// Counters of port `p`'s queues, one per class.
@@ -144,6 +144,11 @@ impl Sim {
                 c.dropped_unroutable,
                 c.dropped_at_hosts
             ));
+        }
+        let unbuilt: u64 =
+            self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|s| s.unbuilt.len() as u64).sum();
+        if unbuilt != self.unbuilt {
+            return Err(format!("{unbuilt} frames wait unbuilt in shapers, {} counted", self.unbuilt));
         }
         let in_flight = self.frames_queued() + c.on_wire;
         if c.created != c.delivered + c.dropped + in_flight || in_flight != self.frames_live() {

@@ -49,6 +49,8 @@ impl Sim {
             counters: Default::default(),
             recorder,
             max_live_frames: u64::MAX,
+            unbuilt: 0,
+            unbuilt_over_limit: false,
         }
     }
 
@@ -197,6 +199,12 @@ impl Sim {
                 self.counters.count_drop(DropSite::Source, HeaderKind::Data);
             } else {
                 shaper.unbuilt.push_back((t, dst));
+                self.unbuilt += 1;
+                if self.frames.live() + self.unbuilt > self.max_live_frames {
+                    // The run stops after this event; no need to make more.
+                    self.unbuilt_over_limit = true;
+                    return;
+                }
             }
         }
     }
@@ -288,6 +296,7 @@ impl Sim {
                 Some(id) => id,
                 None => match shaper.unbuilt.pop_front() {
                     Some((born, dst)) => {
+                        self.unbuilt -= 1;
                         let frame = self.build_frame(f, dst, born);
                         self.frames.alloc(frame)
                     }
