@@ -566,8 +566,10 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         };
         let limiter_slots = (source_queue as u64).min(PREALLOC_FRAMES);
         let histogram = if s.metrics.delay_percentiles { crate::metrics::delay::HISTOGRAM_BYTES } else { 0 };
+        // A source queue slot: a frame id, or an unbuilt frame (birth time, destination).
+        let slot_bytes = std::mem::size_of::<(crate::engine::Time, crate::net::NodeId)>() as u64;
         budget.charge(
-            n_srcs.saturating_mul(FLOW_BYTES + 4 * limiter_slots + histogram),
+            n_srcs.saturating_mul(FLOW_BYTES + slot_bytes * limiter_slots + histogram),
             &format!("{tp}.from"),
             &format!("{n_srcs} flows"),
             "to fit, use fewer source hosts or a smaller source_queue",

@@ -87,6 +87,11 @@ impl Sim {
                 && flow.shaper.is_some()
                 && flow.tcp == NONE
                 && !flow.rp_stamps;
+            if let (true, Some(shaper)) = (flow.defers, &mut flow.shaper) {
+                // Its frames wait unbuilt, but for the one that starts each backlog.
+                shaper.unbuilt = std::collections::VecDeque::with_capacity(shaper.queue.capacity());
+                shaper.queue = std::collections::VecDeque::with_capacity(1);
+            }
             if flow.tcp != NONE && flow.start < flow.stop {
                 let timer = self.protocols.tcp[flow.tcp as usize].timer;
                 let start = flow.start;
