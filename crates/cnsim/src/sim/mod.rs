@@ -55,8 +55,9 @@ pub struct Sim {
     max_live_frames: u64,
     /// Frames waiting unbuilt in shapers (see [`crate::traffic::Shaper::unbuilt`]).
     unbuilt: u64,
-    /// Set when a source's catch-up took the frames held above `max_live_frames`: a
-    /// single catch-up may make many frames between two of the periodic checks.
+    /// Set when a source's catch-up took the frames held above `max_live_frames` (a
+    /// single catch-up may make many frames between two of the periodic checks): the
+    /// check is due after the current event.
     unbuilt_over_limit: bool,
 }
 
@@ -114,6 +115,7 @@ impl Sim {
             }
             self.counters.events += 1;
             if self.counters.events & 0xffff == 0 || self.unbuilt_over_limit {
+                self.unbuilt_over_limit = false;
                 let p = Progress { now, end: self.end, events: self.counters.events };
                 if !on_progress(&p) {
                     return Err(Halt::Interrupted);

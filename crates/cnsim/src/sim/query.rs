@@ -72,12 +72,7 @@ impl Sim {
     /// Frames made and not yet delivered or dropped (queued, in shapers and host inputs,
     /// on wires), built or not.
     pub fn frames_live(&self) -> u64 {
-        self.frames.live() + self.frames_unbuilt()
-    }
-
-    /// Frames waiting in shapers not built yet.
-    fn frames_unbuilt(&self) -> u64 {
-        self.unbuilt
+        self.frames.live() + self.unbuilt
     }
 
     /// Counters of port `p`'s queues, one per class.

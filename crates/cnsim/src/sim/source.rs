@@ -88,9 +88,7 @@ impl Sim {
                 && flow.tcp == NONE
                 && !flow.rp_stamps;
             if let (true, Some(shaper)) = (flow.defers, &mut flow.shaper) {
-                // Its frames wait unbuilt, but for the one that starts each backlog.
-                shaper.unbuilt = std::collections::VecDeque::with_capacity(shaper.queue.capacity());
-                shaper.queue = std::collections::VecDeque::with_capacity(1);
+                shaper.holds_unbuilt();
             }
             if flow.tcp != NONE && flow.start < flow.stop {
                 let timer = self.protocols.tcp[flow.tcp as usize].timer;
@@ -200,8 +198,7 @@ impl Sim {
             flow.deferred = flow.next_emission(t);
             let shaper = flow.shaper.as_mut().expect("a deferring flow has a shaper");
             if shaper.is_full() {
-                flow.stats.source_dropped_frames += 1;
-                self.counters.count_drop(DropSite::Source, HeaderKind::Data);
+                self.lost_at_source(f, HeaderKind::Data);
             } else {
                 shaper.unbuilt.push_back((t, dst));
                 self.unbuilt += 1;
@@ -252,8 +249,9 @@ impl Sim {
                 self.host_send(id, now);
             }
             Offer::Full => {
-                flow.stats.source_dropped_frames += 1;
-                self.drop_frame_at_source(id);
+                let kind = self.frames.get(id).kind();
+                self.frames.free(id);
+                self.lost_at_source(f, kind);
             }
             Offer::Wait(Some(at)) => {
                 let timer = shaper.timer;
@@ -263,11 +261,10 @@ impl Sim {
         }
     }
 
-    /// A frame lost at its source: never reached the network, so no per-flow network
-    /// drop is counted.
-    fn drop_frame_at_source(&mut self, id: crate::net::FrameId) {
-        let kind = self.frames.get(id).kind();
-        self.frames.free(id);
+    /// A frame of flow `f` lost at its source (its shaper queue full): it never reached
+    /// the network, so no per-flow network drop is counted.
+    fn lost_at_source(&mut self, f: u32, kind: HeaderKind) {
+        self.flows[f as usize].stats.source_dropped_frames += 1;
         self.counters.count_drop(DropSite::Source, kind);
     }
 
@@ -282,7 +279,6 @@ impl Sim {
             shaper.pacing(allowed);
             return Some(self.timers.continue_at(timer, allowed, 0));
         }
-        let deferring = flow.deferred.is_some();
         if flow.deferred.is_some_and(|t| t < now) {
             self.catch_up_source(f, now, false);
         }
@@ -317,7 +313,7 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let shaper = flow.shaper.as_mut().expect("flow has a shaper");
         shaper.released(size, now);
-        if deferring && self.flows[f as usize].deferred.is_some_and(|t| t <= now) {
+        if self.flows[f as usize].deferred.is_some_and(|t| t <= now) {
             // A frame due at the very instant of the release comes after it (as the
             // source's own event, scheduled after the release's, would).
             self.catch_up_source(f, now, true);

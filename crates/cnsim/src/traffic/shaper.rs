@@ -100,6 +100,13 @@ impl Shaper {
         (self.last_release + self.gap).max(now)
     }
 
+    /// The shaper's waiting frames will be unbuilt (its source defers), but for the one
+    /// that starts each backlog: the preallocated room moves to `unbuilt`.
+    pub fn holds_unbuilt(&mut self) {
+        self.unbuilt = VecDeque::with_capacity(self.queue.capacity());
+        self.queue = VecDeque::with_capacity(1);
+    }
+
     /// Whether the queue holds as many frames as it may.
     #[inline]
     pub fn is_full(&self) -> bool {
