@@ -141,7 +141,7 @@ impl Sim {
             ));
         }
         let unbuilt: u64 =
-            self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|s| s.unbuilt.len() as u64).sum();
+            self.flows.iter().filter_map(|f| f.shaper.as_ref()).map(|s| s.unbuilt() as u64).sum();
         if unbuilt != self.unbuilt {
             return Err(format!("{unbuilt} frames wait unbuilt in shapers, {} counted", self.unbuilt));
         }

@@ -200,7 +200,7 @@ impl Sim {
             if shaper.is_full() {
                 self.lost_at_source(f, HeaderKind::Data);
             } else {
-                shaper.unbuilt.push_back((t, dst));
+                shaper.push_unbuilt(t, dst);
                 self.unbuilt += 1;
                 if self.frames.live() + self.unbuilt > self.max_live_frames {
                     // The run stops after this event; no need to make more.
@@ -293,9 +293,9 @@ impl Sim {
             self.counters.count_created(HeaderKind::Data);
             self.frames.alloc(frame)
         } else {
-            match shaper.queue.pop_front() {
+            match shaper.pop_built() {
                 Some(id) => id,
-                None => match shaper.unbuilt.pop_front() {
+                None => match shaper.pop_unbuilt() {
                     Some((born, dst)) => {
                         self.unbuilt -= 1;
                         let frame = self.build_frame(f, dst, born);

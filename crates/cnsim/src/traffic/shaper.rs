@@ -40,34 +40,42 @@ pub enum Offer {
     Full,
 }
 
-/// A per-flow shaper. Every field is read for every frame it releases: aligned to a
-/// cache line, its 128 bytes take two lines, not three (hence the split tuples).
+/// A per-flow shaper. Its first cache line holds everything an offered frame that leaves
+/// at once reads and writes (the rate, the last release, the gap, the state and the
+/// number of frames waiting); the queues take the second line and are read only while
+/// frames wait. A shaper is read once per frame of its flow, and with many flows its
+/// lines are seldom still in the first-level cache: one line instead of two is one cache
+/// miss fewer per frame. `repr(C)` keeps the fields where they are put.
 #[derive(Clone, Debug)]
-#[repr(align(64))]
+#[repr(C, align(64))]
 pub struct Shaper {
     /// Current release rate, bit/s.
     pub rate_bps: u64,
-    /// Frames waiting for release.
-    pub queue: VecDeque<FrameId>,
-    /// Frames a deferring source made after those of `queue` but that are not built yet:
-    /// their birth times and destinations. A frame is built when it is released, so a
-    /// long source queue holds 12 bytes a frame and its release reads no cold frame.
-    pub unbuilt: VecDeque<(Time, NodeId)>,
-    /// Most frames the queue holds; beyond that the source loses frames.
-    capacity: u32,
     /// When the last frame was released and its size (the next may leave at
     /// `last_release + 8·last_size/rate`); 0 and 0 before the first.
     last_release: Time,
-    last_size: u32,
-    /// The release timer (set by the simulator).
-    pub timer: TimerId,
-    /// Idle or Pacing.
-    pub state: ShaperState,
     /// The gap 8·size/rate for the last size and rate seen: most frames of a flow share a
     /// size, and the exact computation needs a 128-bit division.
-    gap_size: u32,
-    gap_rate: u64,
     gap: Time,
+    gap_rate: u64,
+    /// When the armed release fires, while `pacing`.
+    until: Time,
+    last_size: u32,
+    gap_size: u32,
+    /// Most frames the queue holds; beyond that the source loses frames.
+    capacity: u32,
+    /// The release timer (set by the simulator).
+    pub timer: TimerId,
+    /// Frames waiting, built or not: `queue.len() + unbuilt.len()`.
+    waiting: u32,
+    /// Whether the release timer is armed (Pacing) or not (Idle).
+    pacing: bool,
+    /// Frames waiting for release.
+    queue: VecDeque<FrameId>,
+    /// Frames a deferring source made after those of `queue` but that are not built yet:
+    /// their birth times and destinations. A frame is built when it is released, so a
+    /// long source queue holds 16 bytes a frame and its release reads no cold frame.
+    unbuilt: VecDeque<(Time, NodeId)>,
 }
 
 impl Shaper {
@@ -75,16 +83,28 @@ impl Shaper {
     pub fn new(rate_bps: u64, capacity: usize) -> Self {
         Self {
             rate_bps,
+            last_release: 0,
+            gap: 0,
+            gap_rate: 0,
+            until: 0,
+            last_size: 0,
+            gap_size: 0,
+            capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
+            timer: crate::net::NONE,
+            waiting: 0,
+            pacing: false,
             queue: VecDeque::with_capacity(capacity.min(crate::net::queue::PREALLOC_FRAMES as usize)),
             unbuilt: VecDeque::new(),
-            capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
-            last_release: 0,
-            last_size: 0,
-            timer: crate::net::NONE,
-            state: ShaperState::Idle,
-            gap_size: 0,
-            gap_rate: 0,
-            gap: 0,
+        }
+    }
+
+    /// Idle or Pacing.
+    #[inline]
+    pub fn state(&self) -> ShaperState {
+        if self.pacing {
+            ShaperState::Pacing { until: self.until }
+        } else {
+            ShaperState::Idle
         }
     }
 
@@ -110,33 +130,66 @@ impl Shaper {
     /// Whether the queue holds as many frames as it may.
     #[inline]
     pub fn is_full(&self) -> bool {
-        self.waiting() >= self.capacity as usize
+        self.waiting >= self.capacity
     }
 
     /// Frames waiting, built or not.
     #[inline]
     pub fn waiting(&self) -> usize {
-        self.queue.len() + self.unbuilt.len()
+        self.waiting as usize
+    }
+
+    /// Frames waiting that are not built yet.
+    #[inline]
+    pub fn unbuilt(&self) -> usize {
+        self.unbuilt.len()
     }
 
     /// A source offers frame `id` at `now`. A frame that waits is queued here.
     #[inline]
     pub fn offer(&mut self, id: FrameId, now: Time) -> Offer {
-        let idle = self.state == ShaperState::Idle;
-        if self.waiting() == 0 && idle && self.next_allowed(now) <= now {
+        if self.waiting == 0 && !self.pacing && self.next_allowed(now) <= now {
             Offer::SendNow
         } else if self.is_full() {
             Offer::Full
         } else {
             self.queue.push_back(id);
-            if idle {
+            self.waiting += 1;
+            if !self.pacing {
                 let at = self.next_allowed(now);
-                self.state = ShaperState::Pacing { until: at };
+                self.pacing(at);
                 Offer::Wait(Some(at))
             } else {
                 Offer::Wait(None)
             }
         }
+    }
+
+    /// A deferring source's frame, born at `born` for `dst`, waits unbuilt behind the
+    /// others (the caller has checked that the queue is not full).
+    #[inline]
+    pub fn push_unbuilt(&mut self, born: Time, dst: NodeId) {
+        debug_assert!(!self.is_full());
+        self.unbuilt.push_back((born, dst));
+        self.waiting += 1;
+    }
+
+    /// The first waiting frame, if it is built.
+    #[inline]
+    pub fn pop_built(&mut self) -> Option<FrameId> {
+        let id = self.queue.pop_front()?;
+        self.waiting -= 1;
+        Some(id)
+    }
+
+    /// The first waiting frame, if it is unbuilt (all built ones have left): its birth
+    /// time and destination.
+    #[inline]
+    pub fn pop_unbuilt(&mut self) -> Option<(Time, NodeId)> {
+        debug_assert!(self.queue.is_empty());
+        let frame = self.unbuilt.pop_front()?;
+        self.waiting -= 1;
+        Some(frame)
     }
 
     /// Notes that a frame of `size` bytes left at `now`.
@@ -150,28 +203,27 @@ impl Shaper {
     /// earlier.
     pub fn set_rate(&mut self, rate_bps: u64, now: Time) -> Option<Time> {
         self.rate_bps = rate_bps.max(1);
-        match self.state {
-            ShaperState::Pacing { until } => {
-                let at = self.next_allowed(now);
-                (at < until).then(|| {
-                    self.state = ShaperState::Pacing { until: at };
-                    at
-                })
-            }
-            ShaperState::Idle => None,
+        if !self.pacing {
+            return None;
         }
+        let at = self.next_allowed(now);
+        (at < self.until).then(|| {
+            self.until = at;
+            at
+        })
     }
 
     /// Marks a release scheduled for `at`.
     #[inline]
     pub fn pacing(&mut self, at: Time) {
-        self.state = ShaperState::Pacing { until: at };
+        self.pacing = true;
+        self.until = at;
     }
 
     /// Marks that no release is scheduled.
     #[inline]
     pub fn idle(&mut self) {
-        self.state = ShaperState::Idle;
+        self.pacing = false;
     }
 }
 
@@ -186,13 +238,13 @@ mod tests {
         assert_eq!(s.offer(1, 0), Offer::SendNow);
         s.released(1500, 0);
         assert_eq!(s.offer(2, 1_000_000), Offer::Wait(Some(12_000_000)));
-        assert_eq!(s.state, ShaperState::Pacing { until: 12_000_000 });
+        assert_eq!(s.state(), ShaperState::Pacing { until: 12_000_000 });
         assert_eq!(s.offer(3, 2_000_000), Offer::Wait(None));
         // A higher rate brings the release forward: 10 Gbit/s → 1.2 µs after the last.
         assert_eq!(s.set_rate(10_000_000_000, 1_000_000), Some(1_200_000));
         // A lower one leaves it: the release waits again when it fires.
         assert_eq!(s.set_rate(100_000_000, 1_100_000), None);
-        assert_eq!(s.state, ShaperState::Pacing { until: 1_200_000 });
+        assert_eq!(s.state(), ShaperState::Pacing { until: 1_200_000 });
     }
 
     #[test]
@@ -200,14 +252,17 @@ mod tests {
         let mut s = Shaper::new(1_000_000, 2);
         s.released(1500, 0);
         assert_eq!(s.offer(1, 0), Offer::Wait(Some(12_000_000_000)));
-        s.unbuilt.push_back((5, 3));
+        s.push_unbuilt(5, 3);
         assert_eq!(s.waiting(), 2);
         assert_eq!(s.offer(2, 6), Offer::Full);
     }
 
     #[test]
-    fn it_takes_two_cache_lines() {
-        assert_eq!(std::mem::size_of::<Shaper>(), 128);
+    fn an_offer_that_leaves_at_once_reads_one_cache_line() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<Shaper>(), 128);
+        assert!(offset_of!(Shaper, pacing) < 64 && offset_of!(Shaper, waiting) < 64);
+        assert_eq!(offset_of!(Shaper, queue), 64);
     }
 
     #[test]
