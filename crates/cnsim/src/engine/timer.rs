@@ -15,15 +15,23 @@ use super::time::Time;
 /// Index of a timer in [`Timers`].
 pub type TimerId = u32;
 
-/// One timer.
+/// The time a slot holds for "not armed" and "no live event": a timer armed for the end
+/// of time never expires, which is all such an arming could mean.
+const NEVER: Time = Time::MAX;
+
+/// One timer, in 32 bytes aligned to 32 (with an 8-byte owner): a timer event reads one
+/// cache line, never two, and a line holds two timers.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 struct Slot<O> {
     /// What the timer belongs to (kept beside its state: one memory access per event).
     owner: O,
-    /// When the timer expires and the tag its owner gave when arming it, if armed.
-    deadline: Option<(Time, u32)>,
-    /// Time of the live event, if one is pending.
-    live_at: Option<Time>,
+    /// When the timer expires, or `NEVER` if it is not armed.
+    deadline: Time,
+    /// Time of the live event, or `NEVER` if none is pending.
+    live_at: Time,
+    /// The tag its owner gave when arming it.
+    tag: u32,
     /// Generation of the live event; events of older generations are stale.
     generation: u32,
 }
@@ -61,14 +69,15 @@ impl<O: Copy> Timers<O> {
 
     /// A new, unarmed timer belonging to `owner`.
     pub fn add(&mut self, owner: O) -> TimerId {
-        self.slots.push(Slot { owner, deadline: None, live_at: None, generation: 0 });
+        self.slots.push(Slot { owner, deadline: NEVER, live_at: NEVER, tag: 0, generation: 0 });
         (self.slots.len() - 1) as TimerId
     }
 
     /// The deadline of timer `id`, if armed.
     #[inline]
     pub fn deadline(&self, id: TimerId) -> Option<Time> {
-        self.slots[id as usize].deadline.map(|(t, _)| t)
+        let deadline = self.slots[id as usize].deadline;
+        (deadline != NEVER).then_some(deadline)
     }
 
     /// Arms timer `id` to expire at `deadline` with `tag` (replacing any earlier arming).
@@ -77,12 +86,12 @@ impl<O: Copy> Timers<O> {
     #[inline]
     pub fn arm(&mut self, id: TimerId, deadline: Time, tag: u32) -> Option<(Time, Event)> {
         let slot = &mut self.slots[id as usize];
-        slot.deadline = Some((deadline, tag));
-        if slot.live_at.is_some_and(|t| t <= deadline) {
+        (slot.deadline, slot.tag) = (deadline, tag);
+        if slot.live_at <= deadline {
             return None;
         }
         slot.generation = slot.generation.wrapping_add(1);
-        slot.live_at = Some(deadline);
+        slot.live_at = deadline;
         Some((deadline, Event::Timer { timer: id, generation: slot.generation }))
     }
 
@@ -97,29 +106,29 @@ impl<O: Copy> Timers<O> {
 
     /// Disarms timer `id`; its live event, if any, will be stale.
     pub fn cancel(&mut self, id: TimerId) {
-        self.slots[id as usize].deadline = None;
+        self.slots[id as usize].deadline = NEVER;
     }
 
     /// The event `generation` of timer `id` fires at `now`.
     #[inline]
     pub fn fire(&mut self, id: TimerId, generation: u32, now: Time) -> Fired<O> {
         let slot = &mut self.slots[id as usize];
-        if slot.generation != generation || slot.live_at.is_none() {
+        if slot.generation != generation || slot.live_at == NEVER {
             return Fired::Stale;
         }
         match slot.deadline {
-            None => {
-                slot.live_at = None;
+            NEVER => {
+                slot.live_at = NEVER;
                 Fired::Stale
             }
-            Some((deadline, _)) if deadline > now => {
-                slot.live_at = Some(deadline);
+            deadline if deadline > now => {
+                slot.live_at = deadline;
                 Fired::Moved(deadline, Event::Timer { timer: id, generation })
             }
-            Some((_, tag)) => {
-                slot.live_at = None;
-                slot.deadline = None;
-                Fired::Expired(slot.owner, tag)
+            _ => {
+                slot.live_at = NEVER;
+                slot.deadline = NEVER;
+                Fired::Expired(slot.owner, slot.tag)
             }
         }
     }
@@ -129,8 +138,8 @@ impl<O: Copy> Timers<O> {
     #[inline]
     pub fn continue_at(&mut self, id: TimerId, at: Time, tag: u32) -> (Time, Event) {
         let slot = &mut self.slots[id as usize];
-        slot.deadline = Some((at, tag));
-        slot.live_at = Some(at);
+        (slot.deadline, slot.tag) = (at, tag);
+        slot.live_at = at;
         (at, Event::Timer { timer: id, generation: slot.generation })
     }
 }
@@ -144,6 +153,24 @@ mod tests {
             Event::Timer { generation, .. } => generation,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_timer_takes_half_a_cache_line() {
+        assert_eq!(std::mem::size_of::<Slot<crate::protocol::TimerOwner>>(), 32);
+        assert_eq!(std::mem::align_of::<Slot<crate::protocol::TimerOwner>>(), 32);
+    }
+
+    #[test]
+    fn a_timer_armed_for_the_end_of_time_never_expires() {
+        let mut t = Timers::new();
+        let id = t.add('x');
+        assert_eq!(t.arm(id, Time::MAX, 0), None);
+        assert_eq!(t.deadline(id), None);
+        // With a live event, the event finds nothing to do.
+        let (_, e) = t.arm(id, 10, 0).unwrap();
+        assert_eq!(t.arm(id, Time::MAX, 0), None);
+        assert_eq!(t.fire(id, generation(e), 10), Fired::Stale);
     }
 
     #[test]
