@@ -120,7 +120,7 @@ impl Sim {
                 if !on_progress(&p) {
                     return Err(Halt::Interrupted);
                 }
-                let live = self.frames.live() + self.unbuilt;
+                let live = self.frames_live();
                 if live > self.max_live_frames {
                     return Err(Halt::TooManyFrames { live, limit: self.max_live_frames, at: now });
                 }

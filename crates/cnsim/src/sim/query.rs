@@ -71,6 +71,7 @@ impl Sim {
 
     /// Frames made and not yet delivered or dropped (queued, in shapers and host inputs,
     /// on wires), built or not.
+    #[inline]
     pub fn frames_live(&self) -> u64 {
         self.frames.live() + self.unbuilt
     }

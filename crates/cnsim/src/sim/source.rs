@@ -202,7 +202,7 @@ impl Sim {
             } else {
                 shaper.push_unbuilt(t, dst);
                 self.unbuilt += 1;
-                if self.frames.live() + self.unbuilt > self.max_live_frames {
+                if self.frames_live() > self.max_live_frames {
                     // The run stops after this event; no need to make more.
                     self.unbuilt_over_limit = true;
                     return;
