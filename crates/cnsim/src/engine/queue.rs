@@ -84,7 +84,7 @@ struct Lane {
 /// The timer lane: every [`Event::Timer`] goes here, never to the heap. Timers are many
 /// — one per rate limiter and reaction point, most of them far off — while data-path
 /// events are few and nearly all of the work: the timers wait in a heap of their own,
-/// out of the data path's way (on the QCN dumbbell the heap holds about 9 entries instead
+/// out of the data path's way (on the QCN dumbbell the heap holds about 8 entries instead
 /// of 90 with 64 senders' timers in it). The earliest timer, the head, is kept beside the
 /// heap rather than in it, and the next event is the earlier of the heap's top and the
 /// head: a rate limiter's release, which fires and re-arms itself at every frame it lets
