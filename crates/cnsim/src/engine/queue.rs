@@ -102,7 +102,16 @@ impl Default for Timers {
     }
 }
 
-/// The largest key: what a [`Heap`]'s slots past its last entry hold.
+impl Timers {
+    /// Whether a timer is pending (then `head` is the earliest).
+    #[inline]
+    fn has_head(&self) -> bool {
+        self.head.key != SENTINEL.key
+    }
+}
+
+/// The largest key: what a [`Heap`]'s slots past its last entry hold, and the timer
+/// lane's head when no timer is pending.
 const SENTINEL: Entry = Entry { key: u128::MAX, event: Event::Sample, lane: NO_LANE };
 
 /// A 4-ary min-heap in which every entry has its four child slots: those past the last
@@ -269,8 +278,9 @@ impl EventQueue {
         if e.key > t.head.key {
             t.rest.push(e);
         } else {
+            let had_head = t.has_head();
             let old = std::mem::replace(&mut t.head, e);
-            if old.key != SENTINEL.key {
+            if had_head {
                 t.rest.push(old);
             }
         }
@@ -283,9 +293,16 @@ impl EventQueue {
         let head = &self.timers.head;
         match self.heap.first() {
             Some(e) if e.key < head.key => Some(e),
-            _ if head.key != SENTINEL.key => Some(head),
+            _ if self.timers.has_head() => Some(head),
             _ => None,
         }
+    }
+
+    /// Whether the next event is the timer lane's head rather than the heap's top (when
+    /// both are empty, the head: the empty timer lane then says so).
+    #[inline]
+    fn front_is_timer(&self) -> bool {
+        self.heap.first().is_none_or(|e| e.key > self.timers.head.key)
     }
 
     /// Schedules `event` at `at` in lane `lane`. Events should arrive in a lane in
@@ -348,9 +365,10 @@ impl EventQueue {
     /// Removes the event returned by [`front`](Self::front).
     #[inline]
     pub fn retire(&mut self) {
-        if self.heap.first().is_none_or(|e| e.key > self.timers.head.key) {
+        if self.front_is_timer() {
             // The timer lane's head: the earliest waiting timer takes its place.
             let t = &mut self.timers;
+            assert!(t.has_head(), "retire on an empty queue");
             t.head = if t.rest.is_empty() { SENTINEL } else { t.rest.pop_top() };
             return;
         }
@@ -361,7 +379,6 @@ impl EventQueue {
             }
             self.lanes[top.lane as usize].head = None;
         }
-        assert!(!self.heap.is_empty(), "retire on an empty queue");
         self.heap.pop_top();
     }
 
@@ -383,7 +400,7 @@ impl EventQueue {
         let key = self.key(at);
         if let Event::Timer { .. } = event {
             // Timer events come from the timer lane's head only.
-            debug_assert!(self.heap.first().is_none_or(|e| e.key > self.timers.head.key));
+            debug_assert!(self.front_is_timer() && self.timers.has_head());
             let entry = Entry { key, event, lane: NO_LANE };
             let t = &mut self.timers;
             match t.rest.first() {
@@ -435,7 +452,7 @@ impl EventQueue {
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.heap.len()
-            + (self.timers.head.key != SENTINEL.key) as usize
+            + self.timers.has_head() as usize
             + self.timers.rest.len()
             + self.lanes.iter().map(|l| l.rest.len()).sum::<usize>()
     }
@@ -636,6 +653,15 @@ mod tests {
             ]
         );
         assert!(q.is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "retire on an empty queue")]
+    fn retiring_from_an_empty_queue_is_a_bug() {
+        let mut q = EventQueue::new();
+        q.schedule(5, Event::Timer { timer: 1, generation: 0 });
+        q.pop();
+        q.retire();
     }
 
     #[test]
