@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
+use cnsim::run::outdir::Kind;
 use cnsim::run::{RunError, StagedDir};
 use cnsim::scenario::{self, bundled};
 use cnsim::sim::Progress;
@@ -314,7 +315,7 @@ fn main() -> ExitCode {
                 SweepCli { out, jobs, summarize, allow_mixed: allow_mixed_versions, csv, dry_run, quiet };
             cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install())
         }
-        Command::Report { dir } => match cnsim::report::html::write_report(&dir) {
+        Command::Report { dir } => match report(&dir) {
             Ok(path) => {
                 eprintln!("{}", path.display());
                 ExitCode::SUCCESS
@@ -518,7 +519,7 @@ fn cmd_run(
         None => cnsim::run::outdir::fresh_default(&PathBuf::from("runs").join(&s.name)),
     };
     // The output location is checked (and its temporary directory made) before any work.
-    let staged = match StagedDir::create(&dir, force) {
+    let staged = match StagedDir::create(&dir, force, Kind::Run) {
         Ok(st) => st,
         Err(e) => return fail(&e),
     };
@@ -672,7 +673,7 @@ fn cmd_reproduce(
         return ExitCode::from(EXIT_INPUT);
     };
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(repro.name));
-    let staged = match StagedDir::create(&dir, force) {
+    let staged = match StagedDir::create(&dir, force, Kind::Report) {
         Ok(st) => st,
         Err(e) => return fail(&e),
     };
@@ -746,6 +747,19 @@ fn sweep_on_dask(argv: &[String]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes `report.html` into a run or sweep directory; a sweep's only while no sweep
+/// is writing it (holding its lock).
+fn report(dir: &std::path::Path) -> Result<PathBuf, String> {
+    let marker = cnsim::run::outdir::Marker::of(dir);
+    let _lock = match marker {
+        Some(m) if m.kind == Some(Kind::Sweep) => {
+            Some(cnsim::sweep::SweepLock::take(dir).map_err(|e| e.to_string())?)
+        }
+        _ => None,
+    };
+    cnsim::report::html::write_report(dir)
 }
 
 /// Command-line options of a sweep (or of `run --repeat`).
@@ -825,6 +839,9 @@ fn cmd_sweep(
     }
     match outcome {
         Ok(o) => {
+            for note in &o.redone {
+                eprintln!("note: {note}");
+            }
             if !cli.quiet {
                 eprintln!(
                     "{name}: {} runs ({} already done, {} run now) in {:.1} s on {jobs} thread(s) -> {}",

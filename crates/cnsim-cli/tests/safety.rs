@@ -223,11 +223,11 @@ fn signals_in_every_phase_leave_nothing() {
     // Replacing a previous result: interrupted while writing, the old one stays as it was.
     let o = cnsim(&tree.work(), &["run", "scenario.toml", "--quiet", "--out", "out"]);
     assert_eq!(o.status.code(), Some(0));
-    std::fs::write(tree.work().join("out/old.txt"), b"old").unwrap();
+    std::fs::write(tree.work().join("out/summary.json"), b"old").unwrap();
     let child = start_holding(&tree, "write", "out", &["--force"]);
     signal(&child, "-TERM");
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(143));
-    assert!(tree.work().join("out/old.txt").exists());
+    assert_eq!(std::fs::read(tree.work().join("out/summary.json")).unwrap(), b"old");
     assert_eq!(tree.entries("work"), ["keep.txt", "out", "scenario.toml"]);
 }
 
@@ -371,4 +371,130 @@ fn reproduce_is_as_safe_as_run() {
     assert_eq!(child.wait().unwrap().code(), Some(130));
     assert!(tree.intact());
     assert_eq!(tree.entries("work"), ["keep.txt", "scenario.toml"]);
+}
+
+/// Regression: sweep directories carried the run marker, so `cnsim run … --out SWEEP
+/// --force` (or `reproduce`) deleted the whole sweep: every run, its record, its table.
+#[test]
+fn force_never_replaces_a_sweep() {
+    let tree = Tree::new("sweep-force");
+    let o = cnsim(
+        &tree.work(),
+        &["sweep", "star-multicast", "--repeat", "2", "--set", "duration=2ms", "--out", "S", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = listing(&tree.work().join("S"));
+    let o = cnsim(
+        &tree.work(),
+        &["run", "star-multicast", "--set", "duration=2ms", "--out", "S", "--force", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("S: is a cnsim sweep directory"), "{}", stderr(&o));
+    let o = cnsim(&tree.work(), &["reproduce", "mliki2016", "--quick", "--out", "S", "--force", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("S: is a cnsim sweep directory"), "{}", stderr(&o));
+    assert_eq!(listing(&tree.work().join("S")), before);
+    assert!(tree.intact());
+}
+
+/// Every file under `dir` with its content, sorted.
+fn listing(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let name = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Nothing cnsim did not write is ever deleted, whatever the flags: a user's file is
+/// planted in every kind of directory cnsim writes (a run, a sweep, a run of a sweep,
+/// `run --repeat`, a reproduction's report), and every command is pointed at each with
+/// `--force` where it takes it. The planted files survive, byte for byte.
+#[test]
+fn user_files_survive_every_command_with_force() {
+    let tree = Tree::new("planted");
+    let w = tree.work();
+    let quick = ["--set", "duration=1ms", "-q"];
+    let make = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(quick);
+        let o = cnsim(&w, &a);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    };
+    make(&["run", "scenario.toml", "--out", "run"]);
+    make(&["sweep", "scenario.toml", "--grid", "traffic[0].rate=[100,200]Mbps", "--out", "sweep"]);
+    make(&["run", "scenario.toml", "--repeat", "2", "--out", "repeat"]);
+    // A report directory as reproduce leaves one (its marker and a listed file), made by
+    // hand to keep the test quick.
+    std::fs::create_dir_all(w.join("report")).unwrap();
+    std::fs::write(w.join("report/report.md"), b"# report").unwrap();
+    std::fs::write(
+        w.join("report/.cnsim-run"),
+        format!("cnsim {} report directory\nfiles cnsim wrote here (--force replaces this directory only while it holds nothing else):\nreport.md\n", cnsim::VERSION),
+    )
+    .unwrap();
+    let sweep_run = format!(
+        "sweep/runs/{}",
+        std::fs::read_dir(w.join("sweep/runs"))
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+    );
+    let mut planted = Vec::new();
+    for dir in ["run", "sweep", "repeat", "report", &sweep_run, "run/plots"] {
+        for name in ["notes.txt", "report.html.mine"] {
+            let p = w.join(dir).join(name);
+            std::fs::write(&p, format!("{dir}/{name}")).unwrap();
+            planted.push(p);
+        }
+    }
+    // A file of a name cnsim writes, made by the user in a directory cnsim wrote.
+    std::fs::write(w.join("run/report.html"), b"my own report").unwrap();
+    planted.push(w.join("run/report.html"));
+    let targets = ["run", "sweep", "repeat", "report", sweep_run.as_str(), "run/plots"];
+    for target in targets {
+        let commands: [Vec<&str>; 5] = [
+            vec!["run", "scenario.toml", "--out", target, "--force"],
+            vec!["run", "scenario.toml", "--repeat", "2", "--out", target],
+            vec!["sweep", "scenario.toml", "--grid", "traffic[0].rate=[100,200]Mbps", "--out", target],
+            vec!["reproduce", "mliki2016", "--quick", "--seeds", "1", "--out", target, "--force"],
+            vec!["report", target],
+        ];
+        for mut args in commands {
+            if args[0] != "report" {
+                args.extend(quick);
+            }
+            let o = cnsim(&w, &args);
+            for p in &planted {
+                let expected = if p.ends_with("run/report.html") {
+                    b"my own report".to_vec()
+                } else {
+                    let rel = p.strip_prefix(&w).unwrap().to_string_lossy().into_owned();
+                    rel.into_bytes()
+                };
+                assert_eq!(
+                    std::fs::read(p).ok(),
+                    Some(expected),
+                    "{args:?} (exit {:?}: {}) changed {}",
+                    o.status.code(),
+                    stderr(&o),
+                    p.display()
+                );
+            }
+        }
+    }
+    assert!(tree.intact());
 }

@@ -256,3 +256,125 @@ fn run_repeat_and_seed() {
     assert!(std::fs::read_to_string(root.join("one/summary.json")).unwrap().contains("\"seed\": 9"));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Regression: any directory with a `sweep.json` was resumed, even for another scenario
+/// or grid: the record and the results were replaced and the old runs orphaned, and a
+/// user's own `sweep.json` was overwritten. A sweep directory holds one sweep, which may
+/// grow (more seeds or values on the same keys) but not lose runs: another one is
+/// refused with both described, and nothing there changes.
+#[test]
+fn a_sweep_directory_holds_one_sweep() {
+    let root = tree("one-plan");
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "a", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let record = std::fs::read(root.join("a/sweep.json")).unwrap();
+    let table = std::fs::read(root.join("a/results.parquet")).unwrap();
+    for (other, why) in [
+        (vec!["sweep", "s.toml", "--repeat", "1", "--out", "a", "-q"], "lacks 1 of its runs"),
+        (
+            vec!["sweep", "s.toml", "--grid", "traffic[0].rate=[1,2]Mbps", "--out", "a", "-q"],
+            "sweeps other keys",
+        ),
+        (vec!["sweep", "star-multicast", "--set", "duration=1ms", "--out", "a", "-q"], "lacks 2 of its runs"),
+        (vec!["run", "s.toml", "--repeat", "2", "--seed", "7", "--out", "a", "-q"], "lacks 2 of its runs"),
+    ] {
+        let o = cnsim(&root, &other);
+        assert_eq!(o.status.code(), Some(1), "{other:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("holds another sweep (2 runs of s.toml, seeds only)"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+        assert_eq!(std::fs::read(root.join("a/sweep.json")).unwrap(), record);
+        assert_eq!(std::fs::read(root.join("a/results.parquet")).unwrap(), table);
+        assert_eq!(run_dirs(&root.join("a")).len(), 2);
+    }
+    // The same sweep named another way (the same scenario, resolved the same) resumes.
+    let o = cnsim(&root, &["sweep", &root.join("s.toml").to_string_lossy(), "--repeat", "2", "--out", "a"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 runs (2 already done, 0 run now)"), "{}", stderr(&o));
+    // Grown by a seed: only the new run runs.
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "3", "--out", "a"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("3 runs (2 already done, 1 run now)"), "{}", stderr(&o));
+    // A user's own sweep.json, in a directory cnsim did not make: refused, untouched.
+    std::fs::create_dir_all(root.join("mine")).unwrap();
+    std::fs::write(root.join("mine/sweep.json"), b"{\"mine\": true}").unwrap();
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "mine", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a cnsim sweep"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(root.join("mine/sweep.json")).unwrap(), b"{\"mine\": true}");
+    assert_eq!(std::fs::read_dir(root.join("mine")).unwrap().count(), 1);
+    // A run directory is not a sweep.
+    let o = cnsim(&root, &["run", "s.toml", "--out", "r", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "r", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a cnsim run directory, not a sweep"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Regression: two sweeps writing one directory at once left the record of one and the
+/// table of the other. The writer holds a lock; a second writer is refused at once with
+/// the holder named, and once the first has stopped (here by a signal) the directory
+/// resumes normally.
+#[cfg(unix)]
+#[test]
+fn one_writer_at_a_time() {
+    let root = tree("lock");
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["--jobs", "1", "--out", "locked"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cnsim"))
+        .args(&args)
+        .current_dir(&root)
+        .env("CNSIM_HOLD_AT", "sweep:1")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    assert_eq!(lines.next().and_then(Result::ok).unwrap_or_default(), "cnsim: holding at sweep:1");
+    std::thread::spawn(move || for _ in lines {});
+    let holder = format!("another cnsim is writing this sweep (pid {} on ", child.id());
+    for other in
+        [args.clone(), vec!["sweep", "s.toml", "--repeat", "4", "--out", "locked"], vec!["report", "locked"]]
+    {
+        let o = cnsim(&root, &other);
+        assert_eq!(o.status.code(), Some(if other[0] == "report" { 2 } else { 1 }), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&holder), "{other:?}: {}", stderr(&o));
+    }
+    // SAFETY: kill(2) with SIGINT and the pid of our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let o = cnsim(&root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("6 runs (1 already done, 5 run now)"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Regression: a damaged `summary.json` in a sweep was reported as a run of "another
+/// cnsim version", and `--allow-mixed-versions` then failed on the parse error. A
+/// damaged run is run again on resume, saying so, and the table is as before.
+#[test]
+fn a_damaged_run_is_run_again() {
+    let root = tree("damaged");
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "d", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = std::fs::read(root.join("d/results.csv")).unwrap();
+    let damaged = run_dirs(&root.join("d"))[0].clone();
+    let summary = root.join("d/runs").join(&damaged).join("summary.json");
+    let text = std::fs::read_to_string(&summary).unwrap();
+    std::fs::write(&summary, &text[..text.len() / 2]).unwrap();
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "d"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("note: run {damaged}: its summary.json ")), "{err}");
+    assert!(err.contains("running it again"), "{err}");
+    assert!(err.contains("2 runs (1 already done, 1 run now)"), "{err}");
+    assert_eq!(std::fs::read(root.join("d/results.csv")).unwrap(), table);
+    // A damaged run holding a file cnsim did not write is not deleted: the sweep stops.
+    std::fs::write(&summary, b"{").unwrap();
+    std::fs::write(summary.with_file_name("notes.txt"), b"mine").unwrap();
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "d", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("holds files cnsim did not write (notes.txt)"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(summary.with_file_name("notes.txt")).unwrap(), b"mine");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -17,6 +17,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use cnsim::metrics::summary::Summary;
 use cnsim::metrics::TimeSeries;
+use cnsim::run::outdir::Kind;
 use cnsim::run::{RunError, StagedDir};
 use cnsim::scenario::{self, Limits, ScenarioError};
 use cnsim::sweep::{self, Axis, SweepArgs};
@@ -372,7 +373,7 @@ fn simulate(
     }
     let doc = Some(&scenario.doc);
     let staged = match &out {
-        Some(dir) => Some(StagedDir::create(dir, force).map_err(|e| run_error(py, e, doc))?),
+        Some(dir) => Some(StagedDir::create(dir, force, Kind::Run).map_err(|e| run_error(py, e, doc))?),
         None => None,
     };
     let limits = max_memory.map_or_else(Limits::machine_default, |m| Limits { max_memory: m });
@@ -496,12 +497,16 @@ impl Plan {
             .collect()
     }
 
-    /// Makes (or reopens) the sweep directory and returns the ids of the runs still to
-    /// run there, in plan order.
-    fn prepare(&self, py: Python<'_>, dir: PathBuf, allow_mixed_versions: bool) -> PyResult<Vec<String>> {
+    /// Makes (or reopens) the sweep directory, taking its lock, and returns the runs still
+    /// to run there (their ids, in plan order) with the lock, held until released.
+    fn prepare(&self, py: Python<'_>, dir: PathBuf, allow_mixed_versions: bool) -> PyResult<PreparedSweep> {
         let prepared = sweep::prepare(&self.plan, &dir, allow_mixed_versions)
             .map_err(|e| run_error(py, e, Some(&self.doc)))?;
-        Ok(prepared.todo.iter().map(|&i| self.plan.runs[i].id.clone()).collect())
+        Ok(PreparedSweep {
+            todo: prepared.todo.iter().map(|&i| self.plan.runs[i].id.clone()).collect(),
+            redone: prepared.redone,
+            lock: std::sync::Mutex::new(Some(prepared.lock)),
+        })
     }
 
     /// Runs the sweep on `jobs` threads here (what `cnsim sweep` does); returns (runs,
@@ -573,6 +578,28 @@ impl Plan {
     }
 }
 
+/// A sweep directory made ready for a sweep run from Python (on Dask): the runs to run,
+/// and the directory's lock, held until [`PreparedSweep::release`] (or until the object
+/// is collected, or the process ends).
+#[pyclass(frozen, module = "cnsim._native")]
+struct PreparedSweep {
+    /// Ids of the runs still to run, in plan order.
+    #[pyo3(get)]
+    todo: Vec<String>,
+    /// Runs found damaged and removed to be run again: a line each.
+    #[pyo3(get)]
+    redone: Vec<String>,
+    lock: std::sync::Mutex<Option<sweep::SweepLock>>,
+}
+
+#[pymethods]
+impl PreparedSweep {
+    /// Releases the sweep directory's lock.
+    fn release(&self) {
+        self.lock.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+}
+
 /// Runs one run of a sweep from its resolved scenario text into `runs_dir/<id>`, as a
 /// worker does; returns whether it ran (false: it was already complete there).
 #[pyfunction]
@@ -612,7 +639,7 @@ fn reproduce(
             names.join(", ")
         )));
     };
-    let staged = StagedDir::create(&out, force).map_err(|e| run_error(py, e, None))?;
+    let staged = StagedDir::create(&out, force, Kind::Report).map_err(|e| run_error(py, e, None))?;
     let options = cnsim::repro::Options { jobs: jobs.max(1), quick, seeds };
     let stop = AtomicBool::new(false);
     let path = staged.path().to_path_buf();
@@ -640,6 +667,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", cnsim::VERSION)?;
     m.add_class::<Scenario>()?;
     m.add_class::<Plan>()?;
+    m.add_class::<PreparedSweep>()?;
     m.add_class::<Tables>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(from_state, m)?)?;

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use cnsim::run::outdir::Kind;
 use cnsim::run::{write_run_dir, write_run_files, Finished, RunError, StagedDir};
 use cnsim::scenario::{bundled, parse};
 
@@ -117,8 +118,8 @@ fn only_cnsim_results_are_replaced() {
 }
 
 /// A cnsim result is replaced only with force, and then completely: the marker file
-/// identifies it; the old result is gone and the new one in place, with nothing left
-/// beside it.
+/// identifies it and lists what cnsim wrote; the old result is gone and the new one in
+/// place, with nothing left beside it.
 #[test]
 fn a_previous_result_is_replaced_only_with_force() {
     let (s, done) = finished();
@@ -126,17 +127,85 @@ fn a_previous_result_is_replaced_only_with_force() {
     let run = tree.0.join("run");
     write_run_dir(&s, &done, &run, false).unwrap();
     assert!(run.join(".cnsim-run").is_file() && run.join("summary.json").is_file());
-    std::fs::write(run.join("old-only.txt"), b"from the previous result").unwrap();
+    let marker = std::fs::read_to_string(run.join(".cnsim-run")).unwrap();
+    assert!(marker.starts_with("cnsim ") && marker.lines().next().unwrap().ends_with(" run directory"));
+    assert!(marker.lines().any(|l| l == "summary.json") && marker.lines().any(|l| l == "plots/"), "{marker}");
     let m = refused(write_run_dir(&s, &done, &run, false));
     assert!(m.contains("already exists"), "{m}");
-    assert!(run.join("old-only.txt").exists());
+    std::fs::write(run.join("summary.json"), b"the old one").unwrap();
     write_run_dir(&s, &done, &run, true).unwrap();
-    assert!(!run.join("old-only.txt").exists() && run.join("summary.json").is_file());
-    // A run directory of a version before the marker (summary.json + scenario.toml) is
-    // recognised too.
-    std::fs::remove_file(run.join(".cnsim-run")).unwrap();
-    write_run_dir(&s, &done, &run, true).unwrap();
+    assert_ne!(std::fs::read(run.join("summary.json")).unwrap(), b"the old one");
     assert!(tree.intact());
+    assert!(Tree::leftovers(&tree.0).is_empty());
+}
+
+/// Regression: `--force` replaced a marked directory wholesale, deleting the files a user
+/// had added inside. Now a directory holding anything cnsim did not write is refused,
+/// naming what, and left exactly as it was; so is one from a cnsim that did not list its
+/// files (it cannot tell them apart).
+#[test]
+fn force_never_deletes_files_cnsim_did_not_write() {
+    let (s, done) = finished();
+    let tree = Tree::new("foreign-inside");
+    let run = tree.0.join("run");
+    write_run_dir(&s, &done, &run, false).unwrap();
+    for planted in ["notes.txt", "plots/mine.svg", "extra/deep/file"] {
+        let path = run.join(planted);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"mine").unwrap();
+        let m = refused(write_run_dir(&s, &done, &run, true));
+        assert!(
+            m.contains("holds files cnsim did not write") && m.contains(planted.split('/').next().unwrap()),
+            "{m}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"mine");
+        std::fs::remove_file(&path).unwrap();
+        let _ = std::fs::remove_dir_all(run.join("extra"));
+    }
+    write_run_dir(&s, &done, &run, true).unwrap();
+    // A marker without a list (an older cnsim), or the pair of a run from before the
+    // marker: refused, kept.
+    for legacy in [Some(&b"cnsim 0.0.9 result directory\n"[..]), None] {
+        match legacy {
+            Some(text) => std::fs::write(run.join(".cnsim-run"), text).unwrap(),
+            None => std::fs::remove_file(run.join(".cnsim-run")).unwrap(),
+        }
+        let m = refused(write_run_dir(&s, &done, &run, true));
+        assert!(m.contains("did not list its files"), "{m}");
+        assert!(run.join("summary.json").is_file());
+    }
+    assert!(tree.intact());
+    assert!(Tree::leftovers(&tree.0).is_empty());
+}
+
+/// A directory of another kind is never replaced by a run, even with force: a sweep (or
+/// a reproduction's report) is not a run.
+#[test]
+fn a_run_never_replaces_a_sweep_or_a_report() {
+    let (s, done) = finished();
+    let tree = Tree::new("kinds");
+    for (kind, name) in [("sweep", "s"), ("report", "r")] {
+        let dir = tree.0.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(".cnsim-run"), format!("cnsim 0.1.0 {kind} directory\n")).unwrap();
+        std::fs::write(dir.join("sweep.json"), b"{}").unwrap();
+        let m = refused(write_run_dir(&s, &done, &dir, true));
+        assert!(m.contains(&format!("is a cnsim {kind} directory")), "{m}");
+        assert!(dir.join("sweep.json").is_file());
+    }
+    assert!(Tree::leftovers(&tree.0).is_empty());
+}
+
+/// An existing empty directory is written into without force (it holds nothing to
+/// lose), as a sweep writes into one.
+#[test]
+fn an_empty_directory_is_written_into() {
+    let (s, done) = finished();
+    let tree = Tree::new("empty");
+    let run = tree.0.join("made-by-hand");
+    std::fs::create_dir(&run).unwrap();
+    write_run_dir(&s, &done, &run, false).unwrap();
+    assert!(run.join("summary.json").is_file());
     assert!(Tree::leftovers(&tree.0).is_empty());
 }
 
@@ -148,23 +217,23 @@ fn interrupted_or_failed_writes_leave_the_old_result() {
     let tree = Tree::new("interrupt");
     let run = tree.0.join("run");
     write_run_dir(&s, &done, &run, false).unwrap();
-    std::fs::write(run.join("old-only.txt"), b"old").unwrap();
+    std::fs::write(run.join("summary.json"), b"old").unwrap();
     // Interrupted while writing files.
-    let staged = StagedDir::create(&run, true).unwrap();
+    let staged = StagedDir::create(&run, true, Kind::Run).unwrap();
     let r = write_run_files(&s, &done, staged.path(), &|| true);
     assert!(matches!(r, Err(RunError::Interrupted)), "{r:?}");
     drop(staged);
     // Interrupted at the commit.
-    let staged = StagedDir::create(&run, true).unwrap();
+    let staged = StagedDir::create(&run, true, Kind::Run).unwrap();
     write_run_files(&s, &done, staged.path(), &|| false).unwrap();
     assert!(matches!(staged.commit(&|| true), Err(RunError::Interrupted)));
     // Interrupted right after the swap: undone.
-    let staged = StagedDir::create(&run, true).unwrap();
+    let staged = StagedDir::create(&run, true, Kind::Run).unwrap();
     write_run_files(&s, &done, staged.path(), &|| false).unwrap();
     let calls = AtomicUsize::new(0);
     let second_call = || calls.fetch_add(1, Ordering::SeqCst) >= 1;
     assert!(matches!(staged.commit(&second_call), Err(RunError::Interrupted)));
-    assert_eq!(std::fs::read(run.join("old-only.txt")).unwrap(), b"old");
+    assert_eq!(std::fs::read(run.join("summary.json")).unwrap(), b"old");
     assert!(tree.intact());
     assert!(Tree::leftovers(&tree.0).is_empty(), "{:?}", Tree::leftovers(&tree.0));
 }
@@ -174,7 +243,7 @@ fn interrupted_or_failed_writes_leave_the_old_result() {
 #[test]
 fn unwritable_locations_are_found_before_the_run() {
     let tree = Tree::new("unwritable");
-    let e = StagedDir::create(&tree.0.join("keep.txt/run"), false).unwrap_err();
+    let e = StagedDir::create(&tree.0.join("keep.txt/run"), false, Kind::Run).unwrap_err();
     assert!(matches!(&e, RunError::Output(m) if m.contains("keep.txt")), "{e:?}");
     assert!(tree.intact());
 }

@@ -9,6 +9,7 @@ from typing_extensions import final
 __all__ = [
     "VERSION",
     "Plan",
+    "PreparedSweep",
     "Scenario",
     "Tables",
     "bundled",
@@ -54,13 +55,21 @@ class Tables:
     def take(self, stem: str) -> _NativeTable: ...
 
 @final
+class PreparedSweep:
+    @property
+    def todo(self) -> List[str]: ...
+    @property
+    def redone(self) -> List[str]: ...
+    def release(self) -> None: ...
+
+@final
 class Plan:
     @property
     def axes(self) -> List[str]: ...
     @property
     def name(self) -> str: ...
     def runs(self) -> List[_NativeRun]: ...
-    def prepare(self, dir: str, allow_mixed_versions: bool) -> List[str]: ...
+    def prepare(self, dir: str, allow_mixed_versions: bool) -> PreparedSweep: ...
     def execute(
         self,
         dir: str,

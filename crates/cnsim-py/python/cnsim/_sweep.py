@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import uuid
+import warnings
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -242,11 +243,34 @@ def _on_dask(
     backend: str,
 ) -> None:
     try:
-        from distributed import as_completed
+        import distributed  # noqa: F401  (checked before the directory is touched)
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("a Dask sweep needs dask.distributed: pip install 'cnsim[dask]'") from e
     directory = directory.resolve()
-    todo = p.prepare(str(directory), allow_mixed_versions)
+    prepared = p.prepare(str(directory), allow_mixed_versions)
+    try:
+        _run_on_dask(p, directory, client, prepared, summarize, csv, retries, max_memory, on_run, backend)
+    finally:
+        prepared.release()
+
+
+def _run_on_dask(
+    p: _native.Plan,
+    directory: Path,
+    client: Any,
+    prepared: _native.PreparedSweep,
+    summarize: bool,
+    csv: bool,
+    retries: int,
+    max_memory: Optional[int],
+    on_run: Optional[OnRun],
+    backend: str,
+) -> None:
+    from distributed import as_completed
+
+    for note in prepared.redone:
+        warnings.warn(note, stacklevel=4)
+    todo = prepared.todo
     runs = _runs(p)
     runs_dir = str(directory / "runs")
     failures: List[Dict[str, Any]] = []

@@ -550,7 +550,7 @@ mod tests {
         let mut q = EventQueue::new();
         let lanes = [q.add_lane(), q.add_lane()];
         let event = |id: u32| {
-            if id % 3 == 0 {
+            if id.is_multiple_of(3) {
                 Event::Timer { timer: id, generation: 0 }
             } else {
                 Event::PortFree { port: id }

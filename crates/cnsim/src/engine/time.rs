@@ -51,7 +51,7 @@ pub fn format_time(t: Time) -> String {
         return "0s".to_string();
     }
     for (scale, unit) in UNITS {
-        if t % scale == 0 {
+        if t.is_multiple_of(scale) {
             return format!("{}{}", t / scale, unit);
         }
     }

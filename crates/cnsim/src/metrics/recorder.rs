@@ -139,7 +139,7 @@ impl Recorder {
     pub fn due_at_end(&self, end: Time) -> bool {
         self.interval > 0
             && self.interval <= end
-            && end % self.interval == 0
+            && end.is_multiple_of(self.interval)
             && self.queues.times_s.last().copied() != Some(as_secs(end))
     }
 }

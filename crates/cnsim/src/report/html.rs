@@ -218,9 +218,8 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
             dir.display()
         ));
     };
-    let path = dir.join("report.html");
-    crate::sweep::table::write_atomically(&path, html.as_bytes())?;
-    Ok(path)
+    crate::run::outdir::write_listed(dir, "report.html", html.as_bytes())?;
+    Ok(dir.join("report.html"))
 }
 
 fn key_figure_table(rows: &[(String, [Option<f64>; 8])]) -> String {

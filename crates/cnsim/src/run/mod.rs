@@ -219,7 +219,7 @@ pub fn write_run_files(
 /// [`outdir`]): an existing `dir` is replaced only if it is a cnsim result and `force`
 /// is given.
 pub fn write_run_dir(s: &Scenario, done: &Finished, dir: &Path, force: bool) -> Result<(), RunError> {
-    let staged = StagedDir::create(dir, force)?;
+    let staged = StagedDir::create(dir, force, outdir::Kind::Run)?;
     write_run_files(s, done, staged.path(), &|| false)?;
     staged.commit(&|| false)
 }

@@ -194,7 +194,7 @@ impl fmt::Display for Rate {
             [(1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "kbps"), (1, "bps")];
         for (scale, unit) in UNITS {
             let step = (scale / 1000).max(1);
-            if self.0 >= scale && self.0 % step == 0 {
+            if self.0 >= scale && self.0.is_multiple_of(step) {
                 let whole = self.0 / scale;
                 let frac = (self.0 % scale) / step;
                 if frac == 0 {

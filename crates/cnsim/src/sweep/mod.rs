@@ -26,10 +26,10 @@ pub mod table;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::run::outdir::{is_cnsim_result, MARKER};
+use crate::run::outdir::{is_cnsim_result, write_listed, Kind, Marker, MARKER};
 use crate::run::{RunError, StagedDir};
 use crate::scenario::{self, Limits, Scenario, ScenarioError};
 pub use grid::{Axis, Grid};
@@ -215,6 +215,8 @@ pub struct Outcome {
     pub already_done: usize,
     /// Runs run now.
     pub ran: usize,
+    /// Runs found damaged and run again: a line each saying which and why.
+    pub redone: Vec<String>,
 }
 
 /// The record of a sweep, `sweep.json`.
@@ -229,7 +231,27 @@ struct Record<'a> {
     runs: Vec<RunRecord<'a>>,
 }
 
-#[derive(Serialize)]
+/// The fields of an existing `sweep.json` that identify its sweep.
+#[derive(Deserialize)]
+struct ExistingRecord {
+    #[serde(default)]
+    scenario: String,
+    #[serde(default)]
+    grid: Vec<AxisRecord>,
+    #[serde(default)]
+    zip: Vec<AxisRecord>,
+    #[serde(default)]
+    seeds: Vec<u64>,
+    #[serde(default)]
+    runs: Vec<ExistingRun>,
+}
+
+#[derive(Deserialize)]
+struct ExistingRun {
+    id: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 struct AxisRecord {
     key: String,
     values: Vec<String>,
@@ -249,12 +271,96 @@ fn axis_records(axes: &[Axis]) -> Vec<AxisRecord> {
         .collect()
 }
 
+/// Why `plan` is not the sweep recorded in `old`, nor that sweep grown (the same swept
+/// keys, every recorded run still in it); `None` when it is.
+fn not_grown_from(
+    old: &ExistingRecord,
+    plan: &Plan,
+    grid: &[AxisRecord],
+    zip: &[AxisRecord],
+) -> Option<String> {
+    let keys = |axes: &[AxisRecord]| axes.iter().map(|a| a.key.clone()).collect::<Vec<_>>();
+    if keys(&old.grid) != keys(grid) || keys(&old.zip) != keys(zip) {
+        return Some("sweeps other keys".into());
+    }
+    let ids: std::collections::HashSet<&str> = plan.runs.iter().map(|r| r.id.as_str()).collect();
+    let lost = old.runs.iter().filter(|r| !ids.contains(r.id.as_str())).count();
+    (lost > 0).then(|| format!("lacks {lost} of its runs"))
+}
+
+/// A sweep's plan in a sentence, for messages: its scenario, runs and axes.
+fn described(scenario: &str, runs: usize, grid: &[AxisRecord], zip: &[AxisRecord]) -> String {
+    let axes: Vec<String> =
+        grid.iter().chain(zip).map(|a| format!("{}=[{}]", a.key, a.values.join(","))).collect();
+    let axes = if axes.is_empty() { "seeds only".to_string() } else { axes.join(" ") };
+    format!(
+        "{} runs of {}, {}",
+        runs,
+        scenario::error::shown_limited(scenario, 80),
+        scenario::error::shown_limited(&axes, 160)
+    )
+}
+
 fn output(path: &Path) -> impl Fn(String) -> RunError + '_ {
     move |m| RunError::Output(format!("{}: {m}", path.display()))
 }
 
-/// Makes (or reopens) the sweep directory: absent, empty, or a cnsim sweep.
-fn open_dir(dir: &Path) -> Result<(), RunError> {
+/// The file a sweep's writer holds locked.
+pub const LOCK: &str = ".cnsim-lock";
+
+/// The lock held by the one process writing a sweep directory: an advisory lock
+/// (`flock`) on its `.cnsim-lock` file, which names the holder. The system releases it
+/// when the process ends, however it ends, so a killed sweep never leaves a stale lock.
+#[derive(Debug)]
+pub struct SweepLock {
+    _file: std::fs::File,
+}
+
+impl SweepLock {
+    /// Takes the lock of the sweep directory `dir`, or says who holds it.
+    pub fn take(dir: &Path) -> Result<SweepLock, RunError> {
+        use std::io::Write as _;
+        let path = dir.join(LOCK);
+        let refuse = output(dir);
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW);
+        }
+        let mut file = options.open(&path).map_err(|e| {
+            refuse(format!("{LOCK}: {e}; expected a lock file cnsim can create (not a link)"))
+        })?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                let holder = holder.trim();
+                let holder = if holder.is_empty() { "a process that has not said which" } else { holder };
+                return Err(refuse(format!(
+                    "another cnsim is writing this sweep ({}; lock {LOCK}); expected it to finish \
+                     first, or another --out",
+                    scenario::error::shown_limited(holder, 200)
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(refuse(format!("{LOCK}: {e}"))),
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let holder = format!(
+            "pid {} on {}, since {} UTC",
+            std::process::id(),
+            if host.trim().is_empty() { "this host" } else { host.trim() },
+            crate::run::outdir::utc_stamp()
+        );
+        let _ = file.set_len(0).and_then(|()| file.write_all(holder.as_bytes()));
+        Ok(SweepLock { _file: file })
+    }
+}
+
+/// Makes (or reopens) the sweep directory and takes its lock: absent, empty, or a cnsim
+/// sweep directory.
+fn open_dir(dir: &Path) -> Result<SweepLock, RunError> {
     let refuse = |why: &str| RunError::Output(format!("{}: {why}", dir.display()));
     match std::fs::symlink_metadata(dir) {
         Err(_) => std::fs::create_dir_all(dir).map_err(|e| refuse(&e.to_string()))?,
@@ -265,24 +371,59 @@ fn open_dir(dir: &Path) -> Result<(), RunError> {
             return Err(refuse("is a file; expected a new directory or a cnsim sweep directory"))
         }
         Ok(_) => {
-            let empty = std::fs::read_dir(dir).map_err(|e| refuse(&e.to_string()))?.next().is_none();
-            if !empty && !dir.join("sweep.json").is_file() {
-                return Err(refuse(
-                    "exists and is not a cnsim sweep (it has no sweep.json); cnsim writes a sweep \
-                     only into a new or empty directory or resumes its own; choose another --out",
-                ));
+            // Empty, or holding only the lock file of a sweep that stopped before its marker.
+            let empty = std::fs::read_dir(dir)
+                .map_err(|e| refuse(&e.to_string()))?
+                .all(|e| e.is_ok_and(|e| e.file_name() == LOCK));
+            match Marker::of(dir) {
+                _ if empty => {}
+                Some(Marker { kind: Some(Kind::Sweep), .. }) => {}
+                Some(m) => {
+                    let kind = m.kind.map_or("result", Kind::word);
+                    return Err(refuse(&format!(
+                        "is a cnsim {kind} directory, not a sweep; a sweep writes only into a new \
+                         or empty directory or resumes its own; choose another --out"
+                    )));
+                }
+                None => {
+                    return Err(refuse(&format!(
+                        "exists and is not a cnsim sweep (it has no {MARKER} file); cnsim writes a \
+                         sweep only into a new or empty directory or resumes its own; choose \
+                         another --out"
+                    )))
+                }
             }
         }
     }
-    std::fs::write(dir.join(MARKER), format!("cnsim {} sweep directory\n", crate::VERSION))
-        .map_err(|e| refuse(&e.to_string()))
+    let lock = SweepLock::take(dir)?;
+    if Marker::of(dir).is_none() {
+        crate::run::outdir::write_marker(dir, Kind::Sweep, &[LOCK, "runs/"]).map_err(|e| refuse(&e))?;
+    }
+    Ok(lock)
 }
 
-/// The cnsim version that made the finished run in `dir`.
-fn version_of(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v.get("cnsim_version")?.as_str().map(str::to_string)
+/// Reads a small file cnsim wrote, refusing a link, a special file or one above `max`
+/// bytes.
+pub fn read_own_file(path: &Path, max: u64) -> Result<String, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    if meta.len() > max {
+        return Err(format!("is {} bytes, more than the {max} expected", meta.len()));
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
+/// Largest `summary.json` a sweep reads: 256 MiB (a run of a million flows).
+const MAX_SUMMARY: u64 = 256 << 20;
+
+/// The cnsim version that made the finished run in `dir`, or why its summary cannot be
+/// read.
+fn version_of(dir: &Path) -> Result<Option<String>, String> {
+    let text = read_own_file(&dir.join("summary.json"), MAX_SUMMARY)?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    Ok(v.get("cnsim_version").and_then(|v| v.as_str()).map(str::to_string))
 }
 
 /// Progress of a sweep, for a progress bar.
@@ -297,26 +438,56 @@ pub struct SweepProgress {
     pub finished: Option<usize>,
 }
 
-/// A sweep directory made ready: its record written, the runs still to run found.
+/// A sweep directory made ready: its record written, the runs still to run found, its
+/// lock held (until this is dropped).
 #[derive(Debug)]
 pub struct Prepared {
     /// Distinct runs of the plan (two points may resolve to the same scenario).
     pub distinct: usize,
     /// The runs whose directory is missing: their indices in [`Plan::runs`], in order.
     pub todo: Vec<usize>,
+    /// Runs found damaged (their summary unreadable), removed to be run again: a line
+    /// each saying which and why.
+    pub redone: Vec<String>,
+    /// The directory's lock.
+    pub lock: SweepLock,
 }
 
-/// Makes (or reopens) the sweep directory `dir` for `plan`: writes `sweep.json` and
-/// finds the runs still to run, refusing runs made by another cnsim version unless
-/// `allow_mixed_versions`.
+/// Makes (or reopens) the sweep directory `dir` for `plan`, taking its lock: refuses a
+/// directory of another plan, writes `sweep.json` and finds the runs still to run,
+/// removing damaged runs so they run again, and refusing runs made by another cnsim
+/// version unless `allow_mixed_versions`.
 pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Prepared, RunError> {
-    open_dir(dir)?;
+    let lock = open_dir(dir)?;
+    let grid = axis_records(&plan.grid.cross);
+    let zip = axis_records(&plan.grid.zip);
+    let record_path = dir.join("sweep.json");
+    if std::fs::symlink_metadata(&record_path).is_ok() {
+        let refuse = output(&record_path);
+        let text = read_own_file(&record_path, MAX_SUMMARY).map_err(&refuse)?;
+        let old: ExistingRecord = serde_json::from_str(&text).map_err(|e| {
+            refuse(format!(
+                "is damaged ({e}), so the sweep it records is unknown; cnsim never replaces it; \
+                 remove it yourself if this directory holds the same sweep, or choose another --out"
+            ))
+        })?;
+        if let Some(why) = not_grown_from(&old, plan, &grid, &zip) {
+            return Err(RunError::Output(format!(
+                "{}: holds another sweep ({}); this sweep is {} and {why}; a sweep directory holds \
+                 one sweep, which may only grow (more values or seeds on the same keys); expected \
+                 the same command to resume it, or another --out",
+                dir.display(),
+                described(&old.scenario, old.runs.len(), &old.grid, &old.zip),
+                described(&plan.file, plan.runs.len(), &grid, &zip),
+            )));
+        }
+    }
     let record = Record {
         cnsim_version: crate::VERSION,
         scenario: &plan.file,
         overrides: &plan.overrides,
-        grid: axis_records(&plan.grid.cross),
-        zip: axis_records(&plan.grid.zip),
+        grid,
+        zip,
         seeds: &plan.seeds,
         runs: plan
             .runs
@@ -330,7 +501,7 @@ pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Pr
             .collect(),
     };
     let json = serde_json::to_vec_pretty(&record).map_err(|e| RunError::Output(e.to_string()))?;
-    table::write_atomically(&dir.join("sweep.json"), &json).map_err(RunError::Output)?;
+    write_listed(dir, "sweep.json", &json).map_err(RunError::Output)?;
     let runs_dir = dir.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| output(&runs_dir)(e.to_string()))?;
     // Distinct runs (two points may resolve to the same scenario), in plan order.
@@ -338,20 +509,26 @@ pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Pr
     let distinct: Vec<(usize, &PlannedRun)> =
         plan.runs.iter().enumerate().filter(|(_, r)| seen.insert(r.id.as_str())).collect();
     let mut todo = Vec::new();
+    let mut redone = Vec::new();
     let mut other_versions = Vec::new();
     for &(i, r) in &distinct {
         let run_dir = runs_dir.join(&r.id);
-        if is_cnsim_result(&run_dir) {
-            match version_of(&run_dir) {
-                Some(v) if v == crate::VERSION => {}
-                v => other_versions.push(format!(
-                    "{} ({})",
-                    r.id,
-                    v.unwrap_or_else(|| "unknown version".into())
-                )),
-            }
-        } else {
+        if !is_cnsim_result(&run_dir) {
             todo.push(i);
+            continue;
+        }
+        match version_of(&run_dir) {
+            Ok(Some(v)) if v == crate::VERSION => {}
+            Ok(v) => {
+                other_versions.push(format!("{} ({})", r.id, v.unwrap_or_else(|| "unknown version".into())))
+            }
+            Err(why) => {
+                crate::run::outdir::remove_result(&run_dir).map_err(|e| {
+                    output(&run_dir)(format!("its summary.json {why}, so the run must be run again, but {e}"))
+                })?;
+                redone.push(format!("run {}: its summary.json {why}; running it again", r.id));
+                todo.push(i);
+            }
         }
     }
     if !other_versions.is_empty() && !allow_mixed_versions {
@@ -364,7 +541,7 @@ pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Pr
             other_versions[0]
         )));
     }
-    Ok(Prepared { distinct: distinct.len(), todo })
+    Ok(Prepared { distinct: distinct.len(), todo, redone, lock })
 }
 
 /// Runs the sweep `plan` into `dir`: only the runs whose directory is missing, `jobs` at
@@ -388,7 +565,12 @@ pub fn execute(
         run_one(&r.scenario, &r.id, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
     })?;
     finish(plan, dir, options.summarize)?;
-    Ok(Outcome { runs: prepared.distinct, already_done: prepared.distinct - to_run, ran: to_run })
+    Ok(Outcome {
+        runs: prepared.distinct,
+        already_done: prepared.distinct - to_run,
+        ran: to_run,
+        redone: prepared.redone,
+    })
 }
 
 /// Writes the results table (and the per-point summary when asked) and the report of a
@@ -415,7 +597,7 @@ pub fn run_one(
     if is_cnsim_result(&target) {
         return Ok(false);
     }
-    let staged = StagedDir::create(&target, false)?;
+    let staged = StagedDir::create(&target, false, Kind::Run)?;
     let mut s = s.clone();
     if csv {
         s.metrics.csv = true;

@@ -19,6 +19,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::run::outdir::write_listed;
+
 use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
@@ -188,10 +190,10 @@ impl Table {
     pub fn write_files(&self, dir: &Path, stem: &str, metadata: &[(&str, String)]) -> Result<(), String> {
         let parquet = dir.join(format!("{stem}.parquet"));
         let bytes = self.to_parquet(metadata).map_err(|e| format!("{}: {e}", parquet.display()))?;
-        write_atomically(&parquet, &bytes)?;
+        write_listed(dir, &format!("{stem}.parquet"), &bytes)?;
         let csv = dir.join(format!("{stem}.csv"));
         let bytes = self.to_csv().map_err(|e| format!("{}: {e}", csv.display()))?;
-        write_atomically(&csv, &bytes)
+        write_listed(dir, &format!("{stem}.csv"), &bytes)
     }
 
     /// The table as CSV: a header, then one line per row; null is an empty field.
@@ -347,18 +349,6 @@ pub fn summarize(results: &Table, key_columns: &[String]) -> Table {
         out.push_row(cells);
     }
     out
-}
-
-/// Writes `bytes` to `path` through a temporary sibling renamed into place, so that a
-/// reader never sees a half-written file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".cnsim-tmp-{}-{name}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
 }
 
 #[cfg(test)]
