@@ -23,14 +23,343 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRu
 /// build thousands of times over, and its mutations are those of the 64-sender one).
 const NOT_FUZZED: &str = "dumbbell-cbr-4096";
 
-/// The bundled scenarios that are fuzzed.
+/// A small congested dumbbell every protocol seed starts from.
+macro_rules! seed_base {
+    () => {
+        r#"
+name = "fuzz-protocol"
+duration = "2ms"
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "1Gbps", delay = "1us" }
+bottleneck = { rate = "1Gbps", delay = "5us" }
+receiver_link = { rate = "1Gbps", delay = "1us" }
+[queues]
+capacity = "100 frames"
+[[traffic]]
+name = "load"
+kind = "cbr"
+from = "s*"
+to = "d1"
+rate = "800Mbps"
+ecn = true
+jitter = 0.2
+[metrics]
+interval = "100us"
+plots = false
+"#
+    };
+}
+
+/// One seed per protocol table, every key of the table written out (most not at their
+/// default), so that mutations reach every protocol's every key (the bundled scenarios
+/// use only some protocols, and few of their keys).
+const PROTOCOL_SEEDS: &[(&str, &str)] = &[
+    (
+        "fuzz-qcn",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.qcn]
+enabled = true
+congestion_points = ["r1->r2"]
+flows = "*"
+multicast = "enhanced"
+cnm_size = "64B"
+cnm_priority = 7
+[protocols.qcn.cp]
+qeq = "20 frames"
+w = 1.5
+sampling = "standard"
+sample_table = ["100KB", "50KB"]
+jitter = [0.9, 1.1]
+qold_update = "feedback"
+base_probability = 0.02
+detailed_table = ["100KB", "10KB"]
+[protocols.qcn.cp.congestion_memory]
+threshold = 0.8
+decay = "below-qeq"
+max_count = 5
+[protocols.qcn.cp.guidance]
+rate_t = "200us"
+switch_rate_weight = 0.002
+[protocols.qcn.rp]
+gd = 0.01
+min_dec_factor = 0.25
+min_rate = "10Mbps"
+byte_counter = "100KB"
+timer = "1ms"
+fast_recovery_threshold = 4
+r_ai = "10Mbps"
+r_hai = "100Mbps"
+hai_multiplier = "one"
+halve_after_fast_recovery = false
+jitter = [1.0, 1.0]
+target_guard = false
+initial_rate = "1Gbps"
+extra_fast_recovery = true
+efr_max = "500000B"
+drift_factor = 1.0005
+self_increase = "1Mbps"
+self_increase_factor = 0.001
+adaptive_increase = true
+[protocols.qcn.rp.probes]
+interval = "50000B"
+size = "128B"
+priority = 6
+"#
+        ),
+    ),
+    (
+        "fuzz-ecm",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.ecm]
+enabled = true
+congestion_points = ["r1->r2"]
+flows = "*"
+bcn_size = "128B"
+bcn_priority = 6
+[protocols.ecm.cp]
+qeq = 300.0
+qsc = 1200.0
+w = 1.0
+page = "128B"
+sampling_interval = "75000B"
+jitter = [0.9, 1.1]
+[protocols.ecm.rp]
+gi = 0.5
+gd = 0.0002
+ru = "2Mbps"
+rd = "2Mbps"
+td = "200us"
+rmin = "2Mbps"
+drift = true
+"#
+        ),
+    ),
+    (
+        "fuzz-e2cm",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.e2cm]
+enabled = true
+congestion_points = ["r1->r2"]
+flows = "*"
+bcn_size = "128B"
+bcn_priority = 6
+probe_to = "cp"
+flow_qeq = "20000B"
+[protocols.e2cm.cp]
+qeq = 300.0
+qsc = 1200.0
+w = 1.0
+page = "128B"
+sampling_interval = "75000B"
+jitter = [1.0, 1.0]
+[protocols.e2cm.rp]
+gi = 0.5
+gd = 0.0002
+ru = "2Mbps"
+rd = "2Mbps"
+td = "200us"
+rmin = "2Mbps"
+drift = false
+[protocols.e2cm.probes]
+interval = "50000B"
+size = "128B"
+priority = 6
+[protocols.e2cm.guidance]
+rate_t = "200us"
+switch_rate_weight = 0.01
+"#
+        ),
+    ),
+    (
+        "fuzz-fecn",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.fecn]
+enabled = true
+congestion_points = ["r1->r2"]
+flows = "*"
+t = "200us"
+probe_size = "128B"
+probe_priority = 5
+[protocols.fecn.switch]
+n0 = 20.0
+a = 1.2
+b = 1.01
+c = 0.2
+alpha = 0.25
+min_rate = "20Mbps"
+qeq = "30000B"
+[protocols.fecn.source]
+min_rate = "20Mbps"
+severe_decrease = 0.25
+[protocols.fecn.severe]
+qsc = "100000B"
+sampling_interval = "75000B"
+bcn_size = "128B"
+"#
+        ),
+    ),
+    (
+        "fuzz-aqm",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.ecn_threshold]
+k = "20 frames"
+ports = ["s1->r1"]
+[protocols.red]
+ports = ["r1->r2"]
+min_th = "5 frames"
+max_th = "15 frames"
+max_p = 0.02
+w_q = 0.002
+gentle = false
+gentle_line = "current"
+wait = false
+byte_mode = true
+mean_packet_size = "1000B"
+target_delay = "1ms"
+ecn = true
+mark_p = 0.1
+[protocols.red.adaptive]
+interval = "500us"
+alpha = 0.005
+beta = 0.8
+top = 0.4
+bottom = 0.02
+[protocols.mecn]
+ports = ["r2->d1"]
+min_th = "4 frames"
+mid_th = "8 frames"
+max_th = "12 frames"
+max_p = 0.2
+max_p2 = 0.3
+p1_span = "mid"
+incipient_above_mid = false
+gentle = true
+spread = false
+wait = false
+w_q = 0.003
+mean_packet_size = "1000B"
+target_delay = "1ms"
+[protocols.mecn.adaptive]
+interval = "500us"
+target = "6 frames"
+bottom = 0.02
+top = 0.4
+"#
+        ),
+    ),
+    (
+        "fuzz-pause",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.pause]
+mode = "pfc"
+quanta = 1000
+[protocols.pause.switches]
+xoff = "80 frames"
+xon = "40 frames"
+[[protocols.pause.hosts]]
+hosts = "d1"
+service_rate = "500Mbps"
+input_buffer = "64KB"
+send_pause = true
+xoff = "48KB"
+xon = "32KB"
+"#
+        ),
+    ),
+    (
+        "fuzz-tcp",
+        concat!(
+            seed_base!(),
+            r#"
+[[traffic]]
+name = "conn"
+kind = "tcp"
+from = "s1"
+to = "d1"
+frame_size = "1040B"
+bytes = "100KB"
+tcp = { variant = "reno", window = 40, initial_window = 1, syn = true, limited_transmit = true, min_rto = "1ms", max_rto = "10s", initial_rto = "3ms", tick = "1us", header = "40B", ack_size = "40B", mecn = { beta1 = 0.1, beta2 = 0.3 } }
+[[traffic]]
+name = "users"
+kind = "tcp"
+from = "s2"
+to = "d1"
+web = { size_mean = "20KB", size_shape = 1.5, think_mean = "500us" }
+[protocols.mecn]
+ports = ["r1->r2"]
+min_th = "4 frames"
+mid_th = "8 frames"
+max_th = "12 frames"
+"#
+        ),
+    ),
+];
+
+/// The scenarios that are fuzzed: the bundled ones but the scale reference, and the
+/// protocol seeds.
 fn fuzzed() -> Vec<(&'static str, &'static str)> {
-    BUNDLED.iter().copied().filter(|(n, _)| *n != NOT_FUZZED).collect()
+    BUNDLED.iter().copied().filter(|(n, _)| *n != NOT_FUZZED).chain(PROTOCOL_SEEDS.iter().copied()).collect()
 }
 
 #[test]
 fn every_bundled_scenario_but_the_scale_reference_is_fuzzed() {
-    assert_eq!(fuzzed().len(), BUNDLED.len() - 1);
+    assert_eq!(fuzzed().len(), BUNDLED.len() - 1 + PROTOCOL_SEEDS.len());
+}
+
+/// Every key path of a TOML document: tables and their keys, an array of tables as
+/// `key[]`.
+fn key_paths(v: &toml::Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                out.insert(p.clone());
+                key_paths(v, &p, out);
+            }
+        }
+        toml::Value::Array(items) if items.iter().any(toml::Value::is_table) => {
+            let p = format!("{path}[]");
+            out.insert(p.clone());
+            for item in items {
+                key_paths(item, &p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The fuzzed scenarios between them write every key of every protocol table and of
+/// TCP's parameters that `docs/scenario-keys.md` lists, so mutations reach them all.
+#[test]
+fn the_fuzzed_scenarios_cover_every_protocol_key() {
+    let reference = include_str!("../../../docs/scenario-keys.md");
+    let documented: Vec<&str> = reference
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .filter(|k| k.starts_with("protocols.") || k.starts_with("traffic[].tcp."))
+        .collect();
+    assert!(documented.len() > 100, "{} protocol keys documented", documented.len());
+    let mut written = std::collections::BTreeSet::new();
+    for (name, text) in fuzzed() {
+        let doc: toml::Value = toml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        key_paths(&doc, "", &mut written);
+    }
+    let missing: Vec<&&str> = documented.iter().filter(|k| !written.contains(**k)).collect();
+    assert!(missing.is_empty(), "keys no fuzzed scenario writes: {missing:?}");
 }
 
 /// Simulated time of each run: 2 ms.
@@ -545,8 +874,15 @@ const PROCESS_ADDRESS_SPACE: u64 = 3 << 30;
 /// Wall time a mutated scenario may take before it counts as a hang.
 const PROCESS_TIME_LIMIT: Wall = Wall::from_secs(60);
 
-/// How one `cnsim run` of a mutated scenario ended, or why that is a failure.
-fn run_process(file: &Path, out: &Path, duration_ps: Option<u64>) -> Result<&'static str, String> {
+/// Runs `cnsim <command> FILE …` under the test's memory, address-space and time limits:
+/// its exit code (`None`: killed by a signal) and what it said on stderr, or why that is
+/// a failure (a hang, a panic).
+fn cnsim_process(
+    command: &str,
+    file: &Path,
+    out: &Path,
+    duration_ps: Option<u64>,
+) -> Result<(Option<i32>, String), String> {
     let mut cmd = if Path::new("/usr/bin/prlimit").exists() {
         let mut c = Command::new("/usr/bin/prlimit");
         c.arg(format!("--as={PROCESS_ADDRESS_SPACE}")).arg("--").arg(env!("CARGO_BIN_EXE_cnsim"));
@@ -554,7 +890,10 @@ fn run_process(file: &Path, out: &Path, duration_ps: Option<u64>) -> Result<&'st
     } else {
         Command::new(env!("CARGO_BIN_EXE_cnsim"))
     };
-    cmd.arg("run").arg(file).arg("--quiet").arg("--out").arg(out);
+    cmd.arg(command).arg(file);
+    if command == "run" {
+        cmd.arg("--quiet").arg("--out").arg(out);
+    }
     cmd.args(["--max-memory", PROCESS_MAX_MEMORY]);
     if let Some(d) = duration_ps {
         cmd.args(["--set", &format!("duration=\"{d}ps\"")]);
@@ -570,21 +909,40 @@ fn run_process(file: &Path, out: &Path, duration_ps: Option<u64>) -> Result<&'st
         if t0.elapsed() > PROCESS_TIME_LIMIT {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("hang: still running after {PROCESS_TIME_LIMIT:?}"));
+            return Err(format!("{command}: hang: still running after {PROCESS_TIME_LIMIT:?}"));
         }
         std::thread::sleep(Wall::from_millis(2));
     };
     let err = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     let _ = std::fs::remove_file(&stderr_path);
     if err.contains("panicked") {
-        return Err(format!("panic: {err}"));
+        return Err(format!("{command}: panic: {err}"));
     }
-    match status.code() {
-        Some(0) if out.join("summary.json").is_file() => Ok("ran"),
-        Some(2) if err.starts_with("error: ") => Ok("input error"),
-        Some(1) if err.contains("frames held at once") => Ok("frame limit"),
-        Some(code) => Err(format!("exit code {code}: {err}")),
-        None => Err(format!("killed by a signal (an abort?): {status:?}: {err}")),
+    Ok((status.code(), err))
+}
+
+/// How `cnsim validate` and then `cnsim run` of one mutated scenario ended, or why that
+/// is a failure: a panic, an abort, a hang, or verdicts that disagree (`validate` must
+/// refuse exactly what `run` refuses as input, with the same error; a valid scenario
+/// may only stop at run time on the frame bound, which depends on the dynamics).
+fn run_process(file: &Path, out: &Path, duration_ps: Option<u64>) -> Result<&'static str, String> {
+    let (checked, verdict) = cnsim_process("validate", file, out, duration_ps)?;
+    let (status, err) = cnsim_process("run", file, out, duration_ps)?;
+    let outcome = match status {
+        Some(0) if out.join("summary.json").is_file() => "ran",
+        Some(2) if err.starts_with("error: ") => "input error",
+        Some(1) if err.contains("frames held at once") => "frame limit",
+        Some(code) => return Err(format!("run: exit code {code}: {err}")),
+        None => return Err(format!("run: killed by a signal (an abort?): {err}")),
+    };
+    match (checked, outcome) {
+        (Some(0), "ran" | "frame limit") => Ok(outcome),
+        (Some(2), "input error") if verdict == err => Ok(outcome),
+        _ => Err(format!(
+            "validate and run disagree: validate exit {checked:?} ({}), run {outcome} ({})",
+            verdict.trim(),
+            err.trim()
+        )),
     }
 }
 
@@ -646,6 +1004,7 @@ fn bundled_scenarios_run_briefly() {
     let tally = Tally::default();
     for (name, text) in fuzzed() {
         check_one(name, text, &tally).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(tally.build_errors.get() + tally.parse_errors.get(), 0, "{name} does not build");
     }
     assert_eq!(tally.ran.get(), fuzzed().len(), "{tally:?}");
 }

@@ -1178,3 +1178,33 @@ fn sru_on_a_cbr_source() {
         &["\"sru\" is not a key of a cbr source; it belongs to kind = \"tcp\""],
     );
 }
+
+/// Regression: a rate floor above the line rate passed `validate` and then panicked in a
+/// `clamp` at the first rate change (FECN's switch and source, QCN's guided increase).
+/// It is refused at the key, naming the flow or port and its rate.
+#[test]
+fn rate_floors_above_the_line_rate() {
+    let cases = [
+        (with_fecn("[protocols.fecn.switch]\nmin_rate = \"20Gbps\"\n"), "protocols.fecn.switch.min_rate", "port r1->r2 (10Gbps)"),
+        (with_fecn("[protocols.fecn.source]\nmin_rate = \"11Gbps\"\n"), "protocols.fecn.source.min_rate", "flow a/s1 (10Gbps)"),
+        (with_qcn("[protocols.qcn.rp]\nmin_rate = \"20Gbps\"\n"), "protocols.qcn.rp.min_rate", "flow a/s1 (10Gbps)"),
+        (
+            format!("{DUMBBELL}\n[protocols.ecm]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n[protocols.ecm.rp]\nrmin = \"12Gbps\"\n"),
+            "protocols.ecm.rp.rmin",
+            "flow a/s1 (10Gbps)",
+        ),
+        (
+            format!("{DUMBBELL}\n[protocols.e2cm]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n[protocols.e2cm.rp]\nrmin = \"12Gbps\"\n"),
+            "protocols.e2cm.rp.rmin",
+            "flow a/s1 (10Gbps)",
+        ),
+    ];
+    for (text, path, names) in cases {
+        let e = error_of(&text, &[]);
+        assert_located(&e, path, &["is above the", names, "expected a rate floor at most"]);
+    }
+    // At the line rate it is accepted.
+    let s =
+        scenario::parse(&with_fecn("[protocols.fecn.switch]\nmin_rate = \"10Gbps\"\n"), FILE, &[]).unwrap();
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -118,6 +118,45 @@ impl InstallCx<'_> {
         let ti = self.flow_entry[f as usize];
         check_frame_time(&self.scenario.traffic[ti], ti, rate, at, self.file)
     }
+
+    /// Checks that a reaction point's rate floor `rate` (which `at` names) is at most
+    /// flow `f`'s line rate: a source never sends faster than its host's link, so a
+    /// floor above it cannot be kept.
+    pub fn check_rate_floor(&self, f: u32, rate: u64, at: &str) -> Result<(), ScenarioError> {
+        let flow = &self.flows[f as usize];
+        if rate <= flow.line_bps {
+            return Ok(());
+        }
+        Err(self.err(
+            at,
+            format!(
+                "\"{}\" is above the line rate of flow {} ({}); expected a rate floor at most the \
+                 line rate of every flow it applies to",
+                crate::scenario::units::Rate(rate),
+                flow.name,
+                crate::scenario::units::Rate(flow.line_bps)
+            ),
+        ))
+    }
+
+    /// Checks that a congestion point's rate floor `rate` (which `at` names) is at most
+    /// port `p`'s link rate, the most it can ever advertise.
+    pub fn check_port_rate_floor(&self, p: PortId, rate: u64, at: &str) -> Result<(), ScenarioError> {
+        let link = self.net.ports[p as usize].rate_bps;
+        if rate <= link {
+            return Ok(());
+        }
+        Err(self.err(
+            at,
+            format!(
+                "\"{}\" is above the rate of port {} ({}); expected a rate floor at most the link \
+                 rate of every congestion point",
+                crate::scenario::units::Rate(rate),
+                self.net.port_name(p),
+                crate::scenario::units::Rate(link)
+            ),
+        ))
+    }
 }
 
 /// Cross-field rules of one parameter table that serde cannot check.

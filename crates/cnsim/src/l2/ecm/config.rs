@@ -172,6 +172,7 @@ impl Install for EcmConfig {
         let flows_key = format!("{ep}.flows");
         for f in cx.flows_of(&self.flows, &flows_key)? {
             cx.check_frame_time(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
+            cx.check_rate_floor(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
             let flow = &cx.flows[f as usize];
             if matches!(flow.dst, Destination::Tree { .. }) {
                 return Err(cx.err(

@@ -145,6 +145,7 @@ impl Install for FecnConfig {
         }
         let cp_key = format!("{fp}.congestion_points");
         for p in cx.ports(&self.congestion_points, &cp_key)? {
+            cx.check_port_rate_floor(p, self.switch.min_rate.0, &format!("{fp}.switch.min_rate"))?;
             let switch = Switch::new(&self.switch, cx.net.ports[p as usize].rate_bps, self.t);
             let severe = self.severe.as_ref().map(|s| super::SevereState::new(s, self.probe_priority));
             cx.attach_congestion_point(
@@ -157,6 +158,7 @@ impl Install for FecnConfig {
         let flows_key = format!("{fp}.flows");
         for f in cx.flows_of(&self.flows, &flows_key)? {
             cx.check_frame_time(f, self.source.min_rate.0, &format!("{fp}.source.min_rate"))?;
+            cx.check_rate_floor(f, self.source.min_rate.0, &format!("{fp}.source.min_rate"))?;
             let flow = &cx.flows[f as usize];
             if !matches!(flow.dst, Destination::Host(_)) {
                 let why = "has no single destination to probe; FECN regulates unicast flows to one host";

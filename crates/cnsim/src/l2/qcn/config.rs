@@ -260,6 +260,7 @@ impl Install for QcnConfig {
         let params = std::sync::Arc::new(self.rp.clone());
         for f in cx.flows_of(&self.flows, &format!("{qp}.flows"))? {
             cx.check_frame_time(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
+            cx.check_rate_floor(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
             if let Some(r) = self.rp.initial_rate {
                 cx.check_frame_time(f, r.0, &format!("{qp}.rp.initial_rate"))?;
             }
