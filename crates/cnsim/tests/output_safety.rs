@@ -280,3 +280,80 @@ fn leftovers_of_dead_processes_are_cleaned() {
     assert!(foreign.join("data").exists());
     assert!(tree.intact());
 }
+
+/// Regression: `cnsim report` trusted the directory it reports on. A planted
+/// `plots/*.svg` with a `<script>` landed in report.html as live markup; a symbolic link
+/// as `scenario.toml` embedded `/etc/passwd`; run ids in `sweep.json` were used as paths
+/// (`/etc`, `../..`); a FIFO blocked it; a huge `summary.json` was read whole; a point of
+/// 1e300 panicked and 1e10 aborted on its allocation. Now figures are images (their
+/// scripts never run), links and special files are refused, sizes are bounded, and the
+/// record is checked before it is used.
+#[cfg(unix)]
+#[test]
+fn a_hostile_directory_cannot_turn_a_report_against_its_reader() {
+    use cnsim::report::html::write_report;
+    let (s, done) = finished();
+    let tree = Tree::new("hostile");
+    let fresh_run = |name: &str| {
+        let run = tree.0.join(name);
+        write_run_dir(&s, &done, &run, false).unwrap();
+        run
+    };
+    // A script in a figure: the page holds it only inside an image's data.
+    let run = fresh_run("script");
+    std::fs::write(
+        run.join("plots/evil.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" height=\"200\"><script>alert(1)</script></svg>",
+    )
+    .unwrap();
+    let page = std::fs::read_to_string(write_report(&run).unwrap()).unwrap();
+    assert!(!page.contains("alert(1)") && !page.contains("<svg"), "a figure's markup is in the page");
+    assert_eq!(page.matches("<script>").count(), 1, "only the page's own check runs");
+    // Links out of the directory, and special files: refused, nothing written.
+    type Plant = dyn Fn(&Path);
+    let cases: [(&str, &Plant); 4] = [
+        ("scenario.toml", &|run: &Path| {
+            std::fs::remove_file(run.join("scenario.toml")).unwrap();
+            std::os::unix::fs::symlink("/etc/passwd", run.join("scenario.toml")).unwrap();
+        }),
+        ("plots", &|run: &Path| {
+            std::fs::remove_dir_all(run.join("plots")).unwrap();
+            std::os::unix::fs::symlink("/etc", run.join("plots")).unwrap();
+        }),
+        ("summary.json", &|run: &Path| {
+            std::fs::remove_file(run.join("summary.json")).unwrap();
+            let made = std::process::Command::new("mkfifo").arg(run.join("summary.json")).status();
+            assert!(made.is_ok_and(|s| s.success()));
+        }),
+        ("summary.json", &|run: &Path| {
+            // 300 MiB (sparse): refused by its size, not read.
+            std::fs::File::create(run.join("summary.json")).unwrap().set_len(300 << 20).unwrap();
+        }),
+    ];
+    for (i, (what, plant)) in cases.iter().enumerate() {
+        let run = fresh_run(&format!("case{i}"));
+        plant(&run);
+        let t0 = std::time::Instant::now();
+        let e = write_report(&run).unwrap_err();
+        assert!(e.contains(what), "{e}");
+        assert!(t0.elapsed().as_secs() < 5, "{what}: took {:?}", t0.elapsed());
+        assert!(!run.join("report.html").exists());
+    }
+    // A sweep record whose run ids are paths, or whose points are absurd.
+    for (runs, says) in [
+        (r#"[{"id": "../..", "point": 0}]"#, "is not a run id"),
+        (r#"[{"id": "/etc", "point": 0}]"#, "is not a run id"),
+        (r#"[{"id": "0123456789abcdef", "point": 1e300}]"#, "is not a point of this sweep"),
+        (r#"[{"id": "0123456789abcdef", "point": 10000000000}]"#, "is not a point of this sweep"),
+        (r#"[{"id": "0123456789abcdef", "point": 0}]"#, "is not a run directory"),
+    ] {
+        let dir = tree.0.join("sweep");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("sweep.json"), format!(r#"{{"scenario": "x", "runs": {runs}}}"#)).unwrap();
+        let e = write_report(&dir).unwrap_err();
+        assert!(e.contains(says), "{e}");
+        assert!(!dir.join("report.html").exists());
+    }
+    assert!(tree.intact());
+}

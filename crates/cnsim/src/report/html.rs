@@ -144,10 +144,10 @@ td:first-child,th:first-child{text-align:left}figure{margin:1.2em 0}figure svg{m
 border:1px solid #eee}figcaption{font-size:.9em;color:#555}pre{background:#f7f7f7;padding:.8em;overflow:auto;\
 font-size:.85em}dt{font-weight:600;margin-top:.4em}.meta{color:#555}";
 
-/// Marks, once the page has loaded, how many figures it has and how many were laid out
-/// with a drawing in them (a browser test reads these attributes).
-const RENDER_CHECK: &str = "<script>window.addEventListener('load',function(){var f=document.querySelectorAll('figure svg'),\
-ok=0;f.forEach(function(s){var b=s.getBBox();if(b.width>100&&b.height>100&&s.querySelectorAll('path,polyline,rect,line,circle').length>3)ok++;});\
+/// Marks, once the page has loaded, how many figures it has and how many were decoded
+/// as pictures of a real size (a browser test reads these attributes).
+const RENDER_CHECK: &str = "<script>window.addEventListener('load',function(){var f=document.querySelectorAll('figure img'),\
+ok=0;f.forEach(function(i){if(i.complete&&i.naturalWidth>100&&i.naturalHeight>100)ok++;});\
 document.body.setAttribute('data-figures',f.length);document.body.setAttribute('data-figures-rendered',ok);});</script>";
 
 fn page(title: &str, body: &str) -> String {
@@ -159,16 +159,35 @@ fn page(title: &str, body: &str) -> String {
     )
 }
 
-/// An SVG file's content, ready to inline (its XML declaration dropped).
-fn inline_svg(svg: &str) -> &str {
-    match svg.find("<svg") {
-        Some(i) => &svg[i..],
-        None => svg,
-    }
+/// A figure: the SVG as the data URI of an `<img>`, so that whatever the file holds (a
+/// script, a link to a remote resource) never runs as part of the page: an image's SVG
+/// is drawn without scripts or external loads.
+fn figure(svg: &str, caption: &str) -> String {
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(svg.as_bytes());
+    format!(
+        "<figure><img src=\"data:image/svg+xml;base64,{data}\" alt=\"{}\"><figcaption>{caption}</figcaption></figure>\n",
+        escape(&strip_tags(caption))
+    )
 }
 
-fn figure(svg: &str, caption: &str) -> String {
-    format!("<figure>{}<figcaption>{}</figcaption></figure>\n", inline_svg(svg), caption)
+/// `html` without its tags, for an `alt` text.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
 }
 
 /// A figure's name with its unit in parentheses, if it has one.
@@ -197,19 +216,62 @@ fn definitions() -> String {
     s
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+/// Largest `summary.json` or `sweep.json` a report reads: 256 MiB.
+const MAX_JSON: u64 = 256 << 20;
+/// Largest figure or scenario file a report reads: 16 MiB.
+const MAX_TEXT: u64 = 16 << 20;
+
+/// Reads a file of a directory being reported on, as text: only a regular file (never a
+/// symbolic link, which could lead out of the directory, nor a FIFO, which could block),
+/// of at most `max` bytes.
+fn read(path: &Path, max: u64) -> Result<String, String> {
+    let refuse = |why: String| format!("{}: {why}", path.display());
+    let meta = std::fs::symlink_metadata(path).map_err(|e| refuse(e.to_string()))?;
+    if meta.file_type().is_symlink() {
+        return Err(refuse("is a symbolic link; expected a regular file cnsim wrote".into()));
+    }
+    if !meta.is_file() {
+        return Err(refuse("is not a regular file; expected a file cnsim wrote".into()));
+    }
+    if meta.len() > max {
+        return Err(refuse(format!("is {} bytes; expected at most {max}", meta.len())));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Not followed, not waited on, should the file have been swapped since.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| refuse(e.to_string()))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(refuse("is not a regular file; expected a file cnsim wrote".into()));
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, max + 1), &mut text)
+        .map_err(|e| refuse(e.to_string()))?;
+    if text.len() as u64 > max {
+        return Err(refuse(format!("is more than {max} bytes")));
+    }
+    Ok(text)
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
-    serde_json::from_str(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))
+    serde_json::from_str(&read(path, MAX_JSON)?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Whether `path` is a directory itself, not a link to one.
+fn is_real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
 /// Writes `report.html` into the run or sweep directory `dir`; returns its path.
 pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
-    let html = if dir.join("sweep.json").is_file() {
+    let present = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+    let html = if present("sweep.json") {
         sweep_report(dir)?
-    } else if dir.join("summary.json").is_file() {
+    } else if present("summary.json") {
         run_report(dir)?
     } else {
         return Err(format!(
@@ -242,7 +304,10 @@ fn key_figure_table(rows: &[(String, [Option<f64>; 8])]) -> String {
 /// The report of one run directory.
 fn run_report(dir: &Path) -> Result<String, String> {
     let summary = read_json(&dir.join("summary.json"))?;
-    let scenario = read(&dir.join("scenario.toml")).unwrap_or_default();
+    let scenario = match std::fs::symlink_metadata(dir.join("scenario.toml")) {
+        Ok(_) => read(&dir.join("scenario.toml"), MAX_TEXT)?,
+        Err(_) => String::new(),
+    };
     let name = summary.get("scenario").and_then(Value::as_str).unwrap_or("run");
     let seed = num(&summary, &["seed"]);
     let k = KeyFigures::of(&summary);
@@ -259,7 +324,11 @@ fn run_report(dir: &Path) -> Result<String, String> {
     b.push_str("<h2>Key figures</h2>\n");
     b.push_str(&key_figure_table(&[("this run".to_string(), k.shown())]));
     // Figures: the run's own plots.
-    let mut plots: Vec<PathBuf> = std::fs::read_dir(dir.join("plots"))
+    let plots_dir = dir.join("plots");
+    if std::fs::symlink_metadata(&plots_dir).is_ok() && !is_real_dir(&plots_dir) {
+        return Err(format!("{}: is not a directory; expected the run's plots", plots_dir.display()));
+    }
+    let mut plots: Vec<PathBuf> = std::fs::read_dir(&plots_dir)
         .map(|d| {
             d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "svg")).collect()
         })
@@ -269,7 +338,7 @@ fn run_report(dir: &Path) -> Result<String, String> {
         b.push_str("<h2>Figures</h2>\n");
         for p in &plots {
             let stem = p.file_stem().map(|s| s.to_string_lossy().replace('_', " ")).unwrap_or_default();
-            b.push_str(&figure(&read(p)?, &escape(&stem)));
+            b.push_str(&figure(&read(p, MAX_TEXT)?, &escape(&stem)));
         }
     }
     // Flows: all of them up to 64, else the 10 with the least throughput.
@@ -354,13 +423,41 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
         })
         .collect();
     // Key figures of every run, grouped by point (in point order).
+    let runs = list(&sweep, "runs");
     let mut points: Vec<(Vec<String>, Vec<KeyFigures>)> = Vec::new();
-    for r in list(&sweep, "runs") {
+    let bad = |what: String| format!("{}: {what}", dir.join("sweep.json").display());
+    for (i, r) in runs.iter().enumerate() {
         let id = r.get("id").and_then(Value::as_str).unwrap_or("");
-        let point = num(r, &["point"]) as usize;
+        if !is_run_id(id) {
+            return Err(bad(format!(
+                "runs[{i}].id: \"{}\" is not a run id; expected 16 hexadecimal digits",
+                crate::scenario::error::shown_limited(id, 40)
+            )));
+        }
+        // A point is an index below the number of runs (each point has a run).
+        let point = match r.get("point").and_then(Value::as_u64) {
+            Some(p) if (p as usize) < runs.len() => p as usize,
+            _ => {
+                return Err(bad(format!(
+                    "runs[{i}].point: {} is not a point of this sweep; expected 0 to {}",
+                    crate::scenario::error::shown_limited(
+                        &r.get("point").map_or("nothing".into(), Value::to_string),
+                        40
+                    ),
+                    runs.len().saturating_sub(1)
+                )))
+            }
+        };
         let values: Vec<String> =
             list(r, "values").iter().map(|v| v.as_str().unwrap_or("").to_string()).collect();
-        let summary = read_json(&dir.join("runs").join(id).join("summary.json"))?;
+        let run_dir = dir.join("runs").join(id);
+        if !is_real_dir(&run_dir) {
+            return Err(format!(
+                "{}: is not a run directory; expected the run cnsim wrote there",
+                run_dir.display()
+            ));
+        }
+        let summary = read_json(&run_dir.join("summary.json"))?;
         if points.len() <= point {
             points.resize(point + 1, (Vec::new(), Vec::new()));
         }
@@ -565,7 +662,11 @@ pub fn markdown_page(md: &str, base: &Path, title: &str) -> Result<String, Strin
             flush_paragraph(&mut b, &mut paragraph);
             let (caption, target) = img.split_once("](").unwrap_or((img, ""));
             let target = target.trim_end_matches(')');
-            let svg = read(&base.join(target))?;
+            let inside = Path::new(target).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside {
+                return Err(format!("{target}: is not a figure inside {}", base.display()));
+            }
+            let svg = read(&base.join(target), MAX_TEXT)?;
             b.push_str(&figure(&svg, &escape(caption)));
         } else if is_item {
             flush_paragraph(&mut b, &mut paragraph);
@@ -591,6 +692,11 @@ pub fn markdown_page(md: &str, base: &Path, title: &str) -> Result<String, Strin
         b.push_str("</ul>\n");
     }
     Ok(page(title, &b))
+}
+
+/// Whether `id` is a run id as sweeps name runs: 16 lowercase hexadecimal digits.
+fn is_run_id(id: &str) -> bool {
+    id.len() == 16 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The number a value starts with ("25 frames" → 25, "2Gbps" → 2), if any.
@@ -636,7 +742,8 @@ mod tests {
         assert!(html.contains("<p>Some <strong>bold</strong> and <code>code</code> &lt;x&gt;.</p>"));
         assert!(html.contains("<ul>\n<li>one more</li>\n<li>two</li>\n</ul>"), "{html}");
         assert!(html.contains("<tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>2</td></tr>"));
-        assert!(html.contains("<figure><svg width=\"10\"></svg><figcaption>Fig. 1</figcaption></figure>"));
+        assert!(html.contains("<figure><img src=\"data:image/svg+xml;base64,"), "{html}");
+        assert!(html.contains("alt=\"Fig. 1\"><figcaption>Fig. 1</figcaption></figure>"), "{html}");
         assert!(markdown_page("![x](missing.svg)", &dir, "t").is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
