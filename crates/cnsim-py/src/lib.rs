@@ -28,8 +28,25 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(10);
 /// Where errors in the `overrides` of `load` are located (the command line says `--set`).
 const OVERRIDES: &str = "overrides";
 
+/// The deepest nesting of lists and dicts a scenario value may have: far more than any
+/// scenario key needs, and far less than would exhaust the stack.
+const MAX_DEPTH: usize = 64;
+
 /// A Python value as a scenario (TOML) value; `at` names it in errors.
 fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
+    to_toml_within(v, at, 0)
+}
+
+fn to_toml_within(v: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<toml::Value> {
+    let nested =
+        v.is_instance_of::<PyDict>() || v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
+    if nested && depth >= MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "{}: lists and dicts nested more than {MAX_DEPTH} deep; expected a scenario value \
+             (a few levels at most)",
+            scenario::error::shown_limited(at, 120)
+        )));
+    }
     if v.is_instance_of::<PyBool>() {
         Ok(toml::Value::Boolean(v.extract()?))
     } else if v.is_instance_of::<PyInt>() {
@@ -49,13 +66,14 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
             let key: String = k.extract().map_err(|_| {
                 PyTypeError::new_err(format!("{at}: the key {k:?} is not a string; expected string keys"))
             })?;
-            let value = to_toml(&item, &format!("{at}.{key}"))?;
+            let value = to_toml_within(&item, &format!("{at}.{key}"), depth + 1)?;
             table.insert(key, value);
         }
         Ok(toml::Value::Table(table))
     } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         let items: Vec<Bound<'_, PyAny>> = v.extract()?;
-        let values = items.iter().enumerate().map(|(i, item)| to_toml(item, &format!("{at}[{i}]")));
+        let values =
+            items.iter().enumerate().map(|(i, item)| to_toml_within(item, &format!("{at}[{i}]"), depth + 1));
         Ok(toml::Value::Array(values.collect::<PyResult<_>>()?))
     } else {
         let type_name = v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
@@ -134,6 +152,7 @@ fn interruptible<T: Send>(
     stop: &AtomicBool,
     work: impl FnOnce() -> T + Send,
 ) -> Result<T, PyErr> {
+    let _terminate = TerminationHandlers::install(py);
     let mut signal: Option<PyErr> = None;
     let out = py.detach(|| {
         std::thread::scope(|scope| {
@@ -154,6 +173,62 @@ fn interruptible<T: Send>(
         (Some(e), _) => Err(e),
         (None, Ok(v)) => Ok(v),
         (None, Err(_)) => Err(pyo3::exceptions::PyRuntimeError::new_err("internal error: the run panicked")),
+    }
+}
+
+/// SIGTERM and SIGHUP while a run, a sweep or a reproduction works: where the process
+/// keeps their default action (which ends it at once, leaving its temporary directories
+/// behind), they raise `SystemExit(128 + signal)` instead, which stops the work as Ctrl-C
+/// does (half-written results removed) and then ends the interpreter with that code.
+/// Handlers the program set itself are left alone, and so is every thread but the main
+/// one (only it may set handlers). The default action comes back afterwards.
+struct TerminationHandlers<'py> {
+    py: Python<'py>,
+    /// The signals whose handler was set here.
+    set: Vec<i32>,
+}
+
+impl<'py> TerminationHandlers<'py> {
+    fn install(py: Python<'py>) -> Self {
+        let mut guard = TerminationHandlers { py, set: Vec::new() };
+        let install = || -> PyResult<Vec<i32>> {
+            let threading = py.import("threading")?;
+            let main = threading.call_method0("main_thread")?;
+            if !threading.call_method0("current_thread")?.is(&main) {
+                return Ok(Vec::new());
+            }
+            let signal = py.import("signal")?;
+            let default = signal.getattr("SIG_DFL")?;
+            let handler = py.import("cnsim._errors")?.getattr("_exit_on_signal")?;
+            let mut set = Vec::new();
+            for name in ["SIGTERM", "SIGHUP"] {
+                let Ok(number) = signal.getattr(name) else { continue };
+                if signal.call_method1("getsignal", (&number,))?.eq(&default)? {
+                    signal.call_method1("signal", (&number, &handler))?;
+                    set.push(number.extract()?);
+                }
+            }
+            Ok(set)
+        };
+        guard.set = install().unwrap_or_default();
+        guard
+    }
+}
+
+impl Drop for TerminationHandlers<'_> {
+    fn drop(&mut self) {
+        if self.set.is_empty() {
+            return;
+        }
+        let py = self.py;
+        let _ = (|| -> PyResult<()> {
+            let signal = py.import("signal")?;
+            let default = signal.getattr("SIG_DFL")?;
+            for &number in &self.set {
+                signal.call_method1("signal", (number, &default))?;
+            }
+            Ok(())
+        })();
     }
 }
 
@@ -194,9 +269,14 @@ impl Scenario {
     }
 
     /// Checks a document whose overrides are applied (errors at an overridden key are
-    /// the override's).
+    /// the override's), as `cnsim validate` does: resolved, then built (not run), so that
+    /// what a run would refuse is refused here.
     fn checked(py: Python<'_>, doc: toml::Value, file: String, overrides: Vec<String>) -> PyResult<Self> {
         let resolved = scenario::from_document(doc.clone(), &file, &[])
+            .and_then(|s| {
+                py.detach(|| scenario::build_with(&s, &file, &Limits::machine_default()))?;
+                Ok(s)
+            })
             .map_err(|e| scenario::blame_override(e, &overrides))
             .map_err(|e| scenario_error(py, &e, Some(&doc)))?;
         Ok(Scenario { doc, file, overrides, resolved })

@@ -160,3 +160,19 @@ def test_a_run_read_only_for_its_summary_loads_no_dataframe_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "['numpy', 'pandas', 'pyarrow']"]
+
+
+def test_open_run_names_the_file_it_cannot_read(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    cnsim.run(cnsim.load("dumbbell-cbr-64", {"duration": "2ms"}), out=out)
+    (out / "timing.json").write_text("{not json")
+    with pytest.raises(cnsim.RunError, match=r"timing\.json: cannot be read"):
+        cnsim.open_run(out)
+    (out / "timing.json").write_text("{}")
+    (out / "queue_length.parquet").write_bytes(b"PAR1 damaged")
+    with pytest.raises(cnsim.RunError, match=r"queue_length\.parquet: cannot be read"):
+        cnsim.open_run(out)
+    (out / "queue_length.parquet").unlink()
+    (out / "queue_length.parquet").mkdir()
+    with pytest.raises(cnsim.RunError, match=r"queue_length\.parquet: is not a regular file"):
+        cnsim.open_run(out)

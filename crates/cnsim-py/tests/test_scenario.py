@@ -109,3 +109,27 @@ def test_scenarios_pickle_as_what_they_are() -> None:
     assert again == s and again.run_id == s.run_id
     assert (again.file, again.overrides, again.toml) == (s.file, s.overrides, s.toml)
     assert again.with_overrides(seed=3) != s
+
+
+def test_a_deeply_nested_value_is_refused_not_a_crash() -> None:
+    # A 7 000-deep list crashed the interpreter (the conversion recursed without bound).
+    deep: object = "x"
+    for _ in range(7000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested more than 64 deep"):
+        cnsim.load("dumbbell-cbr-64", {"description": deep})
+
+
+@pytest.mark.parametrize(
+    "name, key, value",
+    [
+        ("dumbbell-qcn-64", "protocols.qcn.cp.w", float("inf")),
+        ("sridharan2004-dumbbell", "protocols.mecn.max_p", float("nan")),
+        ("dumbbell-qcn-64", "protocols.qcn.rp.min_rate", "20Gbps"),
+    ],
+)
+def test_load_refuses_what_a_run_would_refuse(name: str, key: str, value: object) -> None:
+    # load() used to accept what only building the run rejected.
+    with pytest.raises(cnsim.ScenarioError) as e:
+        cnsim.load(name, {key: value})
+    assert e.value.path == key

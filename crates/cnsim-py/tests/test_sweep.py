@@ -360,3 +360,27 @@ def test_a_task_whose_result_was_lost_is_judged_by_the_disk(monkeypatch, tmp_pat
     # The run written before its result was lost is not run again; the other is.
     assert len(client.submitted) == 3
     assert sorted(i["run"] for i in seen) == sorted(table["run"])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_stops_a_local_sweep_cleanly(tmp_path: Path, sig: int) -> None:
+    # The default action of SIGTERM/SIGHUP ended the interpreter at once, leaving the
+    # run being written as a temporary directory. While cnsim works they stop it as
+    # Ctrl-C does, and the interpreter exits with 128 + the signal.
+    out = tmp_path / "sweep"
+    overrides = {"duration": "300ms", "topology.dumbbell.senders": 16}
+    code = (
+        "import cnsim\n"
+        f"s = cnsim.load('dumbbell-qcn-64', {overrides!r})\n"
+        f"cnsim.sweep(s, grid={GRID!r}, repeat=3, out={str(out)!r}, jobs=1)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not ((out / "runs").is_dir() and complete_runs(out)):
+        assert time.monotonic() < deadline and p.poll() is None, "no run finished"
+        time.sleep(0.02)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + sig, (p.returncode, err)
+    assert [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
+    assert 1 <= len(complete_runs(out)) < 6

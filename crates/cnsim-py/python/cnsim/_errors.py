@@ -70,3 +70,9 @@ class SweepError(RuntimeError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.failures, self.directory, self.table))
+
+
+def _exit_on_signal(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP while cnsim works (installed only where the signal kept its
+    default action): stop the work as Ctrl-C does, then end with 128 + the signal."""
+    raise SystemExit(128 + signum)

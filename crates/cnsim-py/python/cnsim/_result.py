@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -167,36 +168,67 @@ class Result:
         return self.frame("cnms")
 
 
-def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
-    """Opens a run directory written by ``cnsim run``, ``cnsim.run(out=...)`` or a sweep
-    (``<sweep>/runs/<id>``): its summary, timing, scenario and tables."""
+def _regular_file(path: Path) -> bool:
+    """Whether `path` is there; a RunError if it is there but not a regular file."""
+    from ._errors import RunError
+
+    if not os.path.lexists(path):
+        return False
+    if path.is_symlink() or not path.is_file():
+        raise RunError(f"{path}: is not a regular file; expected the file cnsim wrote there")
+    return True
+
+
+def _read_json(path: Path) -> Any:
+    from ._errors import RunError
+
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise RunError(f"{path}: cannot be read ({e}); expected the JSON file cnsim wrote") from e
+
+
+def _read_parquet(path: Path) -> pa.Table:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from ._errors import RunError
+
+    try:
+        return pq.read_table(path)
+    except (OSError, pa.ArrowException) as e:
+        raise RunError(f"{path}: cannot be read ({e}); expected the Parquet file cnsim wrote") from e
+
+
+def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
+    """Opens a run directory written by ``cnsim run``, ``cnsim.run(out=...)`` or a sweep
+    (``<sweep>/runs/<id>``): its summary, timing, scenario and tables. A file there that
+    cannot be read (damaged, not a regular file) raises `RunError` naming it."""
+    from ._errors import RunError
     from ._scenario import load
 
+    check_backend(backend)
     d = Path(directory)
     summary_path = d / "summary.json"
-    if not summary_path.is_file():
+    if not _regular_file(summary_path):
         raise RunError(f"{d}: not a cnsim run directory (it has no summary.json)")
-    summary = json.loads(summary_path.read_text())
+    summary = _read_json(summary_path)
     timing_path = d / "timing.json"
-    timing = json.loads(timing_path.read_text()) if timing_path.is_file() else None
+    timing = _read_json(timing_path) if _regular_file(timing_path) else None
     scenario_path = d / "scenario.toml"
-    scenario = load(scenario_path) if scenario_path.is_file() else None
+    scenario = load(scenario_path) if _regular_file(scenario_path) else None
     tables = {
-        stem: pq.read_table(d / f"{stem}.parquet") for stem in TABLES.values() if (d / f"{stem}.parquet").is_file()
+        stem: _read_parquet(d / f"{stem}.parquet") for stem in TABLES.values() if _regular_file(d / f"{stem}.parquet")
     }
-    return Result(summary, timing, tables, scenario, d, check_backend(backend))
+    return Result(summary, timing, tables, scenario, d, backend)
 
 
 def open_sweep(directory: Union[str, Path], backend: str = "pandas") -> DataFrame:
     """The results table of a sweep directory (one row per run)."""
-    import pyarrow.parquet as pq
-
     from ._errors import RunError
 
+    check_backend(backend)
     path = Path(directory) / "results.parquet"
-    if not path.is_file():
+    if not _regular_file(path):
         raise RunError(f"{directory}: no results.parquet; expected a finished cnsim sweep directory")
-    return to_frame(pq.read_table(path), check_backend(backend))
+    return to_frame(_read_parquet(path), backend)
