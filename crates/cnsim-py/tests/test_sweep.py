@@ -384,3 +384,98 @@ def test_sigterm_stops_a_local_sweep_cleanly(tmp_path: Path, sig: int) -> None:
     assert p.returncode == 128 + sig, (p.returncode, err)
     assert [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
     assert 1 <= len(complete_runs(out)) < 6
+
+
+def test_a_scheduler_lost_mid_sweep_loses_and_duplicates_no_row(tmp_path: Path) -> None:
+    # The whole cluster (scheduler and workers) goes away while runs are under way: the
+    # sweep fails, keeping what was written; against a new scheduler the same sweep runs
+    # only what is missing, and the table is the local pool's.
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "20ms", "topology.dumbbell.senders": 8})
+    out = tmp_path / "sweep"
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    )
+    c = distributed.Client(cluster)
+
+    def lose_the_scheduler(info: dict) -> None:
+        cluster.close()
+
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - whatever the client raises when its scheduler is gone
+            cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=c, retries=0, on_run=lose_the_scheduler)
+    finally:
+        c.close()
+        cluster.close()
+    kept = complete_runs(out)
+    assert 1 <= len(kept) < 8
+    assert [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as again,
+        distributed.Client(again) as c2,
+    ):
+        ran_now: list = []
+        table = cnsim.sweep(s, grid=GRID, repeat=4, out=out, client=c2, on_run=ran_now.append)
+    assert len(table) == 8 and table["run"].is_unique
+    assert sorted(i["run"] for i in ran_now) == sorted(set(table["run"]) - set(kept))
+    assert {k: v for k, v in complete_runs(out).items() if k in kept} == kept
+    local = cnsim.sweep(s, grid=GRID, repeat=4, out=tmp_path / "local")
+    pd.testing.assert_frame_equal(table, local, check_exact=True)
+
+
+def _limit_file_size(limit: int) -> None:
+    """On a worker: files may grow to `limit` bytes, as on a disk that is full (a write
+    past it fails with EFBIG instead of ending the process)."""
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+
+def test_workers_whose_disk_is_full_lose_and_duplicate_no_row(tmp_path: Path) -> None:
+    # Workers that cannot write more than a few bytes per file: their runs fail, leave
+    # nothing half-written, and are retried elsewhere or reported; once the disk has
+    # room the same sweep runs what is missing. The table is the local pool's.
+    s = cnsim.load("dumbbell-qcn-64", {"duration": "5ms", "topology.dumbbell.senders": 4})
+    out = tmp_path / "sweep"
+
+    def no_leftovers() -> bool:
+        return [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        workers = sorted(c.scheduler_info()["workers"])
+        # Both full: every run fails, after its retries, and none is half there.
+        c.run(_limit_file_size, 64)
+        with pytest.raises(cnsim.SweepError) as info:
+            cnsim.sweep(s, grid=GRID, repeat=3, out=out, client=c, retries=1)
+        assert len(info.value.failures) == 6
+        assert all("File too large" in f["error"] for f in info.value.failures), info.value.failures
+        assert complete_runs(out) == {} and no_leftovers()
+        # One full: its runs fail and are retried, on the other worker or in vain.
+        c.run(_limit_file_size, resource_unlimited(), workers=[workers[1]])
+        try:
+            cnsim.sweep(s, grid=GRID, repeat=3, out=out, client=c, retries=3)
+        except cnsim.SweepError as e:
+            assert all("File too large" in f["error"] for f in e.failures), e.failures
+        assert no_leftovers()
+        # Room again: what is missing runs, nothing twice.
+        done = complete_runs(out)
+        c.run(_limit_file_size, resource_unlimited())
+        table = cnsim.sweep(s, grid=GRID, repeat=3, out=out, client=c)
+    assert len(table) == 6 and table["run"].is_unique
+    assert {k: v for k, v in complete_runs(out).items() if k in done} == done
+    assert no_leftovers()
+    local = cnsim.sweep(s, grid=GRID, repeat=3, out=tmp_path / "local")
+    pd.testing.assert_frame_equal(table, local, check_exact=True)
+
+
+def resource_unlimited() -> int:
+    import resource
+
+    return resource.RLIM_INFINITY
