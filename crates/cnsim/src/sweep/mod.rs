@@ -241,8 +241,6 @@ struct ExistingRecord {
     #[serde(default)]
     zip: Vec<AxisRecord>,
     #[serde(default)]
-    seeds: Vec<u64>,
-    #[serde(default)]
     runs: Vec<ExistingRun>,
 }
 
