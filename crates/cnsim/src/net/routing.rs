@@ -83,6 +83,26 @@ pub fn reachable_hosts(net: &Network, src: NodeId) -> Vec<NodeId> {
         .collect()
 }
 
+/// Whether `dst` could be reached from `src` if hosts forwarded: a plain search over
+/// every node, for telling a disconnected destination from one cut off by hosts.
+pub fn connected_through_hosts(net: &Network, src: NodeId, dst: NodeId) -> bool {
+    let mut seen = vec![false; net.nodes.len()];
+    let mut stack = vec![src];
+    seen[src as usize] = true;
+    while let Some(u) = stack.pop() {
+        if u == dst {
+            return true;
+        }
+        for &p in &net.nodes[u as usize].ports {
+            let v = net.next_node(p);
+            if !std::mem::replace(&mut seen[v as usize], true) {
+                stack.push(v);
+            }
+        }
+    }
+    false
+}
+
 impl Routes {
     /// Computes the unicast tables of `net`; with `ecmp`, a flow is spread over every
     /// equal-cost next hop, else the first found (breadth-first, in port order) is used.
@@ -196,11 +216,16 @@ impl Routes {
     }
 
     /// The ports a frame of flow `flow` from `src` to host `dst` leaves through, source
-    /// first; empty if `dst` is unreachable.
+    /// first; empty if `dst` is unreachable. Hosts do not forward: a path that would
+    /// leave a host other than the source is no path (a host's table row, or its one
+    /// port, is where its own frames go, not a route for others').
     pub fn path(&self, net: &Network, src: NodeId, dst: NodeId, flow: u32) -> Vec<PortId> {
         let mut out = Vec::new();
         let mut at = src;
         while at != dst {
+            if at != src && net.nodes[at as usize].kind == NodeKind::Host {
+                return Vec::new();
+            }
             let p = self.next_port(at, dst, flow);
             if p == NONE || out.len() > net.nodes.len() {
                 return Vec::new();
@@ -386,6 +411,35 @@ mod tests {
         assert!(!r.reachable(&n, a, b));
         assert_eq!(r.path(&n, a, m, 0).len(), 2);
         assert_eq!(reachable_hosts(&n, a), [a, m]);
+        assert!(connected_through_hosts(&n, a, b));
+    }
+
+    /// Regression: a host whose one link leads to another host sent everything there,
+    /// and the path check followed that host's own table row onwards, so a → m → s → b
+    /// counted as a route (and m consumed the frames as if it were b).
+    #[test]
+    fn a_host_is_no_transit_for_a_host_behind_it() {
+        let mut n = Network::new();
+        let a = n.add_node("a", NodeKind::Host, 0);
+        let m = n.add_node("m", NodeKind::Host, 0);
+        let s = n.add_node("s", NodeKind::Switch, 0);
+        let b = n.add_node("b", NodeKind::Host, 0);
+        let c = Capacity::Frames(1);
+        n.add_link(a, m, 1, 0, c, c);
+        n.add_link(m, s, 1, 0, c, c);
+        n.add_link(s, b, 1, 0, c, c);
+        n.finalize();
+        for ecmp in [true, false] {
+            let r = Routes::compute(&n, ecmp);
+            assert!(r.path(&n, a, b, 0).is_empty(), "ecmp {ecmp}");
+            assert!(!r.reachable(&n, a, b));
+            // m's own frames, and frames to m, have their paths.
+            assert_eq!(r.path(&n, m, b, 0).len(), 2);
+            assert_eq!(r.path(&n, a, m, 0).len(), 1);
+            assert_eq!(r.path(&n, b, m, 0).len(), 2);
+        }
+        assert_eq!(reachable_hosts(&n, a), [a, m]);
+        assert!(connected_through_hosts(&n, a, b));
     }
 
     /// h0 - s0 = (s1 | s2) = s3 - h1: two equal-cost paths. With ECMP, flows spread over

@@ -17,7 +17,7 @@ use crate::engine::time::format_time;
 use crate::engine::Timers;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
 use crate::net::queue::PREALLOC_FRAMES;
-use crate::net::routing::reachable_hosts;
+use crate::net::routing::{connected_through_hosts, reachable_hosts};
 use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, Scheduler};
 use crate::sim::{Protocols, Recorder, Sim};
 use crate::traffic::{Destination, Flow, Pattern, Shaper};
@@ -650,8 +650,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                     err(
                         &format!("{tp}.to"),
                         format!(
-                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" (disconnected); expected every member to be reachable",
-                            t.to, net.nodes[u.0 as usize].name
+                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" ({}); \
+                             expected every member to be reachable through switches",
+                            t.to,
+                            net.nodes[u.0 as usize].name,
+                            unreachable_because(&net, src, u.0)
                         ),
                     )
                 })?;
@@ -680,7 +683,15 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                     ));
                 }
                 if !routes.reachable(&net, src, d) {
-                    return Err(err(&format!("{tp}.to"), format!("\"{}\" is not reachable from \"{src_name}\" (disconnected destination); expected a host connected to the source", t.to)));
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!(
+                            "\"{}\" is not reachable from \"{src_name}\" ({}); expected a host \
+                             connected to the source through switches",
+                            t.to,
+                            unreachable_because(&net, src, d)
+                        ),
+                    ));
                 }
                 Destination::Host(d)
             };
@@ -798,6 +809,16 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
     sim.start();
     Ok(sim)
+}
+
+/// Why host `dst` cannot be reached from `src`, for messages: hosts do not forward, so
+/// a destination cut off only by hosts is told apart from a disconnected one.
+fn unreachable_because(net: &Network, src: NodeId, dst: NodeId) -> &'static str {
+    if connected_through_hosts(net, src, dst) {
+        "every path to it passes through another host, and hosts do not forward"
+    } else {
+        "disconnected destination"
+    }
 }
 
 /// Smallest Ethernet frame on the wire, bytes (IEEE 802.3 minimum).
@@ -1170,6 +1191,104 @@ link = { rate = "1Gbps", delay = "1us" }
         assert_eq!(columns(&format!("{few}[metrics]\nflows = false\n")), 0);
         let e = build_error(&format!("{few}[metrics]\nflows = \"sometimes\"\n"));
         assert_eq!(e.path, "metrics.flows", "{e}");
+    }
+
+    /// s0 - m - s1 with m a host, a behind m (its one link), c on s0 and b on s1.
+    const HOST_BETWEEN_SWITCHES: &str = r#"
+name = "t"
+duration = "1ms"
+[[topology.nodes]]
+name = "s0"
+kind = "switch"
+[[topology.nodes]]
+name = "s1"
+kind = "switch"
+[[topology.nodes]]
+name = "m"
+kind = "host"
+[[topology.nodes]]
+name = "a"
+kind = "host"
+[[topology.nodes]]
+name = "b"
+kind = "host"
+[[topology.nodes]]
+name = "c"
+kind = "host"
+[[topology.links]]
+from = "s0"
+to = "m"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "m"
+to = "s1"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "a"
+to = "m"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "s1"
+to = "b"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "c"
+to = "s0"
+rate = "1Gbps"
+delay = "1us"
+"#;
+
+    /// Regression: a frame from a (whose one link leads to host m) to b was routed on
+    /// through m, and m consumed it as if it were b. Hosts never forward: a destination
+    /// reached only through another host is refused, saying so; a host's own frames
+    /// and frames to it are routed.
+    #[test]
+    fn hosts_never_forward() {
+        let entry = |from: &str, to: &str| {
+            format!(
+                "{HOST_BETWEEN_SWITCHES}[[traffic]]\nname = \"t\"\nkind = \"cbr\"\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"100Mbps\"\n"
+            )
+        };
+        for (from, to) in [("a", "b"), ("c", "b"), ("b", "a"), ("a", "c")] {
+            let e = build_error(&entry(from, to));
+            assert_eq!(e.path, "traffic[0].to", "{e}");
+            assert!(
+                e.message.contains(&format!(
+                    "\"{to}\" is not reachable from \"{from}\" (every path to it passes through another \
+                     host, and hosts do not forward)"
+                )),
+                "{e}"
+            );
+        }
+        for (from, to) in [("m", "b"), ("m", "c"), ("a", "m"), ("b", "m"), ("c", "m")] {
+            let mut sim = try_build(&entry(from, to)).unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
+            sim.run_to_end();
+            sim.check_conservation().unwrap();
+            let hops = if from == "m" || to == "m" && from != "a" { 2 } else { 1 };
+            let c = sim.counters();
+            // Every frame crosses `hops` links: none was consumed on the way.
+            assert!(c.delivered > 0 && c.frame_hops >= hops * c.delivered, "{from} -> {to}: {c:?}");
+            assert!(c.frame_hops <= hops * c.created, "{from} -> {to}: {c:?}");
+        }
+        // Groups and uniform destinations follow the same rule.
+        let group = format!("{}[groups]\ng = [\"m\", \"b\"]\n", entry("c", "g"));
+        let e = build_error(&group);
+        assert!(e.message.contains("member \"b\" is not reachable from \"c\" (every path"), "{e}");
+        let uniform = entry("*", "uniform").replace("\"cbr\"", "\"poisson\"");
+        let sim = try_build(&uniform).unwrap();
+        let among = |f: &Flow| match &f.dst {
+            Destination::Uniform { among, .. } => {
+                among.iter().map(|&h| sim.net().nodes[h as usize].name.clone()).collect::<Vec<_>>()
+            }
+            other => panic!("{other:?}"),
+        };
+        let lists: Vec<Vec<String>> = sim.flows().iter().map(among).collect();
+        // Flows in host order m, a, b, c; each list in node order.
+        assert_eq!(lists, [vec!["m", "a", "b", "c"], vec!["m", "a"], vec!["m", "b"], vec!["m", "c"]]);
     }
 
     #[test]
