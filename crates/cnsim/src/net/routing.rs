@@ -25,7 +25,9 @@ pub struct Routes {
     row: Vec<u32>,
     /// The one port of each host with exactly one link ([`NONE`] otherwise).
     only_port: Vec<PortId>,
-    /// `entries[row * hosts.len() + host_index]`: a port, [`ECMP`]` | group`, or [`NONE`]
+    /// Number of table rows.
+    n_rows: usize,
+    /// `entries[host_index * n_rows + row]`: a port, [`ECMP`]` | group`, or [`NONE`]
     /// (unreachable, or the node is the destination).
     entries: Vec<u32>,
     /// ECMP groups: (start, len) into `ecmp_ports`.
@@ -103,9 +105,121 @@ pub fn connected_through_hosts(net: &Network, src: NodeId, dst: NodeId) -> bool 
     false
 }
 
+/// The links a breadth-first search for the tables needs, packed: for every node, its
+/// neighbours that have a table row (switches and hosts with several links), with the
+/// port towards each and that neighbour's port back, in port order. Hosts with one link
+/// are left out: they are never passed through and need no distance unless they are
+/// the search's root (whose own ports are read from the network). A search then reads
+/// a few contiguous words per link instead of two port records.
+struct RowGraph {
+    /// `adj[start[u]..start[u + 1]]`: the links of node `u`.
+    start: Vec<u32>,
+    /// (neighbour, port of `u` towards it, the neighbour's port back).
+    adj: Vec<(NodeId, PortId, PortId)>,
+    /// Whether each node is a switch.
+    switch: Vec<bool>,
+}
+
+impl RowGraph {
+    fn new(net: &Network, row: &[u32]) -> Self {
+        let mut start = Vec::with_capacity(net.nodes.len() + 1);
+        let mut adj = Vec::new();
+        for node in &net.nodes {
+            start.push(adj.len() as u32);
+            for &p in &node.ports {
+                let back = net.ports[p as usize].peer;
+                let v = net.ports[back as usize].node;
+                if row[v as usize] != NONE {
+                    adj.push((v, p, back));
+                }
+            }
+        }
+        start.push(adj.len() as u32);
+        let switch = net.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect();
+        RowGraph { start, adj, switch }
+    }
+
+    fn links(&self, u: NodeId) -> &[(NodeId, PortId, PortId)] {
+        &self.adj[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+    }
+}
+
+/// A reusable breadth-first search towards a root over a [`RowGraph`]: distances are
+/// valid where `stamp` equals the current search's, so nothing is cleared between
+/// searches.
+struct Search {
+    stamp: Vec<u32>,
+    current: u32,
+    dist: Vec<u32>,
+    via: Vec<PortId>,
+    queue: Vec<NodeId>,
+}
+
+impl Search {
+    fn new(n: usize) -> Self {
+        Search { stamp: vec![0; n], current: 0, dist: vec![0; n], via: vec![NONE; n], queue: Vec::new() }
+    }
+
+    /// Hop distance of `v` from the last root, or `u32::MAX` if unreached.
+    #[inline]
+    fn dist(&self, v: NodeId) -> u32 {
+        if self.stamp[v as usize] == self.current {
+            self.dist[v as usize]
+        } else {
+            u32::MAX
+        }
+    }
+
+    #[inline]
+    fn reach(&mut self, v: NodeId, d: u32, via: PortId) -> bool {
+        if self.stamp[v as usize] == self.current {
+            return false;
+        }
+        self.stamp[v as usize] = self.current;
+        self.dist[v as usize] = d;
+        self.via[v as usize] = via;
+        self.queue.push(v);
+        true
+    }
+
+    /// Searches from `root`, expanding the root and switches only (hosts do not
+    /// forward), in the order [`bfs_towards`] does; returns the number of nodes reached.
+    fn run(&mut self, net: &Network, graph: &RowGraph, root: NodeId) -> usize {
+        self.current += 1;
+        self.queue.clear();
+        self.reach(root, 0, NONE);
+        // The root's own ports, from the network: a root with one link is in no packed
+        // list of its own.
+        for &p in &net.nodes[root as usize].ports {
+            let back = net.ports[p as usize].peer;
+            let v = net.ports[back as usize].node;
+            if v != root {
+                self.reach(v, 1, back);
+            }
+        }
+        let mut head = 1;
+        while head < self.queue.len() {
+            let u = self.queue[head];
+            head += 1;
+            if !graph.switch[u as usize] {
+                continue;
+            }
+            let d = self.dist[u as usize] + 1;
+            for &(v, _, back) in graph.links(u) {
+                self.reach(v, d, back);
+            }
+        }
+        self.queue.len()
+    }
+}
+
 impl Routes {
     /// Computes the unicast tables of `net`; with `ecmp`, a flow is spread over every
     /// equal-cost next hop, else the first found (breadth-first, in port order) is used.
+    ///
+    /// The work is one search per anchor (below) over the switches and hosts with
+    /// several links, plus one write per table entry: the tables' size, rows × hosts,
+    /// bounds it wherever every switch has hosts (a parking lot, a chain).
     pub fn compute(net: &Network, ecmp: bool) -> Self {
         let hosts = net.hosts();
         let n = net.nodes.len();
@@ -125,7 +239,8 @@ impl Routes {
             }
         }
         let nh = hosts.len();
-        let mut entries = vec![NONE; rows.len() * nh];
+        let n_rows = rows.len();
+        let mut entries = vec![NONE; n_rows * nh];
         let mut groups: Vec<(u32, u32)> = Vec::new();
         let mut ecmp_ports: Vec<PortId> = Vec::new();
         let mut group_of: HashMap<Vec<PortId>, u32> = HashMap::new();
@@ -143,57 +258,65 @@ impl Routes {
                 anchored[h as usize].push(h);
             }
         }
+        let graph = RowGraph::new(net, &row);
+        let mut search = Search::new(n);
         let mut equal: Vec<PortId> = Vec::new();
-        let mut column: Vec<u32> = vec![NONE; rows.len()];
+        let mut column: Vec<u32> = vec![NONE; n_rows];
         for (anchor, members) in anchored.iter().enumerate() {
             let anchor = anchor as NodeId;
             if members.is_empty() {
                 continue;
             }
-            let (via, dist) = bfs_towards(net, anchor);
+            search.run(net, &graph, anchor);
             // The entry of every row towards the anchor (shared by all its hosts).
             for (r, &v) in rows.iter().enumerate() {
-                let d = dist[v as usize];
+                let d = search.dist(v);
                 column[r] = NONE;
                 if v == anchor || d == u32::MAX {
                     continue;
                 }
                 equal.clear();
                 if ecmp {
-                    // Every port one hop closer, through a switch or straight to the anchor.
-                    equal.extend(net.nodes[v as usize].ports.iter().copied().filter(|&p| {
-                        let w = net.next_node(p);
-                        dist[w as usize] == d - 1
-                            && (w == anchor || net.nodes[w as usize].kind == NodeKind::Switch)
+                    // Every port one hop closer, through a switch or straight to the
+                    // anchor (a host with one link is only ever the anchor, reached
+                    // through its one link: no choice to spread over).
+                    equal.extend(graph.links(v).iter().filter_map(|&(w, p, _)| {
+                        (search.dist(w) == d - 1 && (w == anchor || graph.switch[w as usize])).then_some(p)
                     }));
                 }
                 column[r] = if equal.len() > 1 {
-                    let next = groups.len() as u32;
-                    let g = *group_of.entry(equal.clone()).or_insert_with(|| {
-                        groups.push((ecmp_ports.len() as u32, equal.len() as u32));
-                        ecmp_ports.extend_from_slice(&equal);
-                        next
-                    });
+                    let g = match group_of.get(equal.as_slice()) {
+                        Some(&g) => g,
+                        None => {
+                            let g = groups.len() as u32;
+                            groups.push((ecmp_ports.len() as u32, equal.len() as u32));
+                            ecmp_ports.extend_from_slice(&equal);
+                            group_of.insert(equal.clone(), g);
+                            g
+                        }
+                    };
                     ECMP | g
                 } else {
-                    via[v as usize]
+                    search.via[v as usize]
                 };
             }
+            // Column-major: one host's entries are contiguous, so this loop writes
+            // memory in order; a table row apart each, every write would miss the
+            // cache and the TLB once the tables outgrow them.
             for &h in members {
                 let hi = host_index[h as usize] as usize;
-                for (r, &v) in rows.iter().enumerate() {
-                    entries[r * nh + hi] = if v == h {
-                        NONE
-                    } else if v == anchor {
-                        // The anchor switch itself: the link down to the host.
-                        net.ports[only_port[h as usize] as usize].peer
-                    } else {
-                        column[r]
-                    };
+                let out = &mut entries[hi * n_rows..(hi + 1) * n_rows];
+                out.copy_from_slice(&column);
+                if row[h as usize] != NONE {
+                    out[row[h as usize] as usize] = NONE;
+                }
+                if row[anchor as usize] != NONE && anchor != h {
+                    // The anchor switch itself: the link down to the host.
+                    out[row[anchor as usize] as usize] = net.ports[only_port[h as usize] as usize].peer;
                 }
             }
         }
-        Routes { hosts, host_index, row, only_port, entries, groups, ecmp_ports }
+        Routes { hosts, host_index, row, only_port, n_rows, entries, groups, ecmp_ports }
     }
 
     /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
@@ -207,7 +330,7 @@ impl Routes {
             return self.only_port[node as usize];
         }
         let hi = self.host_index[dst as usize];
-        let e = self.entries[r as usize * self.hosts.len() + hi as usize];
+        let e = self.entries[hi as usize * self.n_rows + r as usize];
         if e == NONE || e & ECMP == 0 {
             return e;
         }
@@ -440,6 +563,70 @@ mod tests {
         }
         assert_eq!(reachable_hosts(&n, a), [a, m]);
         assert!(connected_through_hosts(&n, a, b));
+    }
+
+    /// On random small networks (hosts with one link, several links, links between
+    /// hosts, parallel links), every path the tables give is a shortest path through
+    /// switches only, found exactly where a plain search from the source finds the
+    /// destination, and every hop is one a search from the destination allows (without
+    /// ECMP, the first it found).
+    #[test]
+    fn tables_agree_with_a_search_per_destination() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let c = Capacity::Frames(1);
+        for _ in 0..300 {
+            let mut n = Network::new();
+            let (switches, hosts) = (1 + next(6) as u32, 2 + next(7) as u32);
+            for i in 0..switches {
+                n.add_node(&format!("s{i}"), NodeKind::Switch, 0);
+            }
+            for i in 0..hosts {
+                n.add_node(&format!("h{i}"), NodeKind::Host, 0);
+            }
+            let total = u64::from(switches + hosts);
+            for _ in 0..next(3 * total) + total / 2 {
+                let (a, b) = (next(total) as NodeId, next(total) as NodeId);
+                if a != b {
+                    n.add_link(a, b, 1, 0, c, c);
+                }
+            }
+            n.finalize();
+            for ecmp in [true, false] {
+                let r = Routes::compute(&n, ecmp);
+                for &dst in &n.hosts() {
+                    let (via, dist) = bfs_towards(&n, dst);
+                    for &src in &n.hosts() {
+                        if src == dst {
+                            continue;
+                        }
+                        let (_, from_src) = bfs_towards(&n, src);
+                        let reachable = from_src[dst as usize] != u32::MAX;
+                        for flow in 0..4 {
+                            let path = r.path(&n, src, dst, flow);
+                            assert_eq!(!path.is_empty(), reachable, "{src} -> {dst}");
+                            if !reachable {
+                                continue;
+                            }
+                            assert_eq!(path.len() as u32, from_src[dst as usize], "{src} -> {dst}");
+                            for &p in &path {
+                                let (v, w) = (n.ports[p as usize].node, n.next_node(p));
+                                assert!(v == src || n.nodes[v as usize].kind == NodeKind::Switch);
+                                assert_eq!(dist[w as usize] + 1, dist[v as usize], "{src} -> {dst}");
+                                if !ecmp {
+                                    assert_eq!(p, via[v as usize], "{src} -> {dst}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// h0 - s0 = (s1 | s2) = s3 - h1: two equal-cost paths. With ECMP, flows spread over
