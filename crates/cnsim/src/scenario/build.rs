@@ -17,7 +17,8 @@ use crate::engine::time::format_time;
 use crate::engine::Timers;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
 use crate::net::queue::PREALLOC_FRAMES;
-use crate::net::routing::{connected_through_hosts, reachable_hosts};
+use crate::net::reach::{Reach, ReachKey};
+use crate::net::routing::connected_through_hosts;
 use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, Scheduler};
 use crate::sim::{Protocols, Recorder, Sim};
 use crate::traffic::{Destination, Flow, Pattern, Shaper};
@@ -456,7 +457,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
-    let mut uniform_lists: HashMap<Vec<NodeId>, std::sync::Arc<[NodeId]>> = HashMap::new();
+    // Sources linked alike reach the same hosts and share one list.
+    let mut reach: Option<Reach> = None;
+    let mut uniform_lists: HashMap<ReachKey, std::sync::Arc<[NodeId]>> = HashMap::new();
     for (ti, t) in s.traffic.iter().enumerate() {
         let tp = format!("traffic[{ti}]");
         if t.name.is_empty() || t.name.contains(char::is_control) {
@@ -575,8 +578,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             "to fit, use fewer source hosts or a smaller source_queue",
         )?;
         if t.to == UNIFORM {
-            // One shared list of the hosts (per set of mutually reachable hosts), a
-            // reference per source, and the search that finds each source's list.
+            // A reference per source, and the components (lists are charged as made).
             let nodes = net.nodes.len() as u64;
             budget.charge(
                 (hosts.len() as u64)
@@ -622,7 +624,22 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 ));
             }
             let dst = if t.to == UNIFORM {
-                let reachable = reachable_hosts(&net, src);
+                let reach = reach.get_or_insert_with(|| Reach::new(&net));
+                let key = reach.key(&net, src);
+                let reachable = match uniform_lists.get(&key) {
+                    Some(list) => list.clone(),
+                    None => {
+                        budget.charge(
+                            (reach.count_bound(&key) as u64).saturating_mul(4),
+                            &format!("{tp}.to"),
+                            &format!("a list of the hosts \"{src_name}\" reaches, for \"{UNIFORM}\""),
+                            "to fit, use fewer hosts linked to several switches or hosts",
+                        )?;
+                        let list: std::sync::Arc<[NodeId]> = reach.hosts(&key).into();
+                        uniform_lists.insert(key, list.clone());
+                        list
+                    }
+                };
                 if reachable.len() < 2 {
                     return Err(err(
                         &format!("{tp}.to"),
@@ -630,10 +647,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                     ));
                 }
                 let own = reachable.binary_search(&src).expect("a host reaches itself") as u32;
-                // Sources that reach the same hosts share one list.
-                let among =
-                    uniform_lists.entry(reachable).or_insert_with_key(|r| r.as_slice().into()).clone();
-                Destination::Uniform { among, own }
+                Destination::Uniform { among: reachable, own }
             } else if let Some(&gi) = group_index.get(t.to.as_str()) {
                 let members = &groups[&t.to].0;
                 if members.iter().all(|&m| m == src) {
