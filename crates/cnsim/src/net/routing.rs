@@ -36,6 +36,10 @@ pub struct Routes {
     ecmp_ports: Vec<PortId>,
 }
 
+/// Steps of work (a node searched, an entry written: a few nanoseconds each) between
+/// two questions whether to stop.
+pub const CHECK_WORK: usize = 1 << 20;
+
 /// Tag of an entry that names an ECMP group rather than a port.
 const ECMP: u32 = 1 << 31;
 
@@ -221,6 +225,16 @@ impl Routes {
     /// several links, plus one write per table entry: the tables' size, rows × hosts,
     /// bounds it wherever every switch has hosts (a parking lot, a chain).
     pub fn compute(net: &Network, ecmp: bool) -> Self {
+        match Self::compute_until(net, ecmp, &mut || true) {
+            Some(routes) => routes,
+            None => unreachable!("a computation that is never asked to stop finishes"),
+        }
+    }
+
+    /// [`Routes::compute`], asking `keep_going` about every [`CHECK_WORK`] steps of
+    /// work (nodes searched, entries written) whether to go on; `None` when told to
+    /// stop.
+    pub fn compute_until(net: &Network, ecmp: bool, keep_going: &mut dyn FnMut() -> bool) -> Option<Self> {
         let hosts = net.hosts();
         let n = net.nodes.len();
         let mut host_index = vec![NONE; n];
@@ -262,12 +276,19 @@ impl Routes {
         let mut search = Search::new(n);
         let mut equal: Vec<PortId> = Vec::new();
         let mut column: Vec<u32> = vec![NONE; n_rows];
+        let mut work = 0usize;
         for (anchor, members) in anchored.iter().enumerate() {
             let anchor = anchor as NodeId;
             if members.is_empty() {
                 continue;
             }
-            search.run(net, &graph, anchor);
+            if work >= CHECK_WORK {
+                work = 0;
+                if !keep_going() {
+                    return None;
+                }
+            }
+            work += search.run(net, &graph, anchor) + n_rows * (1 + members.len());
             // The entry of every row towards the anchor (shared by all its hosts).
             for (r, &v) in rows.iter().enumerate() {
                 let d = search.dist(v);
@@ -316,7 +337,7 @@ impl Routes {
                 }
             }
         }
-        Routes { hosts, host_index, row, only_port, n_rows, entries, groups, ecmp_ports }
+        Some(Routes { hosts, host_index, row, only_port, n_rows, entries, groups, ecmp_ports })
     }
 
     /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
@@ -627,6 +648,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The computation asks whether to go on after about [`CHECK_WORK`] steps, and
+    /// stops between searches when told to.
+    #[test]
+    fn computing_stops_when_told() {
+        let mut n = Network::new();
+        let c = Capacity::Frames(1);
+        let switches: Vec<NodeId> =
+            (0..3000).map(|i| n.add_node(&format!("s{i}"), NodeKind::Switch, 0)).collect();
+        for (i, &s) in switches.iter().enumerate() {
+            let h = n.add_node(&format!("h{i}"), NodeKind::Host, 0);
+            n.add_link(h, s, 1, 0, c, c);
+            if i > 0 {
+                n.add_link(switches[i - 1], s, 1, 0, c, c);
+            }
+        }
+        n.finalize();
+        let mut asked = 0;
+        assert!(Routes::compute_until(&n, true, &mut || {
+            asked += 1;
+            true
+        })
+        .is_some());
+        // 3000 searches reaching 3001 nodes, and 3000 columns of 3000 rows made and
+        // copied: 2.7·10⁷ steps, a question every 117 searches (2^20 steps).
+        assert_eq!(asked, 25);
+        let mut asked = 0;
+        let stopped = Routes::compute_until(&n, true, &mut || {
+            asked += 1;
+            asked < 3
+        });
+        assert!(stopped.is_none());
+        assert_eq!(asked, 3);
     }
 
     /// h0 - s0 = (s1 | s2) = s3 - h1: two equal-cost paths. With ECMP, flows spread over

@@ -241,8 +241,73 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
 /// Builds the simulator for scenario `s` (read from `file`), refusing scenarios that would
 /// need more memory than `limits` allow.
 pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, ScenarioError> {
-    let err = |path: &str, msg: String| ScenarioError::new(file, path, msg);
+    match build_until(s, file, limits, &mut || true) {
+        Ok(sim) => Ok(sim),
+        Err(BuildError::Invalid(e)) => Err(e),
+        Err(BuildError::Interrupted) => unreachable!("a build that is never asked to stop finishes"),
+    }
+}
+
+/// Why a build gave no simulator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// The scenario is invalid, or needs more than the limits allow.
+    Invalid(ScenarioError),
+    /// The caller asked to stop.
+    Interrupted,
+}
+
+impl From<ScenarioError> for BuildError {
+    fn from(e: ScenarioError) -> Self {
+        BuildError::Invalid(e)
+    }
+}
+
+/// Steps of building (a node, a link, a flow, a multicast tree's nodes) between two
+/// questions whether to stop: each takes well under a microsecond, so a stop request is
+/// honoured within milliseconds at any size.
+const CHECK_STEPS: u64 = 1 << 14;
+
+/// Asks the caller whether to go on once per [`CHECK_STEPS`] steps.
+struct Pace<'a> {
+    keep_going: &'a mut dyn FnMut() -> bool,
+    steps: u64,
+}
+
+impl Pace<'_> {
+    /// Counts `steps` more; `Err(Interrupted)` if the caller, asked, says stop.
+    fn step(&mut self, steps: u64) -> Result<(), BuildError> {
+        self.steps += steps;
+        if self.steps < CHECK_STEPS {
+            return Ok(());
+        }
+        self.steps = 0;
+        self.check()
+    }
+
+    /// Asks now.
+    fn check(&mut self) -> Result<(), BuildError> {
+        if (self.keep_going)() {
+            Ok(())
+        } else {
+            Err(BuildError::Interrupted)
+        }
+    }
+}
+
+/// [`build_with`], asking `keep_going` every few milliseconds of work whether to go on
+/// (a signal handler's flag, say), so that a build of millions of nodes or flows can be
+/// stopped as promptly as a run.
+pub fn build_until(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Sim, BuildError> {
+    let mut pace = Pace { keep_going, steps: 0 };
+    let err = |path: &str, msg: String| BuildError::Invalid(ScenarioError::new(file, path, msg));
     let mut budget = Budget::new(limits, file);
+    pace.check()?;
     if s.duration.0 == 0 {
         return Err(err(
             "duration",
@@ -269,12 +334,14 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         ));
     }
     let topo = expand_topology(s, file, &mut budget)?;
+    pace.check()?;
     let explicit_links_from = topo.links.len() - s.topology.links.len();
 
     // Nodes.
     let mut net = Network::new();
     let mut by_name: HashMap<&str, NodeId> = HashMap::new();
     for n in &topo.nodes {
+        pace.step(1)?;
         let path = n.path.as_str();
         if n.name.is_empty()
             || n.name.contains("->")
@@ -325,6 +392,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         }
     };
     for (i, l) in topo.links.iter().enumerate() {
+        pace.step(1)?;
         // Generated links name existing nodes; only explicit ones can name a wrong one.
         let end = |key: &str| {
             if i >= explicit_links_from {
@@ -357,7 +425,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             }
         }
     }
+    pace.check()?;
     net.finalize();
+    pace.check()?;
     if s.queues.classes == 0 || s.queues.classes as usize > crate::net::MAX_CLASSES {
         return Err(err(
             "queues.classes",
@@ -396,7 +466,8 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         let p = find_port(&net, &q.port, &format!("queues.ports[{i}].port"), file)?;
         configure(&mut net.ports[p as usize], Some(capacity(q.capacity)));
     }
-    let routes = Routes::compute(&net, s.switches.ecmp);
+    let routes =
+        Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
 
     // Multicast groups.
     let mut groups: BTreeMap<String, (Vec<NodeId>, String)> = BTreeMap::new();
@@ -599,6 +670,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             )?;
         }
         for (k, &src) in srcs.iter().enumerate() {
+            // A flow, and a multicast tree's search over every node.
+            let tree_steps = if group_index.contains_key(t.to.as_str()) { net.nodes.len() as u64 } else { 0 };
+            pace.step(1 + tree_steps)?;
             let src_name = net.nodes[src as usize].name.clone();
             let name = format!("{}/{}", t.name, src_name);
             if !flow_names.insert(name.clone()) {
@@ -799,8 +873,10 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         slowest_link: slowest_link.clone(),
     };
     for (path, table) in s.protocols.all() {
+        pace.check()?;
         table.install(path, &mut cx)?;
     }
+    pace.check()?;
 
     // Recording.
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", file)?;
@@ -819,9 +895,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     if s.metrics.rates && !protocols.reaction_points.is_empty() {
         recorder.record_reaction_points(&flows);
     }
+    pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
     sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
     sim.start();
+    pace.check()?;
     Ok(sim)
 }
 
@@ -1303,6 +1381,37 @@ delay = "1us"
         let lists: Vec<Vec<String>> = sim.flows().iter().map(among).collect();
         // Flows in host order m, a, b, c; each list in node order.
         assert_eq!(lists, [vec!["m", "a", "b", "c"], vec!["m", "a"], vec!["m", "b"], vec!["m", "c"]]);
+    }
+
+    /// A build asks whether to go on at its start, between phases and every
+    /// [`CHECK_STEPS`] nodes, links and flows, and stops at the first "no".
+    #[test]
+    fn building_asks_whether_to_go_on() {
+        let hosts: Vec<String> = (0..20_000).map(|i| format!("\"h{i}\"")).collect();
+        let text = format!(
+            "{}[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"uniform\"\nrate = \"1Mbps\"\n",
+            STAR.replace("\"a\", \"b\", \"c\"", &hosts.join(", "))
+        );
+        let s = crate::scenario::parse(&text, "t.toml", &[]).unwrap();
+        let limits = Limits::machine_default();
+        let mut asked = 0;
+        let sim = build_until(&s, "t.toml", &limits, &mut || {
+            asked += 1;
+            true
+        });
+        assert_eq!(sim.map(|sim| sim.flows().len()).ok(), Some(20_000));
+        // 60 001 steps (20 001 nodes, 20 000 links, 20 000 flows): 3 questions, one
+        // each 2^14 steps; and 7 between phases (the tables of one switch ask none).
+        assert_eq!(asked, 10);
+        for stop_at in [1, 5, 10] {
+            let mut asked = 0;
+            let r = build_until(&s, "t.toml", &limits, &mut || {
+                asked += 1;
+                asked < stop_at
+            });
+            assert!(matches!(r, Err(BuildError::Interrupted)), "stop at {stop_at}");
+            assert_eq!(asked, stop_at);
+        }
     }
 
     #[test]
