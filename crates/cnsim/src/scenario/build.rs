@@ -9,6 +9,7 @@ use super::budget::{
 use super::error::{did_you_mean, ScenarioError};
 use super::generators::{GenLink, GenNode, Generated};
 use super::install::InstallCx;
+use super::periodic::{self, Periodic, MAX_SAMPLES};
 use super::schema::{
     NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Source, Start, Topology, Traffic,
 };
@@ -71,10 +72,6 @@ pub const MAX_NODES: u64 = 1_000_000;
 /// Most unicast forwarding-table entries (switches × hosts, 4 bytes each) a topology may
 /// need: 1 GiB of tables.
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 28;
-/// Most samples a time series may take (duration / `metrics.interval`): 100 million,
-/// e.g. 10 ns samples over a second, for those who study transients. The memory the
-/// series need is bounded separately, with the rest of the run's (see `budget`).
-pub const MAX_SAMPLES: u64 = 100_000_000;
 
 /// Checks the size of what the topology section describes before anything is generated,
 /// so that a huge count is a located error rather than exhausted memory.
@@ -320,19 +317,16 @@ pub fn build_until(
             "\"0s\" is not a sampling period; expected a positive time, e.g. \"1ms\"".into(),
         ));
     }
-    let samples = s.duration.0 / s.metrics.interval.0;
-    if samples > MAX_SAMPLES {
-        return Err(err(
-            "metrics.interval",
-            format!(
-                "\"{}\" takes {samples} samples over the duration \"{}\"; expected at most \
-                 {MAX_SAMPLES} samples, i.e. an interval of at least \"{}\"",
-                s.metrics.interval,
-                s.duration,
-                Duration(s.duration.0.div_ceil(MAX_SAMPLES))
-            ),
-        ));
-    }
+    let sampling = Periodic {
+        key: "metrics.interval",
+        period: s.metrics.interval,
+        shortest: 1.0,
+        instances: 1,
+        instance: "series",
+        firings: "samples",
+        limit: MAX_SAMPLES,
+    };
+    periodic::check(&sampling, s.duration, file)?;
     let topo = expand_topology(s, file, &mut budget)?;
     pace.check()?;
     let explicit_links_from = topo.links.len() - s.topology.links.len();
@@ -1416,10 +1410,11 @@ delay = "1us"
 
     #[test]
     fn sampling_is_bounded() {
-        // 1 ms in samples of 9 ps: 111 111 111 samples, more than MAX_SAMPLES.
-        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"9ps\"\n"));
+        // 1 ms in samples of 99 ps: 10 101 010 samples, more than MAX_SAMPLES.
+        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"99ps\"\n"));
         assert_eq!(e.path, "metrics.interval", "{e}");
-        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"10ps\"\nqueues = []\nflows = false\n"))
+        assert!(e.message.contains("gives 10101010 samples"), "{e}");
+        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"100ps\"\nqueues = []\nflows = false\n"))
             .unwrap_or_else(|e| panic!("{e}"));
     }
 }

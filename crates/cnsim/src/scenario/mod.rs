@@ -7,6 +7,7 @@ pub mod bundled;
 pub mod error;
 pub mod generators;
 pub mod install;
+pub mod periodic;
 pub mod schema;
 pub mod units;
 
