@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::budget::{
-    Budget, Limits, FLOW_BYTES, LINK_BYTES, LIVE_FRAME_BYTES, NODE_BYTES, ROUTE_ENTRY_BYTES, SAMPLE_BYTES,
+    recorded_bytes, writing_bytes, Budget, Limits, Writers, FAIR_SHARE_HOP_BYTES, FLOW_BYTES, LINK_BYTES,
+    LIVE_FRAME_BYTES, NODE_BYTES, ROUTE_ENTRY_BYTES, SUMMARY_FLOW_BYTES,
 };
 use super::error::{did_you_mean, ScenarioError};
 use super::generators::{GenLink, GenNode, Generated};
@@ -17,6 +18,7 @@ use super::units::{Duration, Rate, Size, MAX_TIME};
 use crate::engine::time::format_time;
 use crate::engine::Timers;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
+use crate::metrics::recorder::TableShape;
 use crate::net::queue::PREALLOC_FRAMES;
 use crate::net::reach::{Reach, ReachKey};
 use crate::net::routing::connected_through_hosts;
@@ -637,7 +639,7 @@ pub fn build_until(
         // A source queue slot: a frame id, or an unbuilt frame (birth time, destination).
         let slot_bytes = std::mem::size_of::<(crate::engine::Time, crate::net::NodeId)>() as u64;
         budget.charge(
-            n_srcs.saturating_mul(FLOW_BYTES + slot_bytes * limiter_slots + histogram),
+            n_srcs.saturating_mul(FLOW_BYTES + SUMMARY_FLOW_BYTES + slot_bytes * limiter_slots + histogram),
             &format!("{tp}.from"),
             &format!("{n_srcs} flows"),
             "to fit, use fewer source hosts or a smaller source_queue",
@@ -663,6 +665,9 @@ pub fn build_until(
                 "to fit, use fewer sources per group or fewer nodes",
             )?;
         }
+        // The hops of this entry's unicast routes, which the summary's max-min fair
+        // shares hold.
+        let mut route_hops = 0u64;
         for (k, &src) in srcs.iter().enumerate() {
             // A flow, and a multicast tree's search over every node.
             let tree_steps = if group_index.contains_key(t.to.as_str()) { net.nodes.len() as u64 } else { 0 };
@@ -764,7 +769,9 @@ pub fn build_until(
                         format!("\"{}\" sends to itself; expected a destination other than the source", t.to),
                     ));
                 }
-                if !routes.reachable(&net, src, d) {
+                let hops = routes.path(&net, src, d, 0).len() as u64;
+                route_hops += hops;
+                if hops == 0 {
                     return Err(err(
                         &format!("{tp}.to"),
                         format!(
@@ -851,6 +858,12 @@ pub fn build_until(
             flows.push(flow);
             flow_entry.push(ti);
         }
+        budget.charge(
+            route_hops.saturating_mul(FAIR_SHARE_HOP_BYTES),
+            &format!("{tp}.to"),
+            &format!("the max-min fair shares in summary.json of {n_srcs} flows over {route_hops} hops"),
+            "to fit, use fewer sources or shorter routes",
+        )?;
     }
 
     // Protocols, each from its own table.
@@ -876,15 +889,7 @@ pub fn build_until(
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", file)?;
     let flow_ids: Vec<u32> =
         if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
-    let rate_columns = if s.metrics.rates { 2 * protocols.reaction_points.len() } else { 0 };
-    let columns = (queue_ports.len() + flow_ids.len() + rate_columns) as u64;
-    let samples = s.duration.0 / s.metrics.interval.0 + 2;
-    budget.charge(
-        samples.saturating_mul(columns).saturating_mul(SAMPLE_BYTES),
-        "metrics.interval",
-        &format!("time series of {columns} columns × {samples} samples (every \"{}\")", s.metrics.interval),
-        "to fit, use a longer metrics.interval, fewer metrics.queues, metrics.flows = false or metrics.rates = false",
-    )?;
+    charge_recording(s, &net, &queue_ports, &flows, &flow_ids, &mut budget)?;
     let mut recorder = Recorder::new(s.metrics.interval.0, &net, queue_ports, &flows, flow_ids);
     if s.metrics.rates && !protocols.reaction_points.is_empty() {
         recorder.record_reaction_points(&flows);
@@ -895,6 +900,93 @@ pub fn build_until(
     sim.start();
     pace.check()?;
     Ok(sim)
+}
+
+/// Charges the time series a run records, and their writing, before the recorder is
+/// made: each key's tables (metrics.queues: queue length, average and utilisation;
+/// metrics.flows: throughput; metrics.rates: the reaction points'), the key's charge
+/// holding the writing of the table that costs the most to write (the writers take one
+/// table at a time, after the run). A charge is located at the key that selects the
+/// series, or at metrics.interval where their values cost more than the series do.
+fn charge_recording(
+    s: &Scenario,
+    net: &Network,
+    queue_ports: &[PortId],
+    flows: &[Flow],
+    flow_ids: &[u32],
+    budget: &mut Budget,
+) -> Result<(), ScenarioError> {
+    let rates = s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE);
+    let shapes = Recorder::shapes(net, queue_ports, flows, flow_ids, rates);
+    let samples = s.duration.0 / s.metrics.interval.0 + 2;
+    let writers = Writers { parquet: s.metrics.parquet, csv: s.metrics.csv, plots: s.metrics.plots };
+    let writing = |t: &TableShape, samples| writing_bytes(t.columns, t.name_bytes, samples, writers);
+    let widest =
+        (0..shapes.len()).max_by_key(|&i| (writing(&shapes[i], samples), std::cmp::Reverse(i))).unwrap_or(0);
+    let outputs: Vec<&str> = [(writers.parquet, "Parquet"), (writers.csv, "CSV"), (writers.plots, "plots")]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+    let groups: [(&str, std::ops::Range<usize>, String, &str); 3] = [
+        (
+            "metrics.queues",
+            0..3,
+            format!(
+                "the queue lengths and utilisation of the {} ports metrics.queues selects",
+                queue_ports.len()
+            ),
+            "to fit, select fewer ports (metrics.queues = \"none\" or a list of port names), use a longer \
+             metrics.interval, or write fewer outputs (metrics.parquet, metrics.csv, metrics.plots = false)",
+        ),
+        (
+            "metrics.flows",
+            3..4,
+            format!("the throughput of {} flows", flow_ids.len()),
+            "to fit, use metrics.flows = false or a longer metrics.interval",
+        ),
+        (
+            "metrics.rates",
+            4..6,
+            format!("the rates of {} reaction points", shapes[4].columns),
+            "to fit, use metrics.rates = false or a longer metrics.interval",
+        ),
+    ];
+    for (key, tables, what, advice) in groups {
+        let tables_here = &shapes[tables.clone()];
+        let columns: u64 = tables_here.iter().map(|t| t.columns).sum();
+        if columns == 0 {
+            continue;
+        }
+        let recorded = |samples| {
+            tables_here
+                .iter()
+                .map(|t| recorded_bytes(t.columns, t.name_bytes, samples))
+                .fold(0u64, u64::saturating_add)
+        };
+        let written = |samples| if tables.contains(&widest) { writing(&shapes[widest], samples) } else { 0 };
+        let bytes = recorded(samples).saturating_add(written(samples));
+        let fixed = recorded(0).saturating_add(written(0));
+        let at = if bytes - fixed > fixed { "metrics.interval" } else { key };
+        let how = if written(samples) > 0 && !outputs.is_empty() {
+            format!(
+                "recorded and written ({}; the largest table {})",
+                outputs.join(", "),
+                shapes[widest].name
+            )
+        } else {
+            "recorded".to_string()
+        };
+        budget.charge(
+            bytes,
+            at,
+            &format!(
+                "{what}: {columns} series × {samples} samples (one every \"{}\"), {how}",
+                s.metrics.interval
+            ),
+            advice,
+        )?;
+    }
+    Ok(())
 }
 
 /// Why host `dst` cannot be reached from `src`, for messages: hosts do not forward, so
@@ -1406,6 +1498,59 @@ delay = "1us"
             assert!(matches!(r, Err(BuildError::Interrupted)), "stop at {stop_at}");
             assert_eq!(asked, stop_at);
         }
+    }
+
+    /// Regression: the estimate of the time series counted one value per selected port
+    /// and nothing for the writers, so a parking lot of 10^6 routers was estimated at
+    /// 1.9 GiB and peaked at 7.5 GB writing its 2·10^6-column tables. Every port's two
+    /// series, and the writing of the largest table, are charged at metrics.queues.
+    #[test]
+    fn recording_and_writing_are_charged_where_selected() {
+        let lot = |metrics: &str| {
+            format!(
+                "name = \"t\"\nduration = \"1ms\"\n[topology.parking_lot]\nrouters = 20000\nhosts_per_router = 0\n\
+                 access_link = {{ rate = \"1Gbps\", delay = \"1us\" }}\ntrunk = {{ rate = \"1Gbps\", delay = \"1us\" }}\n\
+                 [metrics]\n{metrics}"
+            )
+        };
+        let build = |text: &str| {
+            let s = crate::scenario::parse(text, "t.toml", &[]).unwrap();
+            build_with(&s, "t.toml", &Limits { max_memory: 128 << 20 })
+        };
+        // 39 998 ports: about 38 MiB of topology, 15 MiB of series and 126 MiB to
+        // write one of the two 39 998-column tables as Parquet.
+        let e = build(&lot("")).err().expect("refused");
+        assert_eq!(e.path, "metrics.queues", "{e}");
+        assert!(
+            e.message.contains("of the 39998 ports metrics.queues selects: 79996 series × 3 samples"),
+            "{e}"
+        );
+        assert!(
+            e.message.contains("recorded and written (Parquet, plots; the largest table queue_length)"),
+            "{e}"
+        );
+        assert!(e.message.contains("metrics.queues = \"none\""), "{e}");
+        // Recorded but not written, or not recorded: it fits.
+        build(&lot("parquet = false\nplots = false\n")).unwrap();
+        build(&lot("queues = \"none\"\n")).unwrap();
+    }
+
+    /// The summary's max-min fair shares hold every unicast route: 4999 flows along a
+    /// parking lot of 5000 routers to R0h1 cross 12 507 498 hops (Σ i + 2), 95 MiB,
+    /// charged at the entry's destination.
+    #[test]
+    fn fair_share_routes_are_charged() {
+        let text = format!(
+            "name = \"t\"\nduration = \"1ms\"\n[topology.parking_lot]\nrouters = 5000\nhosts_per_router = 1\n\
+             access_link = {{ rate = \"1Gbps\", delay = \"1us\" }}\ntrunk = {{ rate = \"1Gbps\", delay = \"1us\" }}\n\
+             [metrics]\nqueues = \"none\"\n[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = [{}]\nto = \"R0h1\"\nrate = \"1Mbps\"\n",
+            (1..10).map(|d| format!("\"R{d}*\"")).collect::<Vec<_>>().join(", ")
+        );
+        let s = crate::scenario::parse(&text, "t.toml", &[]).unwrap();
+        let e = build_with(&s, "t.toml", &Limits { max_memory: 180 << 20 }).err().expect("refused");
+        assert_eq!(e.path, "traffic[0].to", "{e}");
+        assert!(e.message.contains("fair shares in summary.json of 4999 flows over 12507498 hops"), "{e}");
+        build_with(&s, "t.toml", &Limits { max_memory: 300 << 20 }).unwrap();
     }
 
     #[test]
