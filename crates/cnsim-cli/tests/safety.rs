@@ -452,6 +452,46 @@ fn the_estimate_bounds_the_peak_memory_of_a_run() {
     );
 }
 
+/// Regression: the default limit ignored the address-space limit (`ulimit -v`), so under
+/// 4 GiB of address space a scenario needing 6 GiB (multicast trees from 25 000 sources
+/// over 25 001 nodes) passed the estimate and aborted allocating. The default now stays
+/// within the address space: a located refusal, exit 2.
+#[cfg(unix)]
+#[test]
+fn the_default_limit_respects_the_address_space_limit() {
+    let tree = Tree::new("ulimit");
+    let hosts: Vec<String> = (0..25_000).map(|i| format!("\"h{i}\"")).collect();
+    let text = format!(
+        "name = \"trees\"\nduration = \"1ms\"\n[topology.star]\nhosts = [{}]\nlink = {{ rate = \"1Gbps\", delay = \"1us\" }}\n\
+         [groups]\nall = [{}]\n[[traffic]]\nname = \"m\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"all\"\nrate = \"1Mbps\"\n",
+        hosts.join(", "),
+        hosts.join(", ")
+    );
+    std::fs::write(tree.work().join("trees.toml"), text).unwrap();
+    let o = Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -v 4194304 && exec {} validate trees.toml", env!("CARGO_BIN_EXE_cnsim")),
+        ])
+        .current_dir(tree.work())
+        .output()
+        .expect("run sh");
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("trees.toml: traffic[0].to: multicast trees to \"all\" (25000 sources × 25001 nodes)"),
+        "{err}"
+    );
+    // At most (4096 − 256) × 3/4 MiB, less on a machine with less memory.
+    let limit: f64 = err
+        .split("expected at most ")
+        .nth(1)
+        .and_then(|t| t.split(" MiB").next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no limit in {err}"));
+    assert!(limit <= 2880.0, "{err}");
+}
+
 /// Frames held at run time are bounded too: a queue of unbounded capacity fed faster
 /// than it drains stops the run with a clear error, not an abort.
 #[test]
