@@ -192,9 +192,10 @@ const EXIT_INPUT: u8 = 2;
 /// Exit code after Ctrl-C.
 const EXIT_INTERRUPTED: u8 = 130;
 
-/// SIGINT (Ctrl-C), SIGTERM and SIGHUP while running or writing results: the first one
-/// stops the work at the next check (the event loop checks every 2^16 events, the
-/// writers between files, the commit before and after its rename), removes what was
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP while building, running or writing results: the
+/// first one stops the work at the next check (the build every few milliseconds of
+/// work, the event loop every 2^16 events, the writers between files, the commit before
+/// and after its rename), removes what was
 /// half-written and exits with 128 + the signal number; a second one ends the process at
 /// once (its temporary directory is removed by the next cnsim that writes beside it).
 struct Signals {

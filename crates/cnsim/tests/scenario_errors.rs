@@ -690,9 +690,9 @@ fn sampling_interval_too_fine() {
         &e,
         "metrics.interval",
         &[
-            "\"1ps\" takes 1000000000 samples over the duration \"1ms\"",
-            "expected at most 100000000 samples",
-            "at least \"10ps\"",
+            "\"1ps\" gives 1000000000 samples over the duration \"1ms\"",
+            "expected at most 10000000 samples",
+            "at least \"100ps\"",
         ],
     );
     // Finer than the old one-million cap: 2 million 10 ns samples of one queue.
@@ -1207,4 +1207,44 @@ fn rate_floors_above_the_line_rate() {
     let s =
         scenario::parse(&with_fecn("[protocols.fecn.switch]\nmin_rate = \"10Gbps\"\n"), FILE, &[]).unwrap();
     scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Regression: periodic protocol timers took any period, and "1ps" ran practically
+/// forever (10^9 probes in a millisecond). Each period is refused where it is set once
+/// its firings over the run, all flows together, pass 10^8.
+#[test]
+fn periodic_timers_are_bounded() {
+    let e = error_of(&with_fecn("t = \"1ps\"\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.fecn.t",
+        &[
+            "\"1ps\" gives 1000000000 probes over the duration \"1ms\"",
+            "expected at most 100000000 probes, i.e. a period of at least \"10ps\"",
+        ],
+    );
+    // Half the period after fast recovery, and a jitter down to 0.85 by default.
+    let e = error_of(&with_qcn("[protocols.qcn.rp]\ntimer = \"20ps\"\n"), &[]);
+    assert_located(
+        &e,
+        "protocols.qcn.rp.timer",
+        &[
+            "\"20ps\" gives 125000000 timer expiries",
+            "(1 reaction point × 125000000, one every 8ps at the shortest)",
+            "expected at most 100000000 timer expiries, i.e. a period of at least \"24ps\"",
+        ],
+    );
+    let e = error_of(&with_ecm("[protocols.ecm.rp]\ntd = \"1ps\"\n"), &[]);
+    assert_located(&e, "protocols.ecm.rp.td", &["gives 1000000000 drift timer expiries"]);
+    let e = error_of(&with_e2cm("[protocols.e2cm.rp]\ntd = \"1ps\"\n"), &[]);
+    assert_located(&e, "protocols.e2cm.rp.td", &["gives 1000000000 drift timer expiries"]);
+    // Without drift there is no drift timer to bound.
+    let text = with_ecm("[protocols.ecm.rp]\ntd = \"1ps\"\ndrift = false\n");
+    let s = scenario::parse(&text, FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+    // Periods the limit allows build.
+    for text in [with_fecn("t = \"10ps\"\n"), with_qcn("[protocols.qcn.rp]\ntimer = \"24ps\"\n")] {
+        let s = scenario::parse(&text, FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+        scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+    }
 }

@@ -40,6 +40,18 @@ pub struct Recorder {
     pub minrate_samples: u64,
 }
 
+/// The size of one table a recorder keeps, known before the recorder is made (for the
+/// memory estimate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableShape {
+    /// The table's name (its file stem).
+    pub name: &'static str,
+    /// Its series.
+    pub columns: u64,
+    /// The bytes of its series' names, together.
+    pub name_bytes: u64,
+}
+
 /// The average queue port `p`'s first class keeps, if its discipline keeps one.
 fn average(net: &Network, p: PortId) -> Option<f64> {
     net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.average())
@@ -83,6 +95,32 @@ impl Recorder {
             minrate_sum: 0.0,
             minrate_samples: 0,
         }
+    }
+
+    /// The tables [`Recorder::new`] makes for these ports and flows and, with `rates`,
+    /// [`Recorder::record_reaction_points`] adds, in the order the recorder keeps them:
+    /// queue_length, queue_average, utilisation, throughput, rp_rate, rp_cnms.
+    pub fn shapes(
+        net: &Network,
+        queue_ports: &[PortId],
+        flows: &[Flow],
+        flow_ids: &[u32],
+        rates: bool,
+    ) -> [TableShape; 6] {
+        let shape = |name, names: &mut dyn Iterator<Item = usize>| {
+            let (columns, name_bytes) = names.fold((0u64, 0u64), |(c, b), n| (c + 1, b + n as u64));
+            TableShape { name, columns, name_bytes }
+        };
+        let port = |p: &PortId| net.port_names().get(*p as usize).map_or(0, String::len);
+        let rps = || flows.iter().filter(|f| rates && f.rp != crate::net::NONE).map(|f| f.name.len());
+        [
+            shape("queue_length", &mut queue_ports.iter().map(port)),
+            shape("queue_average", &mut queue_ports.iter().filter(|&&p| average(net, p).is_some()).map(port)),
+            shape("utilisation", &mut queue_ports.iter().map(port)),
+            shape("throughput", &mut flow_ids.iter().map(|&f| flows[f as usize].name.len())),
+            shape("rp_rate", &mut rps()),
+            shape("rp_cnms", &mut rps()),
+        ]
     }
 
     /// Records the rate and feedback count of the reaction points of `flows` (those with

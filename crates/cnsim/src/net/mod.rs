@@ -8,6 +8,7 @@
 pub mod classes;
 pub mod frame;
 pub mod queue;
+pub mod reach;
 pub mod routing;
 pub mod topology;
 

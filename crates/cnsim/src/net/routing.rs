@@ -25,7 +25,9 @@ pub struct Routes {
     row: Vec<u32>,
     /// The one port of each host with exactly one link ([`NONE`] otherwise).
     only_port: Vec<PortId>,
-    /// `entries[row * hosts.len() + host_index]`: a port, [`ECMP`]` | group`, or [`NONE`]
+    /// Number of table rows.
+    n_rows: usize,
+    /// `entries[host_index * n_rows + row]`: a port, [`ECMP`]` | group`, or [`NONE`]
     /// (unreachable, or the node is the destination).
     entries: Vec<u32>,
     /// ECMP groups: (start, len) into `ecmp_ports`.
@@ -33,6 +35,10 @@ pub struct Routes {
     /// Ports of the ECMP groups, each group in port order.
     ecmp_ports: Vec<PortId>,
 }
+
+/// Steps of work (a node searched, an entry written: a few nanoseconds each) between
+/// two questions whether to stop.
+pub const CHECK_WORK: usize = 1 << 20;
 
 /// Tag of an entry that names an ECMP group rather than a port.
 const ECMP: u32 = 1 << 31;
@@ -83,10 +89,152 @@ pub fn reachable_hosts(net: &Network, src: NodeId) -> Vec<NodeId> {
         .collect()
 }
 
+/// Whether `dst` could be reached from `src` if hosts forwarded: a plain search over
+/// every node, for telling a disconnected destination from one cut off by hosts.
+pub fn connected_through_hosts(net: &Network, src: NodeId, dst: NodeId) -> bool {
+    let mut seen = vec![false; net.nodes.len()];
+    let mut stack = vec![src];
+    seen[src as usize] = true;
+    while let Some(u) = stack.pop() {
+        if u == dst {
+            return true;
+        }
+        for &p in &net.nodes[u as usize].ports {
+            let v = net.next_node(p);
+            if !std::mem::replace(&mut seen[v as usize], true) {
+                stack.push(v);
+            }
+        }
+    }
+    false
+}
+
+/// The links a breadth-first search for the tables needs, packed: for every node, its
+/// neighbours that have a table row (switches and hosts with several links), with the
+/// port towards each and that neighbour's port back, in port order. Hosts with one link
+/// are left out: they are never passed through and need no distance unless they are
+/// the search's root (whose own ports are read from the network). A search then reads
+/// a few contiguous words per link instead of two port records.
+struct RowGraph {
+    /// `adj[start[u]..start[u + 1]]`: the links of node `u`.
+    start: Vec<u32>,
+    /// (neighbour, port of `u` towards it, the neighbour's port back).
+    adj: Vec<(NodeId, PortId, PortId)>,
+    /// Whether each node is a switch.
+    switch: Vec<bool>,
+}
+
+impl RowGraph {
+    fn new(net: &Network, row: &[u32]) -> Self {
+        let mut start = Vec::with_capacity(net.nodes.len() + 1);
+        let mut adj = Vec::new();
+        for node in &net.nodes {
+            start.push(adj.len() as u32);
+            for &p in &node.ports {
+                let back = net.ports[p as usize].peer;
+                let v = net.ports[back as usize].node;
+                if row[v as usize] != NONE {
+                    adj.push((v, p, back));
+                }
+            }
+        }
+        start.push(adj.len() as u32);
+        let switch = net.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect();
+        RowGraph { start, adj, switch }
+    }
+
+    fn links(&self, u: NodeId) -> &[(NodeId, PortId, PortId)] {
+        &self.adj[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+    }
+}
+
+/// A reusable breadth-first search towards a root over a [`RowGraph`]: distances are
+/// valid where `stamp` equals the current search's, so nothing is cleared between
+/// searches.
+struct Search {
+    stamp: Vec<u32>,
+    current: u32,
+    dist: Vec<u32>,
+    via: Vec<PortId>,
+    queue: Vec<NodeId>,
+}
+
+impl Search {
+    fn new(n: usize) -> Self {
+        Search { stamp: vec![0; n], current: 0, dist: vec![0; n], via: vec![NONE; n], queue: Vec::new() }
+    }
+
+    /// Hop distance of `v` from the last root, or `u32::MAX` if unreached.
+    #[inline]
+    fn dist(&self, v: NodeId) -> u32 {
+        if self.stamp[v as usize] == self.current {
+            self.dist[v as usize]
+        } else {
+            u32::MAX
+        }
+    }
+
+    #[inline]
+    fn reach(&mut self, v: NodeId, d: u32, via: PortId) -> bool {
+        if self.stamp[v as usize] == self.current {
+            return false;
+        }
+        self.stamp[v as usize] = self.current;
+        self.dist[v as usize] = d;
+        self.via[v as usize] = via;
+        self.queue.push(v);
+        true
+    }
+
+    /// Searches from `root`, expanding the root and switches only (hosts do not
+    /// forward), in the order [`bfs_towards`] does; returns the number of nodes reached.
+    fn run(&mut self, net: &Network, graph: &RowGraph, root: NodeId) -> usize {
+        self.current += 1;
+        self.queue.clear();
+        self.reach(root, 0, NONE);
+        // The root's own ports, from the network: a root with one link is in no packed
+        // list of its own.
+        for &p in &net.nodes[root as usize].ports {
+            let back = net.ports[p as usize].peer;
+            let v = net.ports[back as usize].node;
+            if v != root {
+                self.reach(v, 1, back);
+            }
+        }
+        let mut head = 1;
+        while head < self.queue.len() {
+            let u = self.queue[head];
+            head += 1;
+            if !graph.switch[u as usize] {
+                continue;
+            }
+            let d = self.dist[u as usize] + 1;
+            for &(v, _, back) in graph.links(u) {
+                self.reach(v, d, back);
+            }
+        }
+        self.queue.len()
+    }
+}
+
 impl Routes {
     /// Computes the unicast tables of `net`; with `ecmp`, a flow is spread over every
     /// equal-cost next hop, else the first found (breadth-first, in port order) is used.
+    ///
+    /// The work is one search per anchor (below) over the switches and hosts with
+    /// several links, plus one write per table entry: the tables' size, rows × hosts,
+    /// bounds it wherever every switch has hosts (a parking lot, a chain).
     pub fn compute(net: &Network, ecmp: bool) -> Self {
+        match Self::compute_until(net, ecmp, &mut || true) {
+            Some(routes) => routes,
+            None => unreachable!("a computation that is never asked to stop finishes"),
+        }
+    }
+
+    /// [`Routes::compute`], asking `keep_going` about every [`CHECK_WORK`] steps of
+    /// work (nodes searched, entries written) whether to go on; `None` when told to
+    /// stop.
+    pub fn compute_until(net: &Network, ecmp: bool, keep_going: &mut dyn FnMut() -> bool) -> Option<Self> {
         let hosts = net.hosts();
         let n = net.nodes.len();
         let mut host_index = vec![NONE; n];
@@ -105,7 +253,8 @@ impl Routes {
             }
         }
         let nh = hosts.len();
-        let mut entries = vec![NONE; rows.len() * nh];
+        let n_rows = rows.len();
+        let mut entries = vec![NONE; n_rows * nh];
         let mut groups: Vec<(u32, u32)> = Vec::new();
         let mut ecmp_ports: Vec<PortId> = Vec::new();
         let mut group_of: HashMap<Vec<PortId>, u32> = HashMap::new();
@@ -123,57 +272,72 @@ impl Routes {
                 anchored[h as usize].push(h);
             }
         }
+        let graph = RowGraph::new(net, &row);
+        let mut search = Search::new(n);
         let mut equal: Vec<PortId> = Vec::new();
-        let mut column: Vec<u32> = vec![NONE; rows.len()];
+        let mut column: Vec<u32> = vec![NONE; n_rows];
+        let mut work = 0usize;
         for (anchor, members) in anchored.iter().enumerate() {
             let anchor = anchor as NodeId;
             if members.is_empty() {
                 continue;
             }
-            let (via, dist) = bfs_towards(net, anchor);
+            if work >= CHECK_WORK {
+                work = 0;
+                if !keep_going() {
+                    return None;
+                }
+            }
+            work += search.run(net, &graph, anchor) + n_rows * (1 + members.len());
             // The entry of every row towards the anchor (shared by all its hosts).
             for (r, &v) in rows.iter().enumerate() {
-                let d = dist[v as usize];
+                let d = search.dist(v);
                 column[r] = NONE;
                 if v == anchor || d == u32::MAX {
                     continue;
                 }
                 equal.clear();
                 if ecmp {
-                    // Every port one hop closer, through a switch or straight to the anchor.
-                    equal.extend(net.nodes[v as usize].ports.iter().copied().filter(|&p| {
-                        let w = net.next_node(p);
-                        dist[w as usize] == d - 1
-                            && (w == anchor || net.nodes[w as usize].kind == NodeKind::Switch)
+                    // Every port one hop closer, through a switch or straight to the
+                    // anchor (a host with one link is only ever the anchor, reached
+                    // through its one link: no choice to spread over).
+                    equal.extend(graph.links(v).iter().filter_map(|&(w, p, _)| {
+                        (search.dist(w) == d - 1 && (w == anchor || graph.switch[w as usize])).then_some(p)
                     }));
                 }
                 column[r] = if equal.len() > 1 {
-                    let next = groups.len() as u32;
-                    let g = *group_of.entry(equal.clone()).or_insert_with(|| {
-                        groups.push((ecmp_ports.len() as u32, equal.len() as u32));
-                        ecmp_ports.extend_from_slice(&equal);
-                        next
-                    });
+                    let g = match group_of.get(equal.as_slice()) {
+                        Some(&g) => g,
+                        None => {
+                            let g = groups.len() as u32;
+                            groups.push((ecmp_ports.len() as u32, equal.len() as u32));
+                            ecmp_ports.extend_from_slice(&equal);
+                            group_of.insert(equal.clone(), g);
+                            g
+                        }
+                    };
                     ECMP | g
                 } else {
-                    via[v as usize]
+                    search.via[v as usize]
                 };
             }
+            // Column-major: one host's entries are contiguous, so this loop writes
+            // memory in order; a table row apart each, every write would miss the
+            // cache and the TLB once the tables outgrow them.
             for &h in members {
                 let hi = host_index[h as usize] as usize;
-                for (r, &v) in rows.iter().enumerate() {
-                    entries[r * nh + hi] = if v == h {
-                        NONE
-                    } else if v == anchor {
-                        // The anchor switch itself: the link down to the host.
-                        net.ports[only_port[h as usize] as usize].peer
-                    } else {
-                        column[r]
-                    };
+                let out = &mut entries[hi * n_rows..(hi + 1) * n_rows];
+                out.copy_from_slice(&column);
+                if row[h as usize] != NONE {
+                    out[row[h as usize] as usize] = NONE;
+                }
+                if row[anchor as usize] != NONE && anchor != h {
+                    // The anchor switch itself: the link down to the host.
+                    out[row[anchor as usize] as usize] = net.ports[only_port[h as usize] as usize].peer;
                 }
             }
         }
-        Routes { hosts, host_index, row, only_port, entries, groups, ecmp_ports }
+        Some(Routes { hosts, host_index, row, only_port, n_rows, entries, groups, ecmp_ports })
     }
 
     /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
@@ -187,7 +351,7 @@ impl Routes {
             return self.only_port[node as usize];
         }
         let hi = self.host_index[dst as usize];
-        let e = self.entries[r as usize * self.hosts.len() + hi as usize];
+        let e = self.entries[hi as usize * self.n_rows + r as usize];
         if e == NONE || e & ECMP == 0 {
             return e;
         }
@@ -196,11 +360,16 @@ impl Routes {
     }
 
     /// The ports a frame of flow `flow` from `src` to host `dst` leaves through, source
-    /// first; empty if `dst` is unreachable.
+    /// first; empty if `dst` is unreachable. Hosts do not forward: a path that would
+    /// leave a host other than the source is no path (a host's table row, or its one
+    /// port, is where its own frames go, not a route for others').
     pub fn path(&self, net: &Network, src: NodeId, dst: NodeId, flow: u32) -> Vec<PortId> {
         let mut out = Vec::new();
         let mut at = src;
         while at != dst {
+            if at != src && net.nodes[at as usize].kind == NodeKind::Host {
+                return Vec::new();
+            }
             let p = self.next_port(at, dst, flow);
             if p == NONE || out.len() > net.nodes.len() {
                 return Vec::new();
@@ -386,6 +555,133 @@ mod tests {
         assert!(!r.reachable(&n, a, b));
         assert_eq!(r.path(&n, a, m, 0).len(), 2);
         assert_eq!(reachable_hosts(&n, a), [a, m]);
+        assert!(connected_through_hosts(&n, a, b));
+    }
+
+    /// Regression: a host whose one link leads to another host sent everything there,
+    /// and the path check followed that host's own table row onwards, so a → m → s → b
+    /// counted as a route (and m consumed the frames as if it were b).
+    #[test]
+    fn a_host_is_no_transit_for_a_host_behind_it() {
+        let mut n = Network::new();
+        let a = n.add_node("a", NodeKind::Host, 0);
+        let m = n.add_node("m", NodeKind::Host, 0);
+        let s = n.add_node("s", NodeKind::Switch, 0);
+        let b = n.add_node("b", NodeKind::Host, 0);
+        let c = Capacity::Frames(1);
+        n.add_link(a, m, 1, 0, c, c);
+        n.add_link(m, s, 1, 0, c, c);
+        n.add_link(s, b, 1, 0, c, c);
+        n.finalize();
+        for ecmp in [true, false] {
+            let r = Routes::compute(&n, ecmp);
+            assert!(r.path(&n, a, b, 0).is_empty(), "ecmp {ecmp}");
+            assert!(!r.reachable(&n, a, b));
+            // m's own frames, and frames to m, have their paths.
+            assert_eq!(r.path(&n, m, b, 0).len(), 2);
+            assert_eq!(r.path(&n, a, m, 0).len(), 1);
+            assert_eq!(r.path(&n, b, m, 0).len(), 2);
+        }
+        assert_eq!(reachable_hosts(&n, a), [a, m]);
+        assert!(connected_through_hosts(&n, a, b));
+    }
+
+    /// On random small networks (hosts with one link, several links, links between
+    /// hosts, parallel links), every path the tables give is a shortest path through
+    /// switches only, found exactly where a plain search from the source finds the
+    /// destination, and every hop is one a search from the destination allows (without
+    /// ECMP, the first it found).
+    #[test]
+    fn tables_agree_with_a_search_per_destination() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let c = Capacity::Frames(1);
+        for _ in 0..300 {
+            let mut n = Network::new();
+            let (switches, hosts) = (1 + next(6) as u32, 2 + next(7) as u32);
+            for i in 0..switches {
+                n.add_node(&format!("s{i}"), NodeKind::Switch, 0);
+            }
+            for i in 0..hosts {
+                n.add_node(&format!("h{i}"), NodeKind::Host, 0);
+            }
+            let total = u64::from(switches + hosts);
+            for _ in 0..next(3 * total) + total / 2 {
+                let (a, b) = (next(total) as NodeId, next(total) as NodeId);
+                if a != b {
+                    n.add_link(a, b, 1, 0, c, c);
+                }
+            }
+            n.finalize();
+            for ecmp in [true, false] {
+                let r = Routes::compute(&n, ecmp);
+                for &dst in &n.hosts() {
+                    let (via, dist) = bfs_towards(&n, dst);
+                    for &src in &n.hosts() {
+                        if src == dst {
+                            continue;
+                        }
+                        let (_, from_src) = bfs_towards(&n, src);
+                        let reachable = from_src[dst as usize] != u32::MAX;
+                        for flow in 0..4 {
+                            let path = r.path(&n, src, dst, flow);
+                            assert_eq!(!path.is_empty(), reachable, "{src} -> {dst}");
+                            if !reachable {
+                                continue;
+                            }
+                            assert_eq!(path.len() as u32, from_src[dst as usize], "{src} -> {dst}");
+                            for &p in &path {
+                                let (v, w) = (n.ports[p as usize].node, n.next_node(p));
+                                assert!(v == src || n.nodes[v as usize].kind == NodeKind::Switch);
+                                assert_eq!(dist[w as usize] + 1, dist[v as usize], "{src} -> {dst}");
+                                if !ecmp {
+                                    assert_eq!(p, via[v as usize], "{src} -> {dst}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The computation asks whether to go on after about [`CHECK_WORK`] steps, and
+    /// stops between searches when told to.
+    #[test]
+    fn computing_stops_when_told() {
+        let mut n = Network::new();
+        let c = Capacity::Frames(1);
+        let switches: Vec<NodeId> =
+            (0..3000).map(|i| n.add_node(&format!("s{i}"), NodeKind::Switch, 0)).collect();
+        for (i, &s) in switches.iter().enumerate() {
+            let h = n.add_node(&format!("h{i}"), NodeKind::Host, 0);
+            n.add_link(h, s, 1, 0, c, c);
+            if i > 0 {
+                n.add_link(switches[i - 1], s, 1, 0, c, c);
+            }
+        }
+        n.finalize();
+        let mut asked = 0;
+        assert!(Routes::compute_until(&n, true, &mut || {
+            asked += 1;
+            true
+        })
+        .is_some());
+        // 3000 searches reaching 3001 nodes, and 3000 columns of 3000 rows made and
+        // copied: 2.7·10⁷ steps, a question every 117 searches (2^20 steps).
+        assert_eq!(asked, 25);
+        let mut asked = 0;
+        let stopped = Routes::compute_until(&n, true, &mut || {
+            asked += 1;
+            asked < 3
+        });
+        assert!(stopped.is_none());
+        assert_eq!(asked, 3);
     }
 
     /// h0 - s0 = (s1 | s2) = s3 - h1: two equal-cost paths. With ECMP, flows spread over

@@ -119,6 +119,21 @@ mod tests {
         assert!(find("nope").is_none());
     }
 
+    /// Every cell of every reproduction builds: none comes near a bound (memory, the
+    /// firings of periodic timers, samples).
+    #[test]
+    fn every_cell_of_every_reproduction_builds() {
+        for r in REGISTRY {
+            let study = (r.declare)();
+            for cell in study.cells() {
+                let s = (study.scenario)(&cell);
+                if let Err(e) = crate::scenario::build(&s, r.name) {
+                    panic!("{} {cell:?}: {e}", r.name);
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_declaration_holds_together() {
         for r in REGISTRY {

@@ -20,7 +20,7 @@ use crate::metrics::output::{write_csv, write_json, write_parquet};
 use crate::metrics::summary::Summary;
 use crate::metrics::TimeSeries;
 use crate::report::plot::{plot_time_series, ChartStyle, Step};
-use crate::scenario::{build_with, Limits, Scenario, ScenarioError};
+use crate::scenario::{build_until, BuildError, Limits, Scenario, ScenarioError};
 use crate::sim::{Halt, Progress, Sim};
 pub use outdir::StagedDir;
 
@@ -101,6 +101,8 @@ pub fn simulate(
 }
 
 /// Builds and runs scenario `s` within `limits`, then checks frame conservation.
+/// `on_progress` is called while building too (at simulated time 0), so that returning
+/// false stops either phase.
 pub fn simulate_with(
     s: &Scenario,
     file: &str,
@@ -108,7 +110,11 @@ pub fn simulate_with(
     on_progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Finished, RunError> {
     let t0 = Instant::now();
-    let mut sim = build_with(s, file, limits)?;
+    let building = Progress { now: 0, end: s.duration.0, events: 0 };
+    let mut sim = build_until(s, file, limits, &mut || on_progress(&building)).map_err(|e| match e {
+        BuildError::Invalid(e) => RunError::Scenario(e),
+        BuildError::Interrupted => RunError::Interrupted,
+    })?;
     sim.run(on_progress).map_err(|h| match h {
         Halt::Interrupted => RunError::Interrupted,
         Halt::TooManyFrames { live, limit, at } => RunError::Resources(format!(

@@ -4,11 +4,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::budget::{
-    Budget, Limits, FLOW_BYTES, LINK_BYTES, LIVE_FRAME_BYTES, NODE_BYTES, ROUTE_ENTRY_BYTES, SAMPLE_BYTES,
+    recorded_bytes, writing_bytes, Budget, Limits, Writers, FAIR_SHARE_HOP_BYTES, FLOW_BYTES, LINK_BYTES,
+    LIVE_FRAME_BYTES, NODE_BYTES, ROUTE_ENTRY_BYTES, SUMMARY_FLOW_BYTES,
 };
 use super::error::{did_you_mean, ScenarioError};
 use super::generators::{GenLink, GenNode, Generated};
 use super::install::InstallCx;
+use super::periodic::{self, Periodic, MAX_SAMPLES};
 use super::schema::{
     NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Source, Start, Topology, Traffic,
 };
@@ -16,8 +18,10 @@ use super::units::{Duration, Rate, Size, MAX_TIME};
 use crate::engine::time::format_time;
 use crate::engine::Timers;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
+use crate::metrics::recorder::TableShape;
 use crate::net::queue::PREALLOC_FRAMES;
-use crate::net::routing::reachable_hosts;
+use crate::net::reach::{Reach, ReachKey};
+use crate::net::routing::connected_through_hosts;
 use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, Scheduler};
 use crate::sim::{Protocols, Recorder, Sim};
 use crate::traffic::{Destination, Flow, Pattern, Shaper};
@@ -70,10 +74,6 @@ pub const MAX_NODES: u64 = 1_000_000;
 /// Most unicast forwarding-table entries (switches × hosts, 4 bytes each) a topology may
 /// need: 1 GiB of tables.
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 28;
-/// Most samples a time series may take (duration / `metrics.interval`): 100 million,
-/// e.g. 10 ns samples over a second, for those who study transients. The memory the
-/// series need is bounded separately, with the rest of the run's (see `budget`).
-pub const MAX_SAMPLES: u64 = 100_000_000;
 
 /// Checks the size of what the topology section describes before anything is generated,
 /// so that a huge count is a located error rather than exhausted memory.
@@ -240,8 +240,73 @@ pub fn build(s: &Scenario, file: &str) -> Result<Sim, ScenarioError> {
 /// Builds the simulator for scenario `s` (read from `file`), refusing scenarios that would
 /// need more memory than `limits` allow.
 pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, ScenarioError> {
-    let err = |path: &str, msg: String| ScenarioError::new(file, path, msg);
+    match build_until(s, file, limits, &mut || true) {
+        Ok(sim) => Ok(sim),
+        Err(BuildError::Invalid(e)) => Err(e),
+        Err(BuildError::Interrupted) => unreachable!("a build that is never asked to stop finishes"),
+    }
+}
+
+/// Why a build gave no simulator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// The scenario is invalid, or needs more than the limits allow.
+    Invalid(ScenarioError),
+    /// The caller asked to stop.
+    Interrupted,
+}
+
+impl From<ScenarioError> for BuildError {
+    fn from(e: ScenarioError) -> Self {
+        BuildError::Invalid(e)
+    }
+}
+
+/// Steps of building (a node, a link, a flow, a multicast tree's nodes) between two
+/// questions whether to stop: each takes well under a microsecond, so a stop request is
+/// honoured within milliseconds at any size.
+const CHECK_STEPS: u64 = 1 << 14;
+
+/// Asks the caller whether to go on once per [`CHECK_STEPS`] steps.
+struct Pace<'a> {
+    keep_going: &'a mut dyn FnMut() -> bool,
+    steps: u64,
+}
+
+impl Pace<'_> {
+    /// Counts `steps` more; `Err(Interrupted)` if the caller, asked, says stop.
+    fn step(&mut self, steps: u64) -> Result<(), BuildError> {
+        self.steps += steps;
+        if self.steps < CHECK_STEPS {
+            return Ok(());
+        }
+        self.steps = 0;
+        self.check()
+    }
+
+    /// Asks now.
+    fn check(&mut self) -> Result<(), BuildError> {
+        if (self.keep_going)() {
+            Ok(())
+        } else {
+            Err(BuildError::Interrupted)
+        }
+    }
+}
+
+/// [`build_with`], asking `keep_going` every few milliseconds of work whether to go on
+/// (a signal handler's flag, say), so that a build of millions of nodes or flows can be
+/// stopped as promptly as a run.
+pub fn build_until(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Sim, BuildError> {
+    let mut pace = Pace { keep_going, steps: 0 };
+    let err = |path: &str, msg: String| BuildError::Invalid(ScenarioError::new(file, path, msg));
     let mut budget = Budget::new(limits, file);
+    pace.check()?;
     if s.duration.0 == 0 {
         return Err(err(
             "duration",
@@ -254,26 +319,25 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             "\"0s\" is not a sampling period; expected a positive time, e.g. \"1ms\"".into(),
         ));
     }
-    let samples = s.duration.0 / s.metrics.interval.0;
-    if samples > MAX_SAMPLES {
-        return Err(err(
-            "metrics.interval",
-            format!(
-                "\"{}\" takes {samples} samples over the duration \"{}\"; expected at most \
-                 {MAX_SAMPLES} samples, i.e. an interval of at least \"{}\"",
-                s.metrics.interval,
-                s.duration,
-                Duration(s.duration.0.div_ceil(MAX_SAMPLES))
-            ),
-        ));
-    }
+    let sampling = Periodic {
+        key: "metrics.interval",
+        period: s.metrics.interval,
+        shortest: 1.0,
+        instances: 1,
+        instance: "series",
+        firings: "samples",
+        limit: MAX_SAMPLES,
+    };
+    periodic::check(&sampling, s.duration, file)?;
     let topo = expand_topology(s, file, &mut budget)?;
+    pace.check()?;
     let explicit_links_from = topo.links.len() - s.topology.links.len();
 
     // Nodes.
     let mut net = Network::new();
     let mut by_name: HashMap<&str, NodeId> = HashMap::new();
     for n in &topo.nodes {
+        pace.step(1)?;
         let path = n.path.as_str();
         if n.name.is_empty()
             || n.name.contains("->")
@@ -324,6 +388,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         }
     };
     for (i, l) in topo.links.iter().enumerate() {
+        pace.step(1)?;
         // Generated links name existing nodes; only explicit ones can name a wrong one.
         let end = |key: &str| {
             if i >= explicit_links_from {
@@ -356,7 +421,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             }
         }
     }
+    pace.check()?;
     net.finalize();
+    pace.check()?;
     if s.queues.classes == 0 || s.queues.classes as usize > crate::net::MAX_CLASSES {
         return Err(err(
             "queues.classes",
@@ -395,7 +462,8 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         let p = find_port(&net, &q.port, &format!("queues.ports[{i}].port"), file)?;
         configure(&mut net.ports[p as usize], Some(capacity(q.capacity)));
     }
-    let routes = Routes::compute(&net, s.switches.ecmp);
+    let routes =
+        Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
 
     // Multicast groups.
     let mut groups: BTreeMap<String, (Vec<NodeId>, String)> = BTreeMap::new();
@@ -456,7 +524,9 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
-    let mut uniform_lists: HashMap<Vec<NodeId>, std::sync::Arc<[NodeId]>> = HashMap::new();
+    // Sources linked alike reach the same hosts and share one list.
+    let mut reach: Option<Reach> = None;
+    let mut uniform_lists: HashMap<ReachKey, std::sync::Arc<[NodeId]>> = HashMap::new();
     for (ti, t) in s.traffic.iter().enumerate() {
         let tp = format!("traffic[{ti}]");
         if t.name.is_empty() || t.name.contains(char::is_control) {
@@ -569,14 +639,13 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         // A source queue slot: a frame id, or an unbuilt frame (birth time, destination).
         let slot_bytes = std::mem::size_of::<(crate::engine::Time, crate::net::NodeId)>() as u64;
         budget.charge(
-            n_srcs.saturating_mul(FLOW_BYTES + slot_bytes * limiter_slots + histogram),
+            n_srcs.saturating_mul(FLOW_BYTES + SUMMARY_FLOW_BYTES + slot_bytes * limiter_slots + histogram),
             &format!("{tp}.from"),
             &format!("{n_srcs} flows"),
             "to fit, use fewer source hosts or a smaller source_queue",
         )?;
         if t.to == UNIFORM {
-            // One shared list of the hosts (per set of mutually reachable hosts), a
-            // reference per source, and the search that finds each source's list.
+            // A reference per source, and the components (lists are charged as made).
             let nodes = net.nodes.len() as u64;
             budget.charge(
                 (hosts.len() as u64)
@@ -596,7 +665,13 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 "to fit, use fewer sources per group or fewer nodes",
             )?;
         }
+        // The hops of this entry's unicast routes, which the summary's max-min fair
+        // shares hold.
+        let mut route_hops = 0u64;
         for (k, &src) in srcs.iter().enumerate() {
+            // A flow, and a multicast tree's search over every node.
+            let tree_steps = if group_index.contains_key(t.to.as_str()) { net.nodes.len() as u64 } else { 0 };
+            pace.step(1 + tree_steps)?;
             let src_name = net.nodes[src as usize].name.clone();
             let name = format!("{}/{}", t.name, src_name);
             if !flow_names.insert(name.clone()) {
@@ -622,7 +697,22 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                 ));
             }
             let dst = if t.to == UNIFORM {
-                let reachable = reachable_hosts(&net, src);
+                let reach = reach.get_or_insert_with(|| Reach::new(&net));
+                let key = reach.key(&net, src);
+                let reachable = match uniform_lists.get(&key) {
+                    Some(list) => list.clone(),
+                    None => {
+                        budget.charge(
+                            (reach.count_bound(&key) as u64).saturating_mul(4),
+                            &format!("{tp}.to"),
+                            &format!("a list of the hosts \"{src_name}\" reaches, for \"{UNIFORM}\""),
+                            "to fit, use fewer hosts linked to several switches or hosts",
+                        )?;
+                        let list: std::sync::Arc<[NodeId]> = reach.hosts(&key).into();
+                        uniform_lists.insert(key, list.clone());
+                        list
+                    }
+                };
                 if reachable.len() < 2 {
                     return Err(err(
                         &format!("{tp}.to"),
@@ -630,10 +720,7 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                     ));
                 }
                 let own = reachable.binary_search(&src).expect("a host reaches itself") as u32;
-                // Sources that reach the same hosts share one list.
-                let among =
-                    uniform_lists.entry(reachable).or_insert_with_key(|r| r.as_slice().into()).clone();
-                Destination::Uniform { among, own }
+                Destination::Uniform { among: reachable, own }
             } else if let Some(&gi) = group_index.get(t.to.as_str()) {
                 let members = &groups[&t.to].0;
                 if members.iter().all(|&m| m == src) {
@@ -650,8 +737,11 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                     err(
                         &format!("{tp}.to"),
                         format!(
-                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" (disconnected); expected every member to be reachable",
-                            t.to, net.nodes[u.0 as usize].name
+                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" ({}); \
+                             expected every member to be reachable through switches",
+                            t.to,
+                            net.nodes[u.0 as usize].name,
+                            unreachable_because(&net, src, u.0)
                         ),
                     )
                 })?;
@@ -679,8 +769,18 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
                         format!("\"{}\" sends to itself; expected a destination other than the source", t.to),
                     ));
                 }
-                if !routes.reachable(&net, src, d) {
-                    return Err(err(&format!("{tp}.to"), format!("\"{}\" is not reachable from \"{src_name}\" (disconnected destination); expected a host connected to the source", t.to)));
+                let hops = routes.path(&net, src, d, 0).len() as u64;
+                route_hops += hops;
+                if hops == 0 {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!(
+                            "\"{}\" is not reachable from \"{src_name}\" ({}); expected a host \
+                             connected to the source through switches",
+                            t.to,
+                            unreachable_because(&net, src, d)
+                        ),
+                    ));
                 }
                 Destination::Host(d)
             };
@@ -758,6 +858,12 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
             flows.push(flow);
             flow_entry.push(ti);
         }
+        budget.charge(
+            route_hops.saturating_mul(FAIR_SHARE_HOP_BYTES),
+            &format!("{tp}.to"),
+            &format!("the max-min fair shares in summary.json of {n_srcs} flows over {route_hops} hops"),
+            "to fit, use fewer sources or shorter routes",
+        )?;
     }
 
     // Protocols, each from its own table.
@@ -774,30 +880,123 @@ pub fn build_with(s: &Scenario, file: &str, limits: &Limits) -> Result<Sim, Scen
         slowest_link: slowest_link.clone(),
     };
     for (path, table) in s.protocols.all() {
+        pace.check()?;
         table.install(path, &mut cx)?;
     }
+    pace.check()?;
 
     // Recording.
     let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", file)?;
     let flow_ids: Vec<u32> =
         if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
-    let rate_columns = if s.metrics.rates { 2 * protocols.reaction_points.len() } else { 0 };
-    let columns = (queue_ports.len() + flow_ids.len() + rate_columns) as u64;
-    let samples = s.duration.0 / s.metrics.interval.0 + 2;
-    budget.charge(
-        samples.saturating_mul(columns).saturating_mul(SAMPLE_BYTES),
-        "metrics.interval",
-        &format!("time series of {columns} columns × {samples} samples (every \"{}\")", s.metrics.interval),
-        "to fit, use a longer metrics.interval, fewer metrics.queues, metrics.flows = false or metrics.rates = false",
-    )?;
+    charge_recording(s, &net, &queue_ports, &flows, &flow_ids, &mut budget)?;
     let mut recorder = Recorder::new(s.metrics.interval.0, &net, queue_ports, &flows, flow_ids);
     if s.metrics.rates && !protocols.reaction_points.is_empty() {
         recorder.record_reaction_points(&flows);
     }
+    pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
     sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
     sim.start();
+    pace.check()?;
     Ok(sim)
+}
+
+/// Charges the time series a run records, and their writing, before the recorder is
+/// made: each key's tables (metrics.queues: queue length, average and utilisation;
+/// metrics.flows: throughput; metrics.rates: the reaction points'), the key's charge
+/// holding the writing of the table that costs the most to write (the writers take one
+/// table at a time, after the run). A charge is located at the key that selects the
+/// series, or at metrics.interval where their values cost more than the series do.
+fn charge_recording(
+    s: &Scenario,
+    net: &Network,
+    queue_ports: &[PortId],
+    flows: &[Flow],
+    flow_ids: &[u32],
+    budget: &mut Budget,
+) -> Result<(), ScenarioError> {
+    let rates = s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE);
+    let shapes = Recorder::shapes(net, queue_ports, flows, flow_ids, rates);
+    let samples = s.duration.0 / s.metrics.interval.0 + 2;
+    let writers = Writers { parquet: s.metrics.parquet, csv: s.metrics.csv, plots: s.metrics.plots };
+    let writing = |t: &TableShape, samples| writing_bytes(t.columns, t.name_bytes, samples, writers);
+    let widest =
+        (0..shapes.len()).max_by_key(|&i| (writing(&shapes[i], samples), std::cmp::Reverse(i))).unwrap_or(0);
+    let outputs: Vec<&str> = [(writers.parquet, "Parquet"), (writers.csv, "CSV"), (writers.plots, "plots")]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+    let groups: [(&str, std::ops::Range<usize>, String, &str); 3] = [
+        (
+            "metrics.queues",
+            0..3,
+            format!(
+                "the queue lengths and utilisation of the {} ports metrics.queues selects",
+                queue_ports.len()
+            ),
+            "to fit, select fewer ports (metrics.queues = \"none\" or a list of port names), use a longer \
+             metrics.interval, or write fewer outputs (metrics.parquet, metrics.csv, metrics.plots = false)",
+        ),
+        (
+            "metrics.flows",
+            3..4,
+            format!("the throughput of {} flows", flow_ids.len()),
+            "to fit, use metrics.flows = false or a longer metrics.interval",
+        ),
+        (
+            "metrics.rates",
+            4..6,
+            format!("the rates of {} reaction points", shapes[4].columns),
+            "to fit, use metrics.rates = false or a longer metrics.interval",
+        ),
+    ];
+    for (key, tables, what, advice) in groups {
+        let tables_here = &shapes[tables.clone()];
+        let columns: u64 = tables_here.iter().map(|t| t.columns).sum();
+        if columns == 0 {
+            continue;
+        }
+        let recorded = |samples| {
+            tables_here
+                .iter()
+                .map(|t| recorded_bytes(t.columns, t.name_bytes, samples))
+                .fold(0u64, u64::saturating_add)
+        };
+        let written = |samples| if tables.contains(&widest) { writing(&shapes[widest], samples) } else { 0 };
+        let bytes = recorded(samples).saturating_add(written(samples));
+        let fixed = recorded(0).saturating_add(written(0));
+        let at = if bytes - fixed > fixed { "metrics.interval" } else { key };
+        let how = if written(samples) > 0 && !outputs.is_empty() {
+            format!(
+                "recorded and written ({}; the largest table {})",
+                outputs.join(", "),
+                shapes[widest].name
+            )
+        } else {
+            "recorded".to_string()
+        };
+        budget.charge(
+            bytes,
+            at,
+            &format!(
+                "{what}: {columns} series × {samples} samples (one every \"{}\"), {how}",
+                s.metrics.interval
+            ),
+            advice,
+        )?;
+    }
+    Ok(())
+}
+
+/// Why host `dst` cannot be reached from `src`, for messages: hosts do not forward, so
+/// a destination cut off only by hosts is told apart from a disconnected one.
+fn unreachable_because(net: &Network, src: NodeId, dst: NodeId) -> &'static str {
+    if connected_through_hosts(net, src, dst) {
+        "every path to it passes through another host, and hosts do not forward"
+    } else {
+        "disconnected destination"
+    }
 }
 
 /// Smallest Ethernet frame on the wire, bytes (IEEE 802.3 minimum).
@@ -1172,12 +1371,195 @@ link = { rate = "1Gbps", delay = "1us" }
         assert_eq!(e.path, "metrics.flows", "{e}");
     }
 
+    /// s0 - m - s1 with m a host, a behind m (its one link), c on s0 and b on s1.
+    const HOST_BETWEEN_SWITCHES: &str = r#"
+name = "t"
+duration = "1ms"
+[[topology.nodes]]
+name = "s0"
+kind = "switch"
+[[topology.nodes]]
+name = "s1"
+kind = "switch"
+[[topology.nodes]]
+name = "m"
+kind = "host"
+[[topology.nodes]]
+name = "a"
+kind = "host"
+[[topology.nodes]]
+name = "b"
+kind = "host"
+[[topology.nodes]]
+name = "c"
+kind = "host"
+[[topology.links]]
+from = "s0"
+to = "m"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "m"
+to = "s1"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "a"
+to = "m"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "s1"
+to = "b"
+rate = "1Gbps"
+delay = "1us"
+[[topology.links]]
+from = "c"
+to = "s0"
+rate = "1Gbps"
+delay = "1us"
+"#;
+
+    /// Regression: a frame from a (whose one link leads to host m) to b was routed on
+    /// through m, and m consumed it as if it were b. Hosts never forward: a destination
+    /// reached only through another host is refused, saying so; a host's own frames
+    /// and frames to it are routed.
+    #[test]
+    fn hosts_never_forward() {
+        let entry = |from: &str, to: &str| {
+            format!(
+                "{HOST_BETWEEN_SWITCHES}[[traffic]]\nname = \"t\"\nkind = \"cbr\"\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"100Mbps\"\n"
+            )
+        };
+        for (from, to) in [("a", "b"), ("c", "b"), ("b", "a"), ("a", "c")] {
+            let e = build_error(&entry(from, to));
+            assert_eq!(e.path, "traffic[0].to", "{e}");
+            assert!(
+                e.message.contains(&format!(
+                    "\"{to}\" is not reachable from \"{from}\" (every path to it passes through another \
+                     host, and hosts do not forward)"
+                )),
+                "{e}"
+            );
+        }
+        for (from, to) in [("m", "b"), ("m", "c"), ("a", "m"), ("b", "m"), ("c", "m")] {
+            let mut sim = try_build(&entry(from, to)).unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
+            sim.run_to_end();
+            sim.check_conservation().unwrap();
+            let hops = if from == "m" || to == "m" && from != "a" { 2 } else { 1 };
+            let c = sim.counters();
+            // Every frame crosses `hops` links: none was consumed on the way.
+            assert!(c.delivered > 0 && c.frame_hops >= hops * c.delivered, "{from} -> {to}: {c:?}");
+            assert!(c.frame_hops <= hops * c.created, "{from} -> {to}: {c:?}");
+        }
+        // Groups and uniform destinations follow the same rule.
+        let group = format!("{}[groups]\ng = [\"m\", \"b\"]\n", entry("c", "g"));
+        let e = build_error(&group);
+        assert!(e.message.contains("member \"b\" is not reachable from \"c\" (every path"), "{e}");
+        let uniform = entry("*", "uniform").replace("\"cbr\"", "\"poisson\"");
+        let sim = try_build(&uniform).unwrap();
+        let among = |f: &Flow| match &f.dst {
+            Destination::Uniform { among, .. } => {
+                among.iter().map(|&h| sim.net().nodes[h as usize].name.clone()).collect::<Vec<_>>()
+            }
+            other => panic!("{other:?}"),
+        };
+        let lists: Vec<Vec<String>> = sim.flows().iter().map(among).collect();
+        // Flows in host order m, a, b, c; each list in node order.
+        assert_eq!(lists, [vec!["m", "a", "b", "c"], vec!["m", "a"], vec!["m", "b"], vec!["m", "c"]]);
+    }
+
+    /// A build asks whether to go on at its start, between phases and every
+    /// [`CHECK_STEPS`] nodes, links and flows, and stops at the first "no".
+    #[test]
+    fn building_asks_whether_to_go_on() {
+        let hosts: Vec<String> = (0..20_000).map(|i| format!("\"h{i}\"")).collect();
+        let text = format!(
+            "{}[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = \"*\"\nto = \"uniform\"\nrate = \"1Mbps\"\n",
+            STAR.replace("\"a\", \"b\", \"c\"", &hosts.join(", "))
+        );
+        let s = crate::scenario::parse(&text, "t.toml", &[]).unwrap();
+        let limits = Limits::machine_default();
+        let mut asked = 0;
+        let sim = build_until(&s, "t.toml", &limits, &mut || {
+            asked += 1;
+            true
+        });
+        assert_eq!(sim.map(|sim| sim.flows().len()).ok(), Some(20_000));
+        // 60 001 steps (20 001 nodes, 20 000 links, 20 000 flows): 3 questions, one
+        // each 2^14 steps; and 7 between phases (the tables of one switch ask none).
+        assert_eq!(asked, 10);
+        for stop_at in [1, 5, 10] {
+            let mut asked = 0;
+            let r = build_until(&s, "t.toml", &limits, &mut || {
+                asked += 1;
+                asked < stop_at
+            });
+            assert!(matches!(r, Err(BuildError::Interrupted)), "stop at {stop_at}");
+            assert_eq!(asked, stop_at);
+        }
+    }
+
+    /// Regression: the estimate of the time series counted one value per selected port
+    /// and nothing for the writers, so a parking lot of 10^6 routers was estimated at
+    /// 1.9 GiB and peaked at 7.5 GB writing its 2·10^6-column tables. Every port's two
+    /// series, and the writing of the largest table, are charged at metrics.queues.
+    #[test]
+    fn recording_and_writing_are_charged_where_selected() {
+        let lot = |metrics: &str| {
+            format!(
+                "name = \"t\"\nduration = \"1ms\"\n[topology.parking_lot]\nrouters = 20000\nhosts_per_router = 0\n\
+                 access_link = {{ rate = \"1Gbps\", delay = \"1us\" }}\ntrunk = {{ rate = \"1Gbps\", delay = \"1us\" }}\n\
+                 [metrics]\n{metrics}"
+            )
+        };
+        let build = |text: &str| {
+            let s = crate::scenario::parse(text, "t.toml", &[]).unwrap();
+            build_with(&s, "t.toml", &Limits { max_memory: 128 << 20 })
+        };
+        // 39 998 ports: about 38 MiB of topology, 15 MiB of series and 126 MiB to
+        // write one of the two 39 998-column tables as Parquet.
+        let e = build(&lot("")).err().expect("refused");
+        assert_eq!(e.path, "metrics.queues", "{e}");
+        assert!(
+            e.message.contains("of the 39998 ports metrics.queues selects: 79996 series × 3 samples"),
+            "{e}"
+        );
+        assert!(
+            e.message.contains("recorded and written (Parquet, plots; the largest table queue_length)"),
+            "{e}"
+        );
+        assert!(e.message.contains("metrics.queues = \"none\""), "{e}");
+        // Recorded but not written, or not recorded: it fits.
+        build(&lot("parquet = false\nplots = false\n")).unwrap();
+        build(&lot("queues = \"none\"\n")).unwrap();
+    }
+
+    /// The summary's max-min fair shares hold every unicast route: 4999 flows along a
+    /// parking lot of 5000 routers to R0h1 cross 12 507 498 hops (Σ i + 2), 95 MiB,
+    /// charged at the entry's destination.
+    #[test]
+    fn fair_share_routes_are_charged() {
+        let text = format!(
+            "name = \"t\"\nduration = \"1ms\"\n[topology.parking_lot]\nrouters = 5000\nhosts_per_router = 1\n\
+             access_link = {{ rate = \"1Gbps\", delay = \"1us\" }}\ntrunk = {{ rate = \"1Gbps\", delay = \"1us\" }}\n\
+             [metrics]\nqueues = \"none\"\n[[traffic]]\nname = \"u\"\nkind = \"poisson\"\nfrom = [{}]\nto = \"R0h1\"\nrate = \"1Mbps\"\n",
+            (1..10).map(|d| format!("\"R{d}*\"")).collect::<Vec<_>>().join(", ")
+        );
+        let s = crate::scenario::parse(&text, "t.toml", &[]).unwrap();
+        let e = build_with(&s, "t.toml", &Limits { max_memory: 180 << 20 }).err().expect("refused");
+        assert_eq!(e.path, "traffic[0].to", "{e}");
+        assert!(e.message.contains("fair shares in summary.json of 4999 flows over 12507498 hops"), "{e}");
+        build_with(&s, "t.toml", &Limits { max_memory: 300 << 20 }).unwrap();
+    }
+
     #[test]
     fn sampling_is_bounded() {
-        // 1 ms in samples of 9 ps: 111 111 111 samples, more than MAX_SAMPLES.
-        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"9ps\"\n"));
+        // 1 ms in samples of 99 ps: 10 101 010 samples, more than MAX_SAMPLES.
+        let e = build_error(&format!("{DUMBBELL}\n[metrics]\ninterval = \"99ps\"\n"));
         assert_eq!(e.path, "metrics.interval", "{e}");
-        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"10ps\"\nqueues = []\nflows = false\n"))
+        assert!(e.message.contains("gives 10101010 samples"), "{e}");
+        try_build(&format!("{DUMBBELL}\n[metrics]\ninterval = \"100ps\"\nqueues = []\nflows = false\n"))
             .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -6,6 +6,7 @@
 
 use super::build::{check_frame_time, glob_match, select_ports, some_names};
 use super::error::ScenarioError;
+use super::periodic::{self, Periodic};
 use super::schema::{HostSel, PortSel, Scenario};
 use crate::engine::{RngStream, StreamKey, Timers};
 use crate::net::{Network, NodeId, PortId, NONE};
@@ -110,6 +111,12 @@ impl InstallCx<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Refuses a periodic timer that would fire too often over the run (see
+    /// [`periodic`]).
+    pub fn bound_period(&self, p: &Periodic) -> Result<(), ScenarioError> {
+        periodic::check(p, self.scenario.duration, self.file)
     }
 
     /// Checks that flow `f`'s frames take at most [`MAX_TIME`] at `rate` (which `at`

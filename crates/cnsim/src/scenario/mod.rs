@@ -7,13 +7,14 @@ pub mod bundled;
 pub mod error;
 pub mod generators;
 pub mod install;
+pub mod periodic;
 pub mod schema;
 pub mod units;
 
 use std::path::Path;
 
 pub use budget::Limits;
-pub use build::{build, build_with};
+pub use build::{build, build_until, build_with, BuildError};
 pub use error::ScenarioError;
 pub use schema::Scenario;
 

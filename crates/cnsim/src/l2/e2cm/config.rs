@@ -115,7 +115,9 @@ impl Install for E2cmConfig {
             cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
         }
         let flows_key = format!("{ep}.flows");
-        for f in cx.flows_of(&self.flows, &flows_key)? {
+        let flows = cx.flows_of(&self.flows, &flows_key)?;
+        crate::l2::ecm::config::bound_drift(ep, cx, &self.rp, flows.len())?;
+        for f in flows {
             cx.check_frame_time(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
             cx.check_rate_floor(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
             let flow = &cx.flows[f as usize];

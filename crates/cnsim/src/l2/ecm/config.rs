@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{BcnFormat, CongestionPoint, Cp, CpParams, Rp, RpParams};
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::units::Size;
 use crate::scenario::ScenarioError;
@@ -113,6 +114,28 @@ impl Validate for RpParams {
     }
 }
 
+/// Bounds the drift timers of `flows` reaction points (ECM's and E2CM's): each fires
+/// every td for as long as a regulator limits its flow (with drift on).
+pub(crate) fn bound_drift(
+    ep: &str,
+    cx: &InstallCx,
+    rp: &RpParams,
+    flows: usize,
+) -> Result<(), ScenarioError> {
+    if !rp.drift {
+        return Ok(());
+    }
+    cx.bound_period(&Periodic {
+        key: &format!("{ep}.rp.td"),
+        period: rp.td,
+        shortest: 1.0,
+        instances: flows as u64,
+        instance: "reaction point",
+        firings: "drift timer expiries",
+        limit: MAX_TIMER_FIRINGS,
+    })
+}
+
 /// Checks what ECM and E2CM share: the CP and RP parameters, that the largest
 /// negative Fb cannot cut a rate below zero, and the BCN format.
 pub(crate) fn check(
@@ -170,7 +193,9 @@ impl Install for EcmConfig {
             cx.attach_congestion_point(p, AnyCongestionPoint::Ecm(cp), &cp_key)?;
         }
         let flows_key = format!("{ep}.flows");
-        for f in cx.flows_of(&self.flows, &flows_key)? {
+        let flows = cx.flows_of(&self.flows, &flows_key)?;
+        bound_drift(ep, cx, &self.rp, flows.len())?;
+        for f in flows {
             cx.check_frame_time(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
             cx.check_rate_floor(f, self.rp.rmin.0, &format!("{ep}.rp.rmin"))?;
             let flow = &cx.flows[f as usize];

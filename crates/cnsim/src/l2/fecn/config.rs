@@ -8,6 +8,7 @@ use super::rp::ProbeFormat;
 use super::{CongestionPoint, Rp, RpParams, Switch, SwitchParams, DEFAULT_T};
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::units::{Duration, Size};
 use crate::scenario::ScenarioError;
@@ -156,7 +157,19 @@ impl Install for FecnConfig {
         }
         let format = ProbeFormat { size, priority: self.probe_priority, period: self.t };
         let flows_key = format!("{fp}.flows");
-        for f in cx.flows_of(&self.flows, &flows_key)? {
+        let flows = cx.flows_of(&self.flows, &flows_key)?;
+        // Each flow probes every t for as long as it sends; the switches' rates are
+        // recomputed at arrivals, so they add no events of their own.
+        cx.bound_period(&Periodic {
+            key: &format!("{fp}.t"),
+            period: self.t,
+            shortest: 1.0,
+            instances: flows.len() as u64,
+            instance: "flow",
+            firings: "probes",
+            limit: MAX_TIMER_FIRINGS,
+        })?;
+        for f in flows {
             cx.check_frame_time(f, self.source.min_rate.0, &format!("{fp}.source.min_rate"))?;
             cx.check_rate_floor(f, self.source.min_rate.0, &format!("{fp}.source.min_rate"))?;
             let flow = &cx.flows[f as usize];

@@ -9,6 +9,7 @@ use crate::engine::time::format_time;
 use crate::engine::PS_PER_S;
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx, Validate};
+use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::units::{Rate, Size, MAX_TIME};
 use crate::scenario::ScenarioError;
@@ -258,7 +259,20 @@ impl Install for QcnConfig {
             cx.attach_congestion_point(p, AnyCongestionPoint::Qcn(cp), &cp_key)?;
         }
         let params = std::sync::Arc::new(self.rp.clone());
-        for f in cx.flows_of(&self.flows, &format!("{qp}.flows"))? {
+        let flows = cx.flows_of(&self.flows, &format!("{qp}.flows"))?;
+        // A limited reaction point's timer fires every period (half of it after fast
+        // recovery), times a jitter drawn in its range, for as long as it stays limited.
+        let halved = if self.rp.halve_after_fast_recovery { 0.5 } else { 1.0 };
+        cx.bound_period(&Periodic {
+            key: &format!("{qp}.rp.timer"),
+            period: self.rp.timer,
+            shortest: halved * self.rp.jitter[0],
+            instances: flows.len() as u64,
+            instance: "reaction point",
+            firings: "timer expiries",
+            limit: MAX_TIMER_FIRINGS,
+        })?;
+        for f in flows {
             cx.check_frame_time(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
             cx.check_rate_floor(f, self.rp.min_rate.0, &format!("{qp}.rp.min_rate"))?;
             if let Some(r) = self.rp.initial_rate {
