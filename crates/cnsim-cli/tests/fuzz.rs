@@ -36,6 +36,8 @@ bottleneck = { rate = "1Gbps", delay = "5us" }
 receiver_link = { rate = "1Gbps", delay = "1us" }
 [queues]
 capacity = "100 frames"
+loss = { good_to_bad = 0.001, bad_to_good = 0.5, loss_in_good = 0.0001, loss_in_bad = 0.5 }
+ports = [{ port = "r2->d1", loss = 0.0001 }]
 [[traffic]]
 name = "load"
 kind = "cbr"

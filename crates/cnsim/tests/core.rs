@@ -450,3 +450,77 @@ flows = ["a"]
     let cnm = s.counters().kind(cnsim::net::HeaderKind::Cnm);
     assert!(cnm.unhandled > 0 && cnm.unhandled < cnm.delivered, "{cnm:?}");
 }
+
+/// A CBR flow over the three hops with Bernoulli loss 0.1 on the middle link only: the
+/// frames sent on it are lost at about that rate, counted on the link, in the flow's
+/// drops and in the totals, and conservation holds; the other links lose nothing.
+#[test]
+fn link_loss_is_counted_where_it_happens() {
+    let steady = THREE_HOP
+        .replace("duration = \"1ms\"", "duration = \"100ms\"")
+        .replace("rate = \"10Gbps\"\nframe_size", "rate = \"500Mbps\"\nframe_size")
+        .replace("stop = \"2us\"\n", "");
+    let text = format!("{steady}[queues]\nports = [{{ port = \"s1->s2\", loss = 0.1 }}]\n");
+    let s = run(&text);
+    let c = s.counters();
+    let lossy = &s.net().losses;
+    assert_eq!(lossy.len(), 1, "only the one port has a loss process");
+    let sent = s.net().ports[port(&s, "s1->s2")].classes.queues().map(|q| q.stats.sent_frames).sum::<u64>();
+    let lost = lossy[0].lost;
+    assert!(sent > 4000, "{sent}");
+    let rate = lost as f64 / sent as f64;
+    assert!((rate - 0.1).abs() < 0.02, "{lost} of {sent}");
+    assert_eq!(c.dropped_on_links, lost);
+    assert_eq!(c.dropped, lost, "nothing else drops");
+    assert_eq!(s.flows()[0].stats.dropped_frames, lost);
+    assert_eq!(c.delivered + lost + s.frames_live(), c.created);
+    // The same seed loses the same frames; another seed others.
+    let again = run(&text);
+    assert_eq!(again.net().losses[0].lost, lost);
+    let other = run(&text.replace("name = \"three-hop\"", "name = \"three-hop\"\nseed = 2"));
+    assert_ne!(other.net().losses[0].lost, lost);
+    // `queues.loss` for every port, and `0` on one port to exempt it.
+    let every = format!("{steady}[queues]\nloss = 0.05\nports = [{{ port = \"s2->h2\", loss = 0 }}]\n");
+    let s = run(&every);
+    assert_eq!(s.net().losses.len(), 5, "six ports, one exempt");
+    assert_eq!(s.net().ports[port(&s, "s2->h2")].loss, cnsim::net::NONE);
+}
+
+/// Mathis et al. (1997): a TCP flow losing a fraction p of its segments at random gets
+/// about (MSS / RTT)·√(3 / (2p)). One NewReno flow, loss only on the data direction,
+/// links fast enough that only the loss limits it, a 20 ms round trip: within 20 % for
+/// p = 10⁻⁴, 10⁻³ and 10⁻².
+#[test]
+fn newreno_under_random_loss_follows_mathis() {
+    const TEXT: &str = r#"
+name = "mathis"
+duration = "60s"
+seed = 3
+[topology.dumbbell]
+senders = 1
+sender_link = { rate = "10Gbps", delay = "1us" }
+bottleneck = { rate = "10Gbps", delay = "9998us" }
+receiver_link = { rate = "10Gbps", delay = "1us" }
+[queues]
+capacity = "10000 frames"
+[[traffic]]
+name = "bulk"
+kind = "tcp"
+from = "s1"
+to = "d1"
+frame_size = "1500B"
+tcp = { window = 100000 }
+"#;
+    for (p, secs) in [(1e-4_f64, 60.0_f64), (1e-3, 20.0), (1e-2, 20.0)] {
+        let text = format!("{TEXT}[[queues.ports]]\nport = \"r1->r2\"\nloss = {p}\n")
+            .replace("duration = \"60s\"", &format!("duration = \"{secs}s\""));
+        let s = run(&text);
+        let segments = s.flows()[0].stats.delivered_frames as f64;
+        let rtt = 20e-3;
+        let mathis = (1.0 / rtt) * (3.0 / (2.0 * p)).sqrt();
+        let measured = segments / secs;
+        let ratio = measured / mathis;
+        eprintln!("p = {p}: {measured:.0} segments/s, Mathis {mathis:.0}: ratio {ratio:.3}");
+        assert!((ratio - 1.0).abs() < 0.2, "p = {p}: {measured:.0} segments/s against Mathis's {mathis:.0}");
+    }
+}

@@ -1248,3 +1248,22 @@ fn periodic_timers_are_bounded() {
         scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+/// Link loss: a probability in [0, 1] or a Gilbert–Elliott table of probabilities, each
+/// refused at its own key.
+#[test]
+fn link_loss_out_of_range() {
+    let e = error_of(&format!("{DUMBBELL}\n[queues]\nloss = 1.5\n"), &[]);
+    assert_located(&e, "queues.loss", &["1.5 is not a probability", "expected a number in [0, 1]"]);
+    let e = error_of(
+        &format!("{DUMBBELL}\n[queues]\nports = [{{ port = \"r1->r2\", loss = {{ good_to_bad = 0.1, bad_to_good = -1 }} }}]\n"),
+        &[],
+    );
+    assert_located(&e, "queues.ports[0].loss.bad_to_good", &["-1.0 is not a probability"]);
+    let e = error_of(&format!("{DUMBBELL}\n[queues]\nloss = \"1%\"\n"), &[]);
+    assert_located(&e, "queues.loss", &["expected a probability such as 0.001"]);
+    let e = error_of(&format!("{DUMBBELL}\n[queues]\nloss = {{ good_to_bad = 0.1 }}\n"), &[]);
+    assert_located(&e, "queues.loss.bad_to_good", &["missing required key \"bad_to_good\""]);
+    let e = error_of(&format!("{DUMBBELL}\n[queues]\nports = [{{ port = \"r9->r2\", loss = 0.1 }}]\n"), &[]);
+    assert_located(&e, "queues.ports[0].port", &["r9->r2"]);
+}

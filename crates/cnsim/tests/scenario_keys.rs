@@ -62,7 +62,8 @@ classes = 2
 scheduler = "dwrr"
 weights = [3, 1]
 occupancy = "waiting"
-ports = [{ port = "hub->edge", capacity = "50 frames" }]
+ports = [{ port = "hub->edge", capacity = "50 frames", loss = 0.0001 }]
+loss = { good_to_bad = 0.0001, bad_to_good = 0.5, loss_in_good = 0.0, loss_in_bad = 0.5 }
 
 [switches]
 ecmp = false
@@ -410,6 +411,9 @@ switches = 2
 hosts_per_switch = 2
 host_link = { rate = "10Gbps", delay = "1us" }
 trunk = { rate = "10Gbps", delay = "1us" }
+
+[queues]
+loss = 0.001
 
 [[traffic]]
 name = "greedy"

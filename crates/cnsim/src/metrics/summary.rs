@@ -21,7 +21,7 @@ pub struct FrameTotals {
     pub created: u64,
     /// Frames consumed by hosts.
     pub delivered: u64,
-    /// Frames dropped anywhere: the sum of the next three.
+    /// Frames dropped anywhere: the sum of the next four (five with lossy links).
     pub dropped: u64,
     /// Frames dropped at full egress queues (the sum over `queues`).
     pub dropped_at_queues: u64,
@@ -31,6 +31,10 @@ pub struct FrameTotals {
     pub dropped_unroutable: u64,
     /// Frames lost at full host input buffers.
     pub dropped_at_hosts: u64,
+    /// Frames lost on links by their loss processes (the sum over `links`); only when
+    /// some link has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_on_links: Option<u64>,
     /// Frames still queued or on a wire at the end.
     pub in_flight: u64,
     /// The same counts per kind of frame (data, cnm, pause).
@@ -248,6 +252,22 @@ pub struct Summary {
     /// PAUSE / PFC, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause: Option<PauseSummary>,
+    /// Every link with a loss process: its port, its process and the frames it lost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSummary>,
+}
+
+/// One lossy link's counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSummary {
+    /// The sending port, "node->next".
+    pub port: String,
+    /// Its loss process, as the scenario gives it.
+    pub loss: String,
+    /// Frames lost on the link.
+    pub lost_frames: u64,
+    /// Frames sent onto the link (every class).
+    pub sent_frames: u64,
 }
 
 pub(crate) fn is_zero(n: &u64) -> bool {
@@ -436,6 +456,7 @@ impl Summary {
                 dropped_at_sources: c.dropped_at_sources,
                 dropped_unroutable: c.dropped_unroutable,
                 dropped_at_hosts: c.dropped_at_hosts,
+                dropped_on_links: (!sim.net().losses.is_empty()).then_some(c.dropped_on_links),
                 in_flight: sim.frames_live(),
                 by_kind: HeaderKind::ALL
                     .iter()
@@ -450,6 +471,26 @@ impl Summary {
             qcn,
             ecm,
             pause,
+            links: LinkSummary::of(sim),
         }
+    }
+}
+
+impl LinkSummary {
+    /// The lossy links of `sim`, in port order.
+    fn of(sim: &Sim) -> Vec<LinkSummary> {
+        let net = sim.net();
+        (0..net.ports.len() as u32)
+            .filter_map(|p| {
+                let port = &net.ports[p as usize];
+                let loss = net.losses.get(port.loss as usize)?;
+                Some(LinkSummary {
+                    port: net.port_name(p),
+                    loss: loss.spec().to_string(),
+                    lost_frames: loss.lost,
+                    sent_frames: port.classes.queues().map(|q| q.stats.sent_frames).sum(),
+                })
+            })
+            .collect()
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod classes;
 pub mod frame;
+pub mod loss;
 pub mod queue;
 pub mod reach;
 pub mod routing;
@@ -14,6 +15,7 @@ pub mod topology;
 
 pub use classes::{Classes, Occupancy, Scheduler, MAX_CLASSES};
 pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind};
+pub use loss::{LinkLoss, LossSpec};
 pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};
 pub use routing::{MulticastTrees, Routes, TreeId};
 pub use topology::{Network, Node, NodeId, NodeKind, Port, PortId, NONE};

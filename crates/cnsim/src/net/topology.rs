@@ -83,6 +83,9 @@ pub struct Port {
     pub control: Option<Box<VecDeque<FrameId>>>,
     /// Frames on the wire, in sending order, with their arrival times at the next node.
     pub in_flight: VecDeque<(Time, FrameId)>,
+    /// This port's link loss process (index into [`Network::losses`]), or [`NONE`]: read
+    /// at each arrival, beside the frames in flight.
+    pub loss: u32,
     /// Frames waiting to be sent, one queue per traffic class.
     pub classes: Classes,
     /// Link rate in bit/s.
@@ -127,6 +130,8 @@ pub struct Network {
     pub ports: Vec<Port>,
     /// Per-switch shared buffers.
     pub pools: Vec<SharedPool>,
+    /// Loss processes of the lossy links (see [`crate::net::loss`]).
+    pub losses: Vec<crate::net::LinkLoss>,
     /// Name of every port, made by [`Network::finalize`].
     port_names: Vec<String>,
     /// Port of every name, made by [`Network::finalize`].
@@ -145,6 +150,17 @@ impl Network {
     pub fn add_node(&mut self, name: &str, kind: NodeKind, processing: Time) -> NodeId {
         self.nodes.push(Node { name: name.to_string(), kind, ports: Vec::new(), processing, pool: NONE });
         (self.nodes.len() - 1) as NodeId
+    }
+
+    /// Gives port `p` the loss process `loss` (replacing any it had).
+    pub fn set_loss(&mut self, p: PortId, loss: crate::net::LinkLoss) {
+        let port = &mut self.ports[p as usize];
+        if port.loss == NONE {
+            self.losses.push(loss);
+            port.loss = (self.losses.len() - 1) as u32;
+        } else {
+            self.losses[port.loss as usize] = loss;
+        }
     }
 
     /// Gives switch `node` a shared buffer of `capacity`.
@@ -184,6 +200,7 @@ impl Network {
                 cp: NONE,
                 link: NONE,
                 in_flight: VecDeque::new(),
+                loss: NONE,
                 // Size 0: no frame has it.
                 ser_cache: 0,
                 cp_quiet: 0,

@@ -22,7 +22,9 @@ use crate::metrics::recorder::TableShape;
 use crate::net::queue::PREALLOC_FRAMES;
 use crate::net::reach::{Reach, ReachKey};
 use crate::net::routing::connected_through_hosts;
-use crate::net::{Capacity, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, Scheduler};
+use crate::net::{
+    Capacity, LinkLoss, LossSpec, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, Scheduler,
+};
 use crate::sim::{Protocols, Recorder, Sim};
 use crate::traffic::{Destination, Flow, Pattern, Shaper};
 
@@ -460,8 +462,11 @@ pub fn build_until(
     }
     for (i, q) in s.queues.ports.iter().enumerate() {
         let p = find_port(&net, &q.port, &format!("queues.ports[{i}].port"), file)?;
-        configure(&mut net.ports[p as usize], Some(capacity(q.capacity)));
+        if let Some(cap) = q.capacity {
+            configure(&mut net.ports[p as usize], Some(capacity(cap)));
+        }
     }
+    install_losses(s, &mut net, &mut budget, file)?;
     let routes =
         Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
 
@@ -1040,6 +1045,52 @@ fn check_source_rate(t: &Traffic, tp: &str, src: &str, line: u64, file: &str) ->
 }
 
 /// The port named `name` ("node->next"), or an error at `path` with the closest name.
+/// Gives ports their link loss: `queues.loss` every port, then each `queues.ports[]`
+/// entry with a `loss` its own (`0`: none).
+fn install_losses(
+    s: &Scenario,
+    net: &mut Network,
+    budget: &mut Budget,
+    file: &str,
+) -> Result<(), ScenarioError> {
+    let check = |spec: &LossSpec, path: &str| {
+        spec.validate().map_err(|(key, message)| {
+            let at = if key.is_empty() { path.to_string() } else { format!("{path}.{key}") };
+            ScenarioError::new(file, at, message)
+        })
+    };
+    let mut chosen: Vec<Option<LossSpec>> = vec![s.queues.loss; net.ports.len()];
+    if let Some(spec) = &s.queues.loss {
+        check(spec, "queues.loss")?;
+    }
+    for (i, q) in s.queues.ports.iter().enumerate() {
+        if let Some(spec) = &q.loss {
+            let path = format!("queues.ports[{i}].loss");
+            check(spec, &path)?;
+            let p = find_port(net, &q.port, &format!("queues.ports[{i}].port"), file)?;
+            chosen[p as usize] = Some(*spec);
+        }
+    }
+    let lossy = chosen.iter().filter(|c| c.is_some_and(|spec| spec.mean_loss() > 0.0)).count() as u64;
+    if lossy > 0 {
+        let at = if s.queues.loss.is_some() { "queues.loss" } else { "queues.ports" };
+        budget.charge(
+            lossy.saturating_mul(std::mem::size_of::<LinkLoss>() as u64 + 8),
+            at,
+            &format!("the loss processes of {lossy} links"),
+            "to fit, give fewer links a loss",
+        )?;
+    }
+    for (p, spec) in chosen.into_iter().enumerate() {
+        // A process that never loses is no process: the link costs nothing at arrivals.
+        if let Some(spec) = spec.filter(|spec| spec.mean_loss() > 0.0) {
+            let name = net.port_name(p as PortId);
+            net.set_loss(p as PortId, LinkLoss::new(spec, s.seed, &name));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn find_port(net: &Network, name: &str, path: &str, file: &str) -> Result<PortId, ScenarioError> {
     net.port_by_name(name).ok_or_else(|| {
         let names = net.port_names().iter().map(String::as_str);

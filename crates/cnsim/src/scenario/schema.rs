@@ -310,6 +310,11 @@ pub struct Queues {
     /// series always count waiting frames.
     #[serde(default)]
     pub occupancy: crate::net::Occupancy,
+    /// Random loss on every link (each port's sending direction), unless a port's own
+    /// entry in `ports` says otherwise: a probability, or a Gilbert–Elliott table (see
+    /// [`crate::net::loss`]); absent = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<crate::net::LossSpec>,
 }
 
 fn one_class() -> u8 {
@@ -337,18 +342,23 @@ impl Default for Queues {
             scheduler: SchedulerKind::Strict,
             weights: Vec::new(),
             occupancy: Default::default(),
+            loss: None,
         }
     }
 }
 
-/// One port's queue limit.
+/// One port's own queue limit or link loss.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PortQueue {
     /// Port as "node->next" (e.g. "r1->r2").
     pub port: String,
-    /// Its limit.
-    pub capacity: Size,
+    /// Its limit; absent = the default of its node's kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Size>,
+    /// Random loss on its link, instead of `queues.loss`; `0` = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<crate::net::LossSpec>,
 }
 
 /// Switch behaviour.

@@ -29,7 +29,7 @@ pub struct Counters {
     pub created: u64,
     /// Frames consumed at their destination.
     pub delivered: u64,
-    /// Frames dropped anywhere: the sum of the four counters below.
+    /// Frames dropped anywhere: the sum of the five counters below.
     pub dropped: u64,
     /// Frames dropped at egress queues (full, or by the queue discipline, or by the
     /// switch's shared buffer).
@@ -41,6 +41,8 @@ pub struct Counters {
     pub dropped_unroutable: u64,
     /// Frames lost at a host whose input buffer was full.
     pub dropped_at_hosts: u64,
+    /// Frames lost on a link by its loss process (`queues.loss`), after being sent.
+    pub dropped_on_links: u64,
     /// Frames currently serializing or propagating on a link.
     pub on_wire: u64,
     /// The same counts per kind of frame, in [`HeaderKind::ALL`] order, except that data
@@ -60,6 +62,8 @@ pub enum DropSite {
     Unroutable,
     /// A full host input buffer.
     Host,
+    /// Lost on a link by its loss process.
+    Link,
 }
 
 impl Counters {
@@ -76,6 +80,7 @@ impl Counters {
             DropSite::Source => self.dropped_at_sources += 1,
             DropSite::Unroutable => self.dropped_unroutable += 1,
             DropSite::Host => self.dropped_at_hosts += 1,
+            DropSite::Link => self.dropped_on_links += 1,
         }
     }
 

@@ -295,8 +295,12 @@ impl Sim {
         let port = &mut self.net.ports[p as usize];
         let (_, id) = port.in_flight.pop_front().expect("an arrival has a frame in flight");
         let next = port.in_flight.front().map(|&(t, _)| (t, Event::Arrive { port: p }));
-        let peer = port.peer;
+        let (peer, loss) = (port.peer, port.loss);
         self.counters.on_wire -= 1;
+        if loss != NONE && self.net.losses[loss as usize].lose() {
+            self.drop_frame(id, DropSite::Link);
+            return next;
+        }
         let frame = self.frames.get_mut(id);
         if self.protocols.link.is_some() {
             // Only a link control counts frames by ingress port; otherwise the frame's

@@ -125,20 +125,30 @@ impl Sim {
         let at_queues: u64 =
             self.net.ports.iter().flat_map(|p| p.classes.queues()).map(|q| q.stats.dropped_frames).sum();
         let at_sources: u64 = self.flows.iter().map(|f| f.stats.source_dropped_frames).sum();
-        if c.dropped != c.dropped_at_queues + c.dropped_at_sources + c.dropped_unroutable + c.dropped_at_hosts
+        let on_links: u64 = self.net.losses.iter().map(|l| l.lost).sum();
+        if c.dropped
+            != c.dropped_at_queues
+                + c.dropped_at_sources
+                + c.dropped_unroutable
+                + c.dropped_at_hosts
+                + c.dropped_on_links
             || at_queues != c.dropped_at_queues
             || at_sources != c.dropped_at_sources
+            || on_links != c.dropped_on_links
         {
             return Err(format!(
                 "drop accounting violated: dropped {} != at queues {} (queue counters {}) + at \
-                 sources {} (flow counters {}) + unroutable {} + at hosts {}",
+                 sources {} (flow counters {}) + unroutable {} + at hosts {} + on links {} (link \
+                 counters {})",
                 c.dropped,
                 c.dropped_at_queues,
                 at_queues,
                 c.dropped_at_sources,
                 at_sources,
                 c.dropped_unroutable,
-                c.dropped_at_hosts
+                c.dropped_at_hosts,
+                c.dropped_on_links,
+                on_links
             ));
         }
         let unbuilt: u64 =
