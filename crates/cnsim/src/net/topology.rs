@@ -77,6 +77,8 @@ pub struct Port {
     pub link: u32,
     /// Whether a `PortFree` event is pending for this port.
     pub wake_pending: bool,
+    /// Whether saturated sources of this port's host wait for room in its queues.
+    pub sources_wait: bool,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
     /// when the first one is sent (most ports never send one, and the data path only
     /// asks whether any waits).
@@ -196,6 +198,7 @@ impl Network {
                 control: None,
                 busy_until: 0,
                 wake_pending: false,
+                sources_wait: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,
                 link: NONE,

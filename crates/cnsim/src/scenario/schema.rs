@@ -394,7 +394,8 @@ pub enum TrafficKind {
     Onoff,
     /// Poisson arrivals.
     Poisson,
-    /// Always backlogged: sends as fast as its rate limiter (or link) allows.
+    /// Always backlogged: sends as fast as its rate limiter (or link) allows, never
+    /// more than its host's port can take (see `sim::backpressure`).
     Saturated,
     /// A TCP connection (Reno or NewReno).
     Tcp,

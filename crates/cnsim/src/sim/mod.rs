@@ -16,6 +16,7 @@
 //! a `PortFree` event for when the wire frees up. Each frame therefore costs one
 //! `Arrive` event per hop plus one `PortFree` per hop where it had to wait.
 
+mod backpressure;
 mod counters;
 mod hooks;
 mod host;
@@ -59,6 +60,8 @@ pub struct Sim {
     /// single catch-up may make many frames between two of the periodic checks): the
     /// check is due after the current event.
     unbuilt_over_limit: bool,
+    /// Saturated sources waiting for room at their host's port.
+    room: backpressure::RoomWaiters,
 }
 
 /// A [`Ctx`] over the simulator's timers, events and outbox.
@@ -263,9 +266,13 @@ impl Sim {
             let queue = port.classes.queue_mut(class);
             queue.discipline.on_dequeue(queue.view(false, (0, 0)), frame, now);
             let (accounted, size) = (frame.ingress != NONE && link.is_some(), frame.size);
+            let sources_wait = port.sources_wait;
             self.transmit(p, id, size, now);
             if accounted {
                 self.left(p, id, now);
+            }
+            if sources_wait {
+                self.room_freed(p, class, now);
             }
         }
         let port = &mut self.net.ports[p as usize];

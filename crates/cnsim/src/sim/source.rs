@@ -51,6 +51,7 @@ impl Sim {
             max_live_frames: u64::MAX,
             unbuilt: 0,
             unbuilt_over_limit: false,
+            room: Default::default(),
         }
     }
 
@@ -97,6 +98,11 @@ impl Sim {
                 continue;
             }
             let flow = &mut self.flows[f];
+            if flow.pattern == Pattern::Saturated {
+                let egress = self.egress_of(f as u32);
+                self.flows[f].egress = egress;
+            }
+            let flow = &mut self.flows[f];
             if flow.pattern == Pattern::Saturated && flow.start < flow.stop {
                 let (start, shaper) =
                     (flow.start, flow.shaper.as_mut().expect("saturated flows have a shaper"));
@@ -121,7 +127,7 @@ impl Sim {
     }
 
     /// Arms timer `timer` for `at` (tag 0).
-    fn arm(&mut self, timer: TimerId, at: Time) {
+    pub(super) fn arm(&mut self, timer: TimerId, at: Time) {
         self.timers.arm_in(&mut self.events, timer, at, 0);
     }
 
@@ -289,6 +295,11 @@ impl Sim {
                 shaper.idle();
                 return None;
             }
+            let (egress, priority, size) = (flow.egress, flow.priority, flow.frame_size);
+            if egress != NONE && !self.port_takes(egress, priority, size, now) {
+                self.wait_for_room(f, egress);
+                return None;
+            }
             let frame = self.make_frame(f, now);
             self.counters.count_created(HeaderKind::Data);
             self.frames.alloc(frame)
@@ -331,6 +342,35 @@ impl Sim {
         self.rp_released(f, size, now);
         self.host_send(id, now);
         next
+    }
+
+    /// Saturated flow `f`, which waited for room, may send: it takes the room at once
+    /// if its rate limiter allows (before any other source's release at this instant
+    /// can, so that sources waiting take the room in turn), else at its next release.
+    pub(super) fn wake_source(&mut self, f: u32, now: Time) {
+        let flow = &mut self.flows[f as usize];
+        let (egress, priority, size, stop) = (flow.egress, flow.priority, flow.frame_size, flow.stop);
+        let shaper = flow.shaper.as_mut().expect("a saturated flow has a shaper");
+        let (timer, at) = (shaper.timer, shaper.next_allowed(now));
+        if now >= stop {
+            return;
+        }
+        if at > now || !self.port_takes(egress, priority, size, now) {
+            self.flows[f as usize].shaper.as_mut().expect("shaper").pacing(at);
+            self.arm(timer, at);
+            return;
+        }
+        let frame = self.make_frame(f, now);
+        self.counters.count_created(HeaderKind::Data);
+        let id = self.frames.alloc(frame);
+        let size = self.frames.get(id).size;
+        let shaper = self.flows[f as usize].shaper.as_mut().expect("shaper");
+        shaper.released(size, now);
+        let next = shaper.next_allowed(now);
+        shaper.pacing(next);
+        self.arm(timer, next);
+        self.rp_released(f, size, now);
+        self.host_send(id, now);
     }
 
     // ---- reaction points -----------------------------------------------------------

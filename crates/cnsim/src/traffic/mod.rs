@@ -162,6 +162,9 @@ pub struct Flow {
     pub deferred: Option<Time>,
     /// The event lane of the source's emissions, or `NONE`.
     pub emission_lane: u32,
+    /// The host port a saturated source's frames leave by, whose room back-pressures
+    /// the source (set by the simulator), or `NONE`.
+    pub egress: u32,
     /// The flow's own random stream.
     pub rng: RngStream,
     /// Frames the shaper queue holds (the source-side buffer).
@@ -211,6 +214,7 @@ impl Flow {
             defers: false,
             deferred: None,
             emission_lane: crate::net::NONE,
+            egress: crate::net::NONE,
             tcp: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
