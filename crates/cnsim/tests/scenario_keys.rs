@@ -62,6 +62,7 @@ classes = 2
 scheduler = "dwrr"
 weights = [3, 1]
 occupancy = "waiting"
+finishing = "left"
 ports = [{ port = "hub->edge", capacity = "50 frames" }]
 
 [switches]

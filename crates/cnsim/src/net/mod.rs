@@ -12,7 +12,7 @@ pub mod reach;
 pub mod routing;
 pub mod topology;
 
-pub use classes::{Classes, Occupancy, Scheduler, MAX_CLASSES};
+pub use classes::{Classes, Finishing, Occupancy, Scheduler, MAX_CLASSES};
 pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind};
 pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};
 pub use routing::{MulticastTrees, Routes, TreeId};

@@ -310,6 +310,10 @@ pub struct Queues {
     /// series always count waiting frames.
     #[serde(default)]
     pub occupancy: crate::net::Occupancy,
+    /// Under "buffer": whether an arrival at the instant the frame being sent finishes,
+    /// with frames waiting, still counts that frame ("held") or not ("left").
+    #[serde(default)]
+    pub finishing: crate::net::Finishing,
 }
 
 fn one_class() -> u8 {
@@ -337,6 +341,7 @@ impl Default for Queues {
             scheduler: SchedulerKind::Strict,
             weights: Vec::new(),
             occupancy: Default::default(),
+            finishing: Default::default(),
         }
     }
 }
