@@ -36,6 +36,7 @@ bottleneck = { rate = "1Gbps", delay = "5us" }
 receiver_link = { rate = "1Gbps", delay = "1us" }
 [queues]
 capacity = "100 frames"
+classes = 2
 [[traffic]]
 name = "load"
 kind = "cbr"
@@ -188,6 +189,7 @@ congestion_points = ["r1->r2"]
 flows = "*"
 t = "200us"
 probe_size = "128B"
+probe_class = "high"
 probe_priority = 5
 [protocols.fecn.switch]
 n0 = 20.0
@@ -200,6 +202,7 @@ qeq = "30000B"
 [protocols.fecn.source]
 min_rate = "20Mbps"
 severe_decrease = 0.25
+fast_start = true
 [protocols.fecn.severe]
 qsc = "100000B"
 sampling_interval = "75000B"

@@ -257,6 +257,7 @@ congestion_points = ["hub->edge"]
 flows = ["steady"]
 t = "2ms"
 probe_size = "128B"
+probe_class = "high"
 probe_priority = 5
 
 [protocols.fecn.switch]
@@ -271,6 +272,7 @@ qeq = "30000B"
 [protocols.fecn.source]
 min_rate = "20Mbps"
 severe_decrease = 0.25
+fast_start = true
 
 [protocols.fecn.severe]
 qsc = "100000B"

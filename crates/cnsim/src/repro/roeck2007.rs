@@ -103,7 +103,10 @@ pub fn protocol_table(protocol: &str, params: &str) -> String {
             )
         }
         "fecn" => format!("[protocols.fecn]\n{everywhere}"),
-        "fecn-b" => format!("[protocols.fecn]\n{everywhere}[protocols.fecn.severe]\nqsc = \"120000B\"\n"),
+        "fecn-b" => format!(
+            "[protocols.fecn]\n{everywhere}[protocols.fecn.source]\nfast_start = true\n\
+             [protocols.fecn.severe]\nqsc = \"120000B\"\n"
+        ),
         "qcn" => qcn(if run2 { 75_000 } else { 150_000 }, "drift_factor = 1.0005\n", ""),
         "qcn-p" => qcn(
             probe_interval,
