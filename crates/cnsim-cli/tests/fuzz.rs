@@ -38,6 +38,7 @@ receiver_link = { rate = "1Gbps", delay = "1us" }
 capacity = "100 frames"
 loss = { good_to_bad = 0.001, bad_to_good = 0.5, loss_in_good = 0.0001, loss_in_bad = 0.5 }
 ports = [{ port = "r2->d1", loss = 0.0001 }]
+classes = 2
 [[traffic]]
 name = "load"
 kind = "cbr"
@@ -190,6 +191,7 @@ congestion_points = ["r1->r2"]
 flows = "*"
 t = "200us"
 probe_size = "128B"
+probe_class = "high"
 probe_priority = 5
 [protocols.fecn.switch]
 n0 = 20.0
@@ -202,6 +204,7 @@ qeq = "30000B"
 [protocols.fecn.source]
 min_rate = "20Mbps"
 severe_decrease = 0.25
+fast_start = true
 [protocols.fecn.severe]
 qsc = "100000B"
 sampling_interval = "75000B"

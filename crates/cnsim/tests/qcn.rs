@@ -10,7 +10,15 @@ use cnsim::scenario::units::Duration;
 use cnsim::scenario::{build, parse};
 
 fn run_variant(v: Variant, secs: u64) -> Measures {
-    let s = v.scenario(Some(Duration(secs * PS_PER_S)));
+    run_seeded(v, secs, None)
+}
+
+/// `v` for `secs` simulated seconds, with `seed` instead of the variant's own if given.
+fn run_seeded(v: Variant, secs: u64, seed: Option<u64>) -> Measures {
+    let mut s = v.scenario(Some(Duration(secs * PS_PER_S)));
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
     let mut sim = build(&s, &s.name).unwrap();
     sim.run_to_end();
     sim.check_conservation().unwrap();
@@ -80,22 +88,25 @@ flows = "*"
     assert!(crossings >= 20, "the queue crosses Qeq only {crossings} times");
 }
 
+/// The paper's claim for both enhanced schemes: fewer CNMs than standard QCN, at every
+/// Qeq, in both topologies, with the paper's 200 Mbit/s CBR sources and either sampling
+/// rule, over 5 simulated seconds. Summed over three seeds: one seed alone can reverse a
+/// close cell (the representative-CP reading on the star at Qeq 75 with per-frame checks
+/// sends 7 130 ± 1 163 CNMs against standard's 9 737 ± 529 over the reproduction's 10
+/// seeds, but more on the variant's own seed).
 #[test]
 fn enhanced_schemes_send_fewer_cnms_than_standard_qcn() {
-    // At every Qeq, in both topologies, with the paper's 200 Mbit/s CBR sources and
-    // either sampling rule.
+    let cnms =
+        |v: Variant| [1, 2, 3].into_iter().map(|seed| run_seeded(v.clone(), 5, Some(seed)).cnms).sum::<u64>();
     for topology in [Topology::Star, Topology::Multilink] {
         for sampling in [Sampling::PerFrame, Sampling::Standard] {
             for qeq in [25, 50, 75] {
-                let std =
-                    run_variant(variant(topology, qeq, Scheme::Standard, SourceModel::Cbr, sampling), 5);
+                let std = cnms(variant(topology, qeq, Scheme::Standard, SourceModel::Cbr, sampling));
                 for scheme in [Scheme::Enhanced, Scheme::EnhancedRepresentative] {
-                    let enh = run_variant(variant(topology, qeq, scheme, SourceModel::Cbr, sampling), 5);
+                    let enh = cnms(variant(topology, qeq, scheme, SourceModel::Cbr, sampling));
                     assert!(
-                        enh.cnms < std.cnms,
-                        "{topology:?} {sampling:?} Qeq {qeq}: {scheme:?} sent {} CNMs, standard {}",
-                        enh.cnms,
-                        std.cnms
+                        enh < std,
+                        "{topology:?} {sampling:?} Qeq {qeq}: {scheme:?} sent {enh} CNMs, standard {std}"
                     );
                 }
             }

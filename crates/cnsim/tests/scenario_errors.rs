@@ -990,9 +990,43 @@ fn ecm_and_qcn_on_one_port() {
     assert_located(&e, "protocols.ecm.congestion_points", &["port r1->r2 already has a congestion point"]);
 }
 
-/// A FECN-enabled dumbbell; the `[protocols.fecn.*]` tables are appended by the tests.
+/// A FECN-enabled dumbbell with two traffic classes (the default probes, at priority 7,
+/// pass the data's class); the `[protocols.fecn.*]` tables are appended by the tests.
 fn with_fecn(extra: &str) -> String {
-    format!("{DUMBBELL}\n[protocols.fecn]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n{extra}")
+    with_fecn_classes(2, extra)
+}
+
+fn with_fecn_classes(classes: u8, extra: &str) -> String {
+    format!(
+        "{DUMBBELL}\n[queues]\nclasses = {classes}\n\
+         [protocols.fecn]\ncongestion_points = [\"r1->r2\"]\nflows = \"*\"\n{extra}"
+    )
+}
+
+#[test]
+fn fecn_high_priority_probes_need_a_second_class() {
+    let e = error_of(&with_fecn_classes(1, ""), &[]);
+    assert_located(
+        &e,
+        "protocols.fecn.probe_class",
+        &[
+            "priority 7",
+            "queues.classes = 1",
+            "expected queues.classes = 2 or more, or probe_class = \"data\"",
+        ],
+    );
+    // In the data's class, one class will do.
+    let s = scenario::parse(&with_fecn_classes(1, "probe_class = \"data\"\n"), FILE, &[]).unwrap();
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn fecn_probe_priority_in_the_data_class() {
+    // With two classes priorities 0-3 share class 0 with the data (priority 0).
+    let e = error_of(&with_fecn("probe_priority = 3\n"), &[]);
+    assert_located(&e, "protocols.fecn.probe_priority", &["3 selects class 0", "not above class 0"]);
+    let e = error_of(&with_fecn("probe_class = \"data\"\nprobe_priority = 7\n"), &[]);
+    assert_located(&e, "protocols.fecn.probe_priority", &["no effect with probe_class = \"data\""]);
 }
 
 #[test]

@@ -64,6 +64,7 @@ weights = [3, 1]
 occupancy = "waiting"
 ports = [{ port = "hub->edge", capacity = "50 frames", loss = 0.0001 }]
 loss = { good_to_bad = 0.0001, bad_to_good = 0.5, loss_in_good = 0.0, loss_in_bad = 0.5 }
+finishing = "left"
 
 [switches]
 ecmp = false
@@ -257,6 +258,7 @@ congestion_points = ["hub->edge"]
 flows = ["steady"]
 t = "2ms"
 probe_size = "128B"
+probe_class = "high"
 probe_priority = 5
 
 [protocols.fecn.switch]
@@ -271,6 +273,7 @@ qeq = "30000B"
 [protocols.fecn.source]
 min_rate = "20Mbps"
 severe_decrease = 0.25
+fast_start = true
 
 [protocols.fecn.severe]
 qsc = "100000B"

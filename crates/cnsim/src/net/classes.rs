@@ -72,6 +72,25 @@ pub enum Occupancy {
     Waiting,
 }
 
+/// Under [`Occupancy::Buffer`], what an arrival sees of the frame being sent when that
+/// frame finishes at the very instant of the arrival, with frames waiting behind it
+/// (the port starts the next one at that instant too). The CP's procedure (reference
+/// §1.6: sample on arrival, after enqueue) and IEEE 802.1Qau order nothing between an
+/// arrival and a simultaneous end of transmission, so both readings are offered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finishing {
+    /// The finishing frame still counts: the arrival is handled before the port hands
+    /// over to the next frame, which still counts as waiting, as under
+    /// [`Occupancy::Waiting`]. "buffer" then counts exactly one frame more than
+    /// "waiting" at every arrival to a working port.
+    #[default]
+    Held,
+    /// The finishing frame has left, while the next one still counts as waiting: at
+    /// that instant "buffer" counts the same as "waiting".
+    Left,
+}
+
 /// The class queues of one port.
 #[derive(Clone, Debug)]
 #[repr(C)]
@@ -82,6 +101,9 @@ pub struct Classes {
     count: u8,
     /// What the length seen by protocols and the capacity counts.
     pub occupancy: Occupancy,
+    /// Whether a frame finishing at an arrival's instant still counts (under
+    /// [`Occupancy::Buffer`]).
+    pub finishing: Finishing,
     /// Class of the frame being serialized (`u8::MAX` for a link-local frame).
     on_wire_class: u8,
     /// Its size.
@@ -104,6 +126,7 @@ impl Classes {
             backlog: 0,
             count,
             occupancy: Occupancy::Buffer,
+            finishing: Finishing::Held,
             on_wire_class: u8::MAX,
             on_wire_size: 0,
             scheduler: Scheduler::StrictPriority,

@@ -13,7 +13,7 @@ pub mod reach;
 pub mod routing;
 pub mod topology;
 
-pub use classes::{Classes, Occupancy, Scheduler, MAX_CLASSES};
+pub use classes::{Classes, Finishing, Occupancy, Scheduler, MAX_CLASSES};
 pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind};
 pub use loss::{LinkLoss, LossSpec};
 pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};

@@ -97,6 +97,20 @@ pub struct Port {
 }
 
 impl Port {
+    /// Whether the frame last started counts as being sent for an arrival at `now`,
+    /// before the arrival is queued: while it is on the wire, and, under
+    /// [`Finishing::Held`](super::Finishing::Held), at the instant it finishes while
+    /// frames wait and the port has not yet started the next (its `PortFree` at `now`
+    /// is pending).
+    #[inline]
+    pub fn sending_at_arrival(&self, now: crate::engine::Time) -> bool {
+        self.busy_until > now
+            || (self.busy_until == now
+                && self.wake_pending
+                && self.classes.backlog() > 0
+                && self.classes.finishing == super::Finishing::Held)
+    }
+
     /// Whether link-local frames wait to be sent.
     #[inline]
     pub fn control_waiting(&self) -> bool {
@@ -306,5 +320,26 @@ mod tests {
         assert!(offset_of!(Port, link) + 4 <= 64);
         assert!(offset_of!(Port, cp_quiet) + 8 <= 64);
         assert!(offset_of!(Port, classes) < 128);
+    }
+
+    /// An arrival at the instant the frame on the wire finishes, with frames waiting and
+    /// the next start pending: "held" counts the finishing frame, "left" does not; with
+    /// nothing waiting the port is idle either way, and mid-frame it is sending.
+    #[test]
+    fn a_frame_finishing_at_an_arrival_counts_when_held() {
+        let mut net = Network::new();
+        let a = net.add_node("a", NodeKind::Switch, 0);
+        let b = net.add_node("b", NodeKind::Host, 0);
+        let (p, _) = net.add_link(a, b, 1_000_000_000, 0, Capacity::Frames(10), Capacity::Frames(10));
+        let port = &mut net.ports[p as usize];
+        port.busy_until = 100;
+        assert!(port.sending_at_arrival(99), "mid-frame");
+        assert!(!port.sending_at_arrival(100), "finished, nothing waiting: idle");
+        port.classes.push(0, 0, 1, 1500);
+        port.wake_pending = true;
+        assert!(port.sending_at_arrival(100), "held: the handover has not happened");
+        port.classes.finishing = super::super::Finishing::Left;
+        assert!(!port.sending_at_arrival(100), "left");
+        assert!(!port.sending_at_arrival(101));
     }
 }

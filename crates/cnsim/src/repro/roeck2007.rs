@@ -103,7 +103,10 @@ pub fn protocol_table(protocol: &str, params: &str) -> String {
             )
         }
         "fecn" => format!("[protocols.fecn]\n{everywhere}"),
-        "fecn-b" => format!("[protocols.fecn]\n{everywhere}[protocols.fecn.severe]\nqsc = \"120000B\"\n"),
+        "fecn-b" => format!(
+            "[protocols.fecn]\n{everywhere}[protocols.fecn.source]\nfast_start = true\n\
+             [protocols.fecn.severe]\nqsc = \"120000B\"\n"
+        ),
         "qcn" => qcn(if run2 { 75_000 } else { 150_000 }, "drift_factor = 1.0005\n", ""),
         "qcn-p" => qcn(
             probe_interval,
@@ -539,14 +542,17 @@ const INTRO: &str = r#"
   0.02 per arriving frame, and the regulator never exceeds it; BCNs carry no rate.
 - **FECN** (`[protocols.fecn]`): T 1 ms, N0 10, A 1.1, B 1.002, C 0.1, α 0.5, minRate
   10 Mbit/s, Qeq 192000 bits, and the reconstructed rate law of the reference (§6.1).
-  Choices: probes, not tags (the seed), 64 bytes, in the data's traffic class (so a full
-  queue can drop them); a port recomputes its rate at the first frame after each
-  interval of T; the capacity is the link rate (no correction for time spent paused);
-  sources start at line rate and probe from their first frame.
+  Choices: probes, not tags (the seed), 64 bytes, at priority 7 in the second traffic
+  class (`probe_class = "high"`: the seed sends its probes "as high priority frames";
+  every test has two classes, strict priority); a port recomputes its rate at the first
+  frame after each interval of T; the capacity is the link rate (no correction for time
+  spent paused); a source probes with its first frame and every T after, and sends at
+  minRate until the first probe returns (fast start is FECN-B's).
 - **FECN-B** (`[protocols.fecn.severe]`): FECN plus BCN(0,0) from a port whose queue is at
   or above Qsc = 960000 bits (120000 B), checked every 150000 bytes of arrivals (ECM's
-  sampling; the seed names no rate), which halves the source's rate at once. "Fast
-  start" is where every FECN source here starts anyway: at line rate.
+  sampling; the seed names no rate), which halves the source's rate at once, and "fast
+  start": a source sends at line rate until its first probe returns
+  (`source.fast_start`).
 - **QCN** (`[protocols.qcn]`), the seed's 2-point set: Qeq 24000 B, W 2, Gd 1/128, timer
   200 µs, minRate 10 Mbit/s, minDecFactor 0.5, fast recovery threshold 5, A = 12 Mbit/s
   read as the active-increase step, hyper-active increase on (its step is not given:
@@ -610,22 +616,24 @@ const GAPS: &str = r#"
   and worse on the chains, where a flow's probes go to its latest CP only.
 - **E2CM-PR** — *"Very good fairness"*: with FECN-B the closest to max-min on tests 7
   and 8 (an index of 0.99 and more). *"Oscillation in complex topologies w/ multiple hotspots"*: on
-  the chains its hotspot utilisation drops (to about 86 % on test 10) and its fairness
+  the chains its hotspot utilisation drops (to about 86 % on test 9 and 78 % on test 10) and its fairness
   with it: a CP's fair-rate estimate counts flows bottlenecked elsewhere.
-- **FECN** — *"Excellent fairness"*: on the single-switch baseline every flow gets its fair
-  share once the first probes return, at the price of a start-up burst (sources send at
-  line rate for the first probe period). *"Problems with output generated hotspots and
-  with complex topologies"*: on test 1 FECN loses almost as much as no management
-  (6.9 % against 8.8 %): the PAUSEd port advertises a share of its 10 Gbit/s link when
-  it drains at 1 Gbit/s (we do not model the "variable capacity adjustment" that would
-  correct for time spent paused); on the chains probes wait and drop in the same full
-  queues as the data and the fairness collapses. *"Slow reaction to changed conditions"*: see test 5's reaction
-  columns. *"Oscillation with multiple hotspots"*: compare the queue deviations of tests
-  7–10 with the baseline's.
-- **FECN-B** — the seed gives no verdict; ours: BCN(0,0) cuts FECN's losses by one to two
-  orders of magnitude everywhere but test 1 (where a BCN(0,0) every 150 KB of arrivals
-  is no match for a port draining at a tenth of its rate), and where FECN's fairness collapses (the chains)
-  FECN-B's stays at 0.99: the cut comes within a round trip, before probes drown.
+- **FECN** — *"Excellent fairness"*: with its probes in the high-priority class, 1.00 on
+  the baseline, 0.99 on test 9 and 0.98 on test 10 (5 seeds), with the hotspots 93 % busy
+  on the chains; test 5 is the exception (0.81): after each switch of the bursty pair the
+  steady flows keep the old share until probes return an updated rate. A port advertises
+  its full capacity until its first update (after T), so the first answers send every
+  source to line rate: the start-up burst loses 2.3 % on the baseline. *"Problems with
+  output generated hotspots and with complex topologies"*: on test 1 FECN loses 6.0 %
+  against 8.8 % without management: the PAUSEd port advertises a share of its 10 Gbit/s
+  link when it drains at 1 Gbit/s (we do not model the "variable capacity adjustment"
+  that would correct for time spent paused); on the chains it loses 3.6 %. *"Slow
+  reaction to changed conditions"*: see test 5's reaction columns. *"Oscillation with
+  multiple hotspots"*: compare the queue deviations of tests 7–10 with the baseline's.
+- **FECN-B** — the seed gives no verdict; ours: BCN(0,0) cuts FECN's losses several-fold
+  everywhere but test 1 (on the chains from 3.6 % to 0.5 %; on test 1 a BCN(0,0) every
+  150 KB of arrivals is no match for a port draining at a tenth of its rate); its
+  fairness is FECN's (0.99 on the chains).
 - **QCN** — *"Fast reaction to load increases, slow reaction to load decreases"*: on test
   5 our QCN takes longer to rise after the bursty pair leaves than to fall when it comes
   with the first parameter set, as the seed says, and barely with the second. *"Marginal

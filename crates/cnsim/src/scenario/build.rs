@@ -454,6 +454,7 @@ pub fn build_until(
         }
         port.classes.scheduler = scheduler.clone();
         port.classes.occupancy = s.queues.occupancy;
+        port.classes.finishing = s.queues.finishing;
     };
     for p in 0..net.ports.len() {
         // Ports were made with one class of the right capacity.

@@ -315,6 +315,10 @@ pub struct Queues {
     /// [`crate::net::loss`]); absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<crate::net::LossSpec>,
+    /// Under "buffer": whether an arrival at the instant the frame being sent finishes,
+    /// with frames waiting, still counts that frame ("held") or not ("left").
+    #[serde(default)]
+    pub finishing: crate::net::Finishing,
 }
 
 fn one_class() -> u8 {
@@ -343,6 +347,7 @@ impl Default for Queues {
             weights: Vec::new(),
             occupancy: Default::default(),
             loss: None,
+            finishing: Default::default(),
         }
     }
 }

@@ -23,11 +23,14 @@ pub struct Protocols {
 }
 
 impl Sim {
-    /// Port `p`'s congestion point sees frame `id` offered to class `class`, unless it is
+    /// Port `p`'s congestion point sees frame `id` offered to class `class`, with the
+    /// port sending (`sending`, see [`Port::sending_at_arrival`]) or not, unless it is
     /// a data frame within the bytes the congestion point let pass unseen: the port only
     /// counts it then.
+    ///
+    /// [`Port::sending_at_arrival`]: crate::net::Port::sending_at_arrival
     #[inline]
-    pub(super) fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
+    pub(super) fn congestion_point(&mut self, p: PortId, class: u8, id: FrameId, sending: bool, now: Time) {
         let port = &mut self.net.ports[p as usize];
         let frame = self.frames.get(id);
         let quiet = port.cp_quiet;
@@ -36,19 +39,13 @@ impl Sim {
             return;
         }
         self.protocols.congestion_points[port.cp as usize].absorb((quiet >> 32) as u32, quiet as u32);
-        self.congestion_point_sees(p, class, id, now);
+        self.congestion_point_sees(p, class, id, sending, now);
     }
 
     #[inline(never)]
-    fn congestion_point_sees(&mut self, p: PortId, class: u8, id: FrameId, now: Time) {
+    fn congestion_point_sees(&mut self, p: PortId, class: u8, id: FrameId, sending: bool, now: Time) {
         let port = &self.net.ports[p as usize];
-        let view = PortView {
-            port: p,
-            node: port.node,
-            classes: &port.classes,
-            class,
-            serializing: port.busy_until > now,
-        };
+        let view = PortView { port: p, node: port.node, classes: &port.classes, class, serializing: sending };
         let frame = self.frames.get_mut(id);
         let cp = &mut self.protocols.congestion_points[port.cp as usize];
         cp.on_arrival(&mut ctx!(self, now), &view, frame);

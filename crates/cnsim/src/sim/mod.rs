@@ -185,7 +185,8 @@ impl Sim {
             && port.busy_until <= now
             && !port.control_waiting()
             && AnyLinkControl::gate_open(&self.protocols.link, port.link, class, now);
-        let on_wire = port.classes.on_wire(class, port.busy_until > now);
+        let sending = port.sending_at_arrival(now);
+        let on_wire = port.classes.on_wire(class, sending);
         let queue = port.classes.queue_mut(class);
         let verdict = queue.discipline.on_enqueue(queue.view(straight, on_wire), frame, now);
         if verdict == Verdict::Mark {
@@ -216,7 +217,10 @@ impl Sim {
             dropped = true;
         }
         if self.net.ports[p as usize].cp != NONE {
-            self.congestion_point(p, class, id, now);
+            // A frame that went straight on the wire is being sent; otherwise the port
+            // is as the arrival found it.
+            let sending = sending || self.net.ports[p as usize].busy_until > now;
+            self.congestion_point(p, class, id, sending, now);
         }
         if dropped {
             self.drop_frame(id, DropSite::Queue);

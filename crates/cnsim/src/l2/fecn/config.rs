@@ -26,6 +26,24 @@ fn default_t() -> Duration {
     DEFAULT_T
 }
 
+/// Probe priority under `probe_class = "high"` when `probe_priority` is not given.
+pub const DEFAULT_PROBE_PRIORITY: u8 = 7;
+
+/// Which class FECN's probes (and FECN-B's BCN(0,0)) travel in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeClass {
+    /// At `probe_priority` (7 unless given), which must select a class above every
+    /// regulated flow's data class (`queues.classes` ≥ 2), so that probes pass full data
+    /// queues (strict priority): Roeck 2007 sends its probes "as high priority frames".
+    #[default]
+    High,
+    /// At each flow's own priority, in its data's class, where a full queue delays and
+    /// drops them as it does data: the reading of Jain's FECN, whose rate-discovery tag
+    /// rides in data frames.
+    Data,
+}
+
 /// `[protocols.fecn]`. As for QCN, where FECN applies is never implied.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,9 +61,12 @@ pub struct FecnConfig {
     /// Probe size on the wire.
     #[serde(default = "default_probe_size")]
     pub probe_size: Size,
-    /// Probe priority (0..=7).
+    /// The class probes travel in.
     #[serde(default)]
-    pub probe_priority: u8,
+    pub probe_class: ProbeClass,
+    /// Probe priority (0..=7) under `probe_class = "high"`; absent = 7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_priority: Option<u8>,
     /// Switch parameters.
     #[serde(default)]
     pub switch: SwitchParams,
@@ -117,12 +138,23 @@ impl Install for FecnConfig {
                 ))
             }
         };
-        if self.probe_priority > 7 {
-            return Err(cx.err(
-                &format!("{fp}.probe_priority"),
-                format!("{} is not a priority; expected 0 to 7", self.probe_priority),
-            ));
-        }
+        let probe_priority = match (self.probe_class, self.probe_priority) {
+            (_, Some(p)) if p > 7 => {
+                return Err(cx
+                    .err(&format!("{fp}.probe_priority"), format!("{p} is not a priority; expected 0 to 7")))
+            }
+            (ProbeClass::Data, Some(p)) => {
+                return Err(cx.err(
+                    &format!("{fp}.probe_priority"),
+                    format!(
+                        "{p} has no effect with probe_class = \"data\" (probes go at their flow's priority); \
+                         expected no probe_priority, or probe_class = \"high\""
+                    ),
+                ))
+            }
+            (ProbeClass::Data, None) => None,
+            (ProbeClass::High, p) => Some(p.unwrap_or(DEFAULT_PROBE_PRIORITY)),
+        };
         if let Some(s) = &self.severe {
             let bytes = |key: &str, v: Size, lo: u64, example: &str| match v {
                 Size::Bytes(b) if b >= lo && b <= u64::from(u32::MAX) => Ok(()),
@@ -148,16 +180,53 @@ impl Install for FecnConfig {
         for p in cx.ports(&self.congestion_points, &cp_key)? {
             cx.check_port_rate_floor(p, self.switch.min_rate.0, &format!("{fp}.switch.min_rate"))?;
             let switch = Switch::new(&self.switch, cx.net.ports[p as usize].rate_bps, self.t);
-            let severe = self.severe.as_ref().map(|s| super::SevereState::new(s, self.probe_priority));
+            let severe = self.severe.as_ref().map(|s| super::SevereState::new(s, probe_priority));
             cx.attach_congestion_point(
                 p,
                 AnyCongestionPoint::Fecn(CongestionPoint { switch, severe }),
                 &cp_key,
             )?;
         }
-        let format = ProbeFormat { size, priority: self.probe_priority, period: self.t };
         let flows_key = format!("{fp}.flows");
         let flows = cx.flows_of(&self.flows, &flows_key)?;
+        if let Some(p) = probe_priority {
+            // Every port has `queues.classes` classes, mapped alike: a probe passes a
+            // flow's data queues only from a higher class.
+            let classes =
+                crate::net::Classes::new(cx.scenario.queues.classes, crate::net::Capacity::Frames(1));
+            if let Some(&f) = flows
+                .iter()
+                .find(|&&f| classes.class_of(p) <= classes.class_of(cx.flows[f as usize].priority))
+            {
+                let flow = &cx.flows[f as usize];
+                let (key, why) = if classes.count() == 1 {
+                    (
+                        format!("{fp}.probe_class"),
+                        format!(
+                            "\"high\" sends probes at priority {p} in a class above the data's, but with \
+                             queues.classes = 1 every priority shares one queue (flow {}'s data included); \
+                             expected queues.classes = 2 or more, or probe_class = \"data\"",
+                            flow.name
+                        ),
+                    )
+                } else {
+                    (
+                        format!("{fp}.probe_priority"),
+                        format!(
+                            "{p} selects class {}, not above class {} of flow {}'s data (priority {}) with \
+                             queues.classes = {}; expected a priority of a higher class, e.g. 7",
+                            classes.class_of(p),
+                            classes.class_of(flow.priority),
+                            flow.name,
+                            flow.priority,
+                            classes.count()
+                        ),
+                    )
+                };
+                return Err(cx.err(&key, why));
+            }
+        }
+
         // Each flow probes every t for as long as it sends; the switches' rates are
         // recomputed at arrivals, so they add no events of their own.
         cx.bound_period(&Periodic {
@@ -177,6 +246,8 @@ impl Install for FecnConfig {
                 let why = "has no single destination to probe; FECN regulates unicast flows to one host";
                 return Err(cx.err(&flows_key, format!("flow {} {why}", flow.name)));
             }
+            let format =
+                ProbeFormat { size, priority: probe_priority.unwrap_or(flow.priority), period: self.t };
             let rp = Rp::new(&self.source, format, flow.line_bps);
             cx.attach_reaction_point(f, AnyReactionPoint::Fecn(rp), &flows_key)?;
         }

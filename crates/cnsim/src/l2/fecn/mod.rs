@@ -1,10 +1,13 @@
 //! FECN, Forward Explicit Congestion Notification (Jain, Jiang, So-In, 2007), with probes
 //! rather than tags, as Roeck 2007 simulated it.
 //!
-//! - Every `t` each source sends a rate-discovery probe towards its destination, its rate
-//!   field set to the source's line rate; every congestion point on the way lowers the
-//!   field to its advertised rate; the destination returns the probe, and the source sets
-//!   its rate to the field ([`rp`]).
+//! - Each source sends a rate-discovery probe towards its destination with its first
+//!   frame and every `t` after, its rate field set to the source's line rate; every
+//!   congestion point on the way lowers the field to its advertised rate; the destination
+//!   returns the probe, and the source sets its rate to the field ([`rp`]). Probes (and
+//!   FECN-B's BCN(0,0)) travel at a high priority in a class above the data's
+//!   (`probe_class = "high"`: Roeck 2007 sends its probes "as high priority frames"), or
+//!   in the data's class (`"data"`: Jain's rate-discovery tag rides in data frames).
 //! - Each switch port advertises a rate recomputed every `t` from the arrival rate A and
 //!   the queue q (reference §6.1):
 //!
@@ -22,8 +25,9 @@
 //! data frame, once per `sampling_interval` bytes of arrivals (our reading: ECM's
 //! sampling, the seed names no rate limit); the source cuts its rate by
 //! `source.severe_decrease` (½, what ECM's BCN(0,0) does with Roeck's Gd) at once, without waiting
-//! for the next probe. Fast start is where every FECN source here starts anyway: at its
-//! line rate, not at a low rate for a round trip.
+//! for the next probe. FECN-B's fast start (`source.fast_start`) starts a source at its
+//! line rate; plain FECN's source waits its first probe's round trip at `min_rate` (the
+//! reference §6.1 contrasts fast start with waiting "a full round trip at a low rate").
 //!
 //! Reference: shared/reference/l2-protocols.md §6 (the formulas reconstructed; the
 //! parameter values are Roeck 2007's).
@@ -113,15 +117,17 @@ pub struct SevereState {
     qsc: u64,
     interval: u64,
     size: u32,
-    priority: u8,
+    /// BCN priority; `None`: the sampled frame's own.
+    priority: Option<u8>,
     left: i64,
     /// BCN(0,0) sent.
     pub sent: u64,
 }
 
 impl SevereState {
-    /// The state for `severe`, its BCNs at `priority`.
-    pub fn new(severe: &Severe, priority: u8) -> Self {
+    /// The state for `severe`, its BCNs at `priority` (`None`: at the priority of the
+    /// frame that triggers them).
+    pub fn new(severe: &Severe, priority: Option<u8>) -> Self {
         let interval = severe.sampling_interval.value();
         SevereState {
             qsc: severe.qsc.value(),
@@ -235,7 +241,8 @@ impl CongestionPoint {
                                 cpid: queue.port + 1,
                                 severe: true,
                             };
-                            ctx.send_to_source(queue.node, frame, s.size, s.priority, Header::Bcn(bcn));
+                            let priority = s.priority.unwrap_or(frame.priority);
+                            ctx.send_to_source(queue.node, frame, s.size, priority, Header::Bcn(bcn));
                         }
                     }
                 }
@@ -342,7 +349,7 @@ mod tests {
         let severe =
             Severe { qsc: Size::Bytes(3000), sampling_interval: Size::Bytes(3000), ..Severe::default() };
         let s = Switch::new(&SwitchParams::default(), 10_000_000_000, DEFAULT_T);
-        let mut cp = CongestionPoint { switch: s, severe: Some(SevereState::new(&severe, 0)) };
+        let mut cp = CongestionPoint { switch: s, severe: Some(SevereState::new(&severe, Some(7))) };
         let mut timers = crate::engine::Timers::default();
         let mut events = crate::engine::EventQueue::new();
         let mut outbox = crate::protocol::Outbox::default();
@@ -366,7 +373,7 @@ mod tests {
         }
         assert_eq!(cp.severe.as_ref().unwrap().sent, 2, "4 × 1500 B = two 3000-byte intervals");
         let (_, bcn) = outbox.pop().unwrap();
-        assert_eq!((bcn.src, bcn.dst, bcn.flow), (5, 2, 4));
+        assert_eq!((bcn.src, bcn.dst, bcn.flow, bcn.priority), (5, 2, 4, 7), "at the probes' priority");
         assert_eq!(
             bcn.header,
             Header::Bcn(crate::l2::ecm::Bcn { qoff: 0, qdelta: 0, cpid: 7, severe: true })
@@ -376,7 +383,8 @@ mod tests {
     /// The source halves its rate on a BCN(0,0), down to min_rate.
     #[test]
     fn a_source_halves_on_bcn_0_0() {
-        let mut rp = Rp::new(&RpParams::default(), rp::ProbeFormat::default(), 10_000_000_000);
+        let fast = RpParams { fast_start: true, ..RpParams::default() };
+        let mut rp = Rp::new(&fast, rp::ProbeFormat::default(), 10_000_000_000);
         assert_eq!(rp.on_severe().rate_bps, Some(5_000_000_000));
         for _ in 0..20 {
             rp.on_severe();

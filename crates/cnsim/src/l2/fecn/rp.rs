@@ -1,5 +1,9 @@
-//! The FECN source: a probe towards the destination every `t` once the flow has sent,
-//! and the rate set to what each returning probe carries (reference §6.1).
+//! The FECN source: a probe towards the destination with the flow's first frame and
+//! every `t` after, and the rate set to what each returning probe carries (reference
+//! §6.1). Until the first probe returns the source sends at `min_rate`, or at its line
+//! rate with FECN-B's fast start (Roeck 2007 lists "fast start" among FECN-B's
+//! modifications; reference §6.1: without it a new flow waits "a full round trip at a
+//! low rate").
 
 use serde::{Deserialize, Serialize};
 
@@ -17,11 +21,14 @@ pub struct RpParams {
     pub min_rate: Rate,
     /// The factor a BCN(0,0) multiplies the rate by (FECN-B).
     pub severe_decrease: f64,
+    /// FECN-B's fast start: send at line rate until the first probe returns, instead of
+    /// at `min_rate`.
+    pub fast_start: bool,
 }
 
 impl Default for RpParams {
     fn default() -> Self {
-        RpParams { min_rate: Rate(10_000_000), severe_decrease: 0.5 }
+        RpParams { min_rate: Rate(10_000_000), severe_decrease: 0.5, fast_start: false }
     }
 }
 
@@ -63,14 +70,15 @@ pub struct Rp {
 }
 
 impl Rp {
-    /// A source on a link of `line_bps`; it sends at line rate until a probe returns.
+    /// A source on a link of `line_bps`; until a probe returns it sends at `min_rate`,
+    /// or at line rate with fast start.
     pub fn new(params: &RpParams, format: ProbeFormat, line_bps: u64) -> Self {
         Rp {
             format,
             min_rate: params.min_rate.0,
             severe_decrease: params.severe_decrease,
             line_bps,
-            rate_bps: line_bps,
+            rate_bps: if params.fast_start { line_bps } else { params.min_rate.0.min(line_bps) },
             probing: false,
             probes_since_sample: 0,
             stats: RpStats::default(),
@@ -92,13 +100,14 @@ impl Rp {
         }
     }
 
-    /// The flow sent a frame: the first one starts the probe timer.
+    /// The flow sent a frame: the first one sends the first probe at once (the timer
+    /// fires now), and every `t` after.
     pub fn on_transmit(&mut self) -> RpAction {
         if self.probing {
             return RpAction::default();
         }
         self.probing = true;
-        RpAction { rate_bps: None, arm_timer: Some((self.format.period.0, 0)) }
+        RpAction { rate_bps: None, arm_timer: Some((0, 0)) }
     }
 
     /// The probe timer: a probe towards the flow's destination, rate field at line rate.
@@ -136,7 +145,7 @@ impl Rp {
 
 impl Default for ProbeFormat {
     fn default() -> Self {
-        ProbeFormat { size: 64, priority: 0, period: DEFAULT_T }
+        ProbeFormat { size: 64, priority: 7, period: DEFAULT_T }
     }
 }
 
@@ -145,11 +154,35 @@ mod tests {
     use super::*;
     use crate::engine::PS_PER_MS;
 
+    /// Plain FECN: 10 Mbit/s (min_rate) until the first probe returns; the first frame
+    /// sends a probe at once (timer due now), then one every t = 1 ms. With fast start
+    /// (FECN-B): line rate, 10 Gbit/s, until then. Either way the first returning probe
+    /// sets the rate: 2.5 Gbit/s here.
+    #[test]
+    fn start_rate_and_first_probe() {
+        let mut rp = Rp::new(&RpParams::default(), ProbeFormat::default(), 10_000_000_000);
+        assert_eq!(rp.rate(), 10_000_000, "min_rate until a probe returns");
+        assert_eq!(rp.on_transmit().arm_timer, Some((0, 0)), "the first probe with the first frame");
+        assert_eq!(
+            rp.on_probe(Probe { rate_kbps: 2_500_000, returning: true }).rate_bps,
+            Some(2_500_000_000)
+        );
+        let fast = RpParams { fast_start: true, ..RpParams::default() };
+        let mut rp = Rp::new(&fast, ProbeFormat::default(), 10_000_000_000);
+        assert_eq!(rp.rate(), 10_000_000_000, "fast start: line rate");
+        assert_eq!(
+            rp.on_probe(Probe { rate_kbps: 2_500_000, returning: true }).rate_bps,
+            Some(2_500_000_000)
+        );
+        // min_rate above a slow line: the line rate.
+        let slow = Rp::new(&RpParams::default(), ProbeFormat::default(), 5_000_000);
+        assert_eq!(slow.rate(), 5_000_000);
+    }
+
     #[test]
     fn the_first_frame_starts_probing_every_t() {
         let mut rp = Rp::new(&RpParams::default(), ProbeFormat::default(), 10_000_000_000);
-        assert_eq!(rp.rate(), 10_000_000_000, "line rate until a probe returns");
-        assert_eq!(rp.on_transmit().arm_timer, Some((PS_PER_MS, 0)));
+        assert_eq!(rp.on_transmit().arm_timer, Some((0, 0)));
         assert_eq!(rp.on_transmit(), RpAction::default(), "armed once");
         let mut timers = crate::engine::Timers::default();
         let mut events = crate::engine::EventQueue::new();
@@ -160,6 +193,7 @@ mod tests {
         let (how, probe) = outbox.pop().unwrap();
         assert_eq!(how, Send::Forward { node: 1 });
         assert_eq!((probe.src, probe.dst, probe.flow, probe.size, probe.born), (1, 9, 3, 64, 7));
+        assert_eq!(probe.priority, 7, "high priority by default");
         assert_eq!(probe.header, Header::Fecn(Probe { rate_kbps: 10_000_000, returning: false }));
     }
 

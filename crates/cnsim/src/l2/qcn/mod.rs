@@ -188,3 +188,84 @@ pub(crate) fn size_in_unit(s: Size) -> (f64, cp::QueueUnit) {
         Size::Bytes(b) => (b as f64, cp::QueueUnit::Bytes),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{RngStream, StreamKey};
+    use crate::net::{Capacity, Finishing, Network, NodeKind, Occupancy};
+
+    /// The queue length and Fb a CP computes at a sample (reference §1.4, §1.6: on
+    /// arrival, after enqueue). A switch port sends one 1500-byte frame and holds three
+    /// more; a fourth arrives, is queued and (per-frame sampling) sampled. Qeq = 4
+    /// frames, w = 2, Qold = 2, so Fb's range is Qeq(2w + 1) = 20 frames.
+    ///
+    /// - "buffer": Q = 4 waiting + 1 on the wire = 5, Qoff = 1, Qdelta = 3,
+    ///   Fb = −(1 + 2·3) = −7, |Fb|q = ⌊7·63/20⌋ = 22.
+    /// - "waiting": Q = 4, Qoff = 0, Qdelta = 2, Fb = −4, |Fb|q = ⌊4·63/20⌋ = 12.
+    /// - The arrival at the very instant the frame on the wire finishes, before the port
+    ///   starts the next: "held" still counts it (Q = 5, |Fb|q = 22, "buffer" one frame
+    ///   above "waiting" as at any other instant); "left" does not (Q = 4, |Fb|q = 12,
+    ///   the same as "waiting").
+    #[test]
+    fn queue_length_and_fb_at_a_sample_by_hand() {
+        let case = |occupancy: Occupancy, finishing: Finishing, finishes_now: bool| -> (u64, u8) {
+            let mut net = Network::new();
+            let sw = net.add_node("sw", NodeKind::Switch, 0);
+            let h = net.add_node("h", NodeKind::Host, 0);
+            let (p, _) = net.add_link(sw, h, 1_000_000_000, 0, Capacity::Frames(100), Capacity::Frames(100));
+            let now = 1_000_000;
+            let port = &mut net.ports[p as usize];
+            port.classes.occupancy = occupancy;
+            port.classes.finishing = finishing;
+            // Frame 0 on the wire: it ends after `now`, or at `now` with the port's
+            // next start (its PortFree) still pending.
+            port.classes.serializing(0, 1500);
+            port.busy_until = if finishes_now { now } else { now + 5_000_000 };
+            port.wake_pending = true;
+            for id in 1..=3 {
+                port.classes.push(0, 0, id, 1500);
+            }
+            let sending = port.sending_at_arrival(now);
+            port.classes.push(0, now, 4, 1500);
+            let params = CpParams {
+                qeq: Size::Frames(4),
+                sampling: Sampling::PerFrame,
+                qold_update: cp::QoldUpdate::Sample,
+                ..CpParams::default()
+            };
+            let mut cp = CongestionPoint {
+                cp: Cp::new(&params, 9, RngStream::new(1, StreamKey { kind: "cp", name: "t" })),
+                format: CnmFormat { size: 64, priority: 0, scheme: MulticastScheme::Standard },
+                guidance: None,
+            };
+            cp.cp.q_old = 2.0;
+            let mut timers = crate::engine::Timers::default();
+            let mut events = crate::engine::EventQueue::new();
+            let mut outbox = crate::protocol::Outbox::default();
+            let mut ctx = Ctx { now, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+            let view = PortView {
+                port: p,
+                node: sw,
+                classes: &net.ports[p as usize].classes,
+                class: 0,
+                serializing: sending,
+            };
+            let q = view.frames();
+            let mut frame = Frame { src: h, dst: sw, flow: 0, size: 1500, ..Frame::default() };
+            cp.on_arrival(&mut ctx, &view, &mut frame);
+            let (_, cnm) = outbox.pop().expect("Fb < 0: a CNM");
+            let Header::Cnm(cnm) = cnm.header else { panic!("a CNM") };
+            assert_eq!(cp.cp.q_old, q as f64, "Qold takes the sampled Q");
+            (q, cnm.fb)
+        };
+        let (held, left) = (Finishing::Held, Finishing::Left);
+        assert_eq!(case(Occupancy::Buffer, held, false), (5, 22));
+        assert_eq!(case(Occupancy::Buffer, left, false), (5, 22), "mid-frame, both readings agree");
+        assert_eq!(case(Occupancy::Waiting, held, false), (4, 12));
+        assert_eq!(case(Occupancy::Buffer, held, true), (5, 22));
+        assert_eq!(case(Occupancy::Buffer, left, true), (4, 12));
+        assert_eq!(case(Occupancy::Waiting, held, true), (4, 12));
+        assert_eq!(case(Occupancy::Waiting, left, true), (4, 12), "no frame on the wire is counted");
+    }
+}
