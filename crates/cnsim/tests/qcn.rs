@@ -96,8 +96,7 @@ flows = "*"
 /// seeds, but more on the variant's own seed).
 #[test]
 fn enhanced_schemes_send_fewer_cnms_than_standard_qcn() {
-    let cnms =
-        |v: Variant| [1, 2, 3].into_iter().map(|seed| run_seeded(v.clone(), 5, Some(seed)).cnms).sum::<u64>();
+    let cnms = |v: Variant| [1, 2, 3].into_iter().map(|seed| run_seeded(v, 5, Some(seed)).cnms).sum::<u64>();
     for topology in [Topology::Star, Topology::Multilink] {
         for sampling in [Sampling::PerFrame, Sampling::Standard] {
             for qeq in [25, 50, 75] {
