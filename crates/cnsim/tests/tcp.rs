@@ -1,7 +1,8 @@
 //! TCP in the data path: goodput of one connection, sharing among several, QCN beneath
-//! TCP, and a finite transfer.
+//! TCP, a finite transfer and the flow counters.
 
 use cnsim::metrics::summary::Summary;
+use cnsim::net::HeaderKind;
 use cnsim::scenario::{build, parse};
 
 const DUMBBELL: &str = r#"
@@ -171,7 +172,7 @@ fn incast_rounds_are_a_barrier() {
 fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
     let slow = run(&incast(16, "32000B", "200ms"), &[]);
     let fast = run(&incast(16, "32000B", "10ms"), &[]);
-    let timeouts = |s: &Summary| s.flows.iter().map(|f| f.tcp.as_ref().unwrap().timeouts).sum::<u64>();
+    let timeouts = |s: &Summary| s.flows.iter().map(|f| f.tcp.as_ref().unwrap().sender.timeouts).sum::<u64>();
     assert!(goodput(&slow) < 0.5e9, "200 ms: {}", goodput(&slow));
     assert!(timeouts(&slow) > 0);
     assert!(goodput(&fast) > 2.0 * goodput(&slow), "10 ms: {} vs {}", goodput(&fast), goodput(&slow));
@@ -268,5 +269,48 @@ fn a_web_user_fetches_objects_after_think_times() {
     let per_second = f.throughput_bps / 8.0;
     let expected = 12_500.0 / 1.05;
     assert!((per_second - expected).abs() < 0.15 * expected, "{per_second} B/s against {expected}");
-    assert_eq!(f.tcp.as_ref().unwrap().timeouts, 0);
+    assert_eq!(f.tcp.as_ref().unwrap().sender.timeouts, 0);
+}
+
+/// The flow counters count a TCP flow's segments. Without loss (worked by hand): 10
+/// segments of 1460 data bytes after the 64-byte SYN: 11 sent, 15 064 bytes (64 + 10 ×
+/// 1500), 10 delivered (14 600 bytes), none dropped; 11 ACKs, one per segment. Eight
+/// such transfers of 256 KB into a 10-frame queue: every flow sends at least what it
+/// delivered (176 segments and the SYN) plus what it lost, retransmits at least as many
+/// segments as it lost, and the flows' counters add up to the per-kind totals.
+#[test]
+fn tcp_flow_counters_count_segments() {
+    let s = run(DUMBBELL, &["traffic[0].bytes=\"14600B\"", "duration=100ms"]);
+    let f = &s.flows[0];
+    let st = &f.stats;
+    let counts = (st.sent_frames, st.sent_bytes, st.delivered_frames, st.delivered_bytes, st.dropped_frames);
+    assert_eq!(counts, (11, 15_064, 10, 14_600, 0), "{f:?}");
+    let tcp = f.tcp.as_ref().unwrap();
+    assert_eq!((tcp.sender.segments_sent, tcp.acks_sent, tcp.acks_dropped), (11, 11, 0));
+
+    let s = run(
+        DUMBBELL,
+        &[
+            "traffic[0].bytes=\"256KB\"",
+            "duration=2s",
+            "topology.dumbbell.senders=8",
+            "queues.capacity=\"10 frames\"",
+        ],
+    );
+    for f in &s.flows {
+        let (st, tcp) = (&f.stats, f.tcp.as_ref().unwrap());
+        assert_eq!(st.delivered_frames, 176, "{}", f.name);
+        assert!(st.dropped_frames > 0, "{}: the queue overflows", f.name);
+        assert!(st.sent_frames >= st.delivered_frames + 1 + st.dropped_frames, "{f:?}");
+        assert_eq!(st.sent_frames, tcp.sender.segments_sent, "no shaper: all sent");
+        assert!(tcp.sender.retransmits >= st.dropped_frames, "{f:?}");
+        assert!(st.sent_bytes > st.delivered_bytes, "{f:?}");
+    }
+    let total = |g: fn(&cnsim::metrics::summary::FlowSummary) -> u64| s.flows.iter().map(g).sum::<u64>();
+    let segments = s.frames.by_kind[&HeaderKind::TcpSegment];
+    let acks = s.frames.by_kind[&HeaderKind::TcpAck];
+    assert_eq!(total(|f| f.stats.sent_frames), segments.created);
+    assert_eq!(total(|f| f.stats.dropped_frames), segments.dropped);
+    assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_sent), acks.created);
+    assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_dropped), acks.dropped);
 }

@@ -157,10 +157,11 @@ impl Sim {
 
     // ---- the data path -------------------------------------------------------------
 
-    /// A host hands a frame of its own to its egress port(s).
+    /// A host hands a frame of its own to its egress port(s). A flow's data frames and
+    /// TCP segments count as sent by the flow.
     fn host_send(&mut self, id: FrameId, now: Time) {
         let frame = self.frames.get(id);
-        if let Header::Data(_) = frame.header {
+        if let Header::Data(_) | Header::TcpSegment(_) = frame.header {
             let st = &mut self.flows[frame.flow as usize].stats;
             st.sent_frames += 1;
             st.sent_bytes += frame.size as u64;
@@ -347,12 +348,21 @@ impl Sim {
         }
     }
 
-    /// Frees a frame that will not be delivered and counts it where it was dropped.
+    /// Frees a frame that will not be delivered and counts it where it was dropped: in
+    /// its flow's counters too for data frames and TCP segments, in its connection's for
+    /// TCP ACKs.
     fn drop_frame(&mut self, id: FrameId, site: DropSite) {
         let frame = self.frames.get(id);
         let kind = frame.kind();
-        if kind == crate::net::HeaderKind::Data {
-            self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        match kind {
+            crate::net::HeaderKind::Data | crate::net::HeaderKind::TcpSegment => {
+                self.flows[frame.flow as usize].stats.dropped_frames += 1;
+            }
+            crate::net::HeaderKind::TcpAck => {
+                let c = self.flows[frame.flow as usize].tcp;
+                self.protocols.tcp[c as usize].acks_dropped += 1;
+            }
+            _ => {}
         }
         self.frames.free(id);
         self.counters.count_drop(site, kind);

@@ -5,7 +5,7 @@
 
 use super::Sim;
 use crate::engine::{Event, Time};
-use crate::net::{Ecn, Frame, Header, HeaderKind, NodeId, NONE};
+use crate::net::{Frame, Header, HeaderKind, NodeId, NONE};
 
 /// The tag of a connection's timer when it stands for the application's start.
 pub(super) const START: u32 = 1;
@@ -94,34 +94,38 @@ impl Sim {
         let c = &mut self.protocols.tcp[ci];
         let level = c.level(frame.ecn);
         let echo = if frame.ecn.capable() { c.receiver.echo(segment.cwr, level) } else { 0 };
-        let (ack, in_order) = c.receiver.on_segment(i64::from(seq));
-        let data = in_order - u64::from(c.is_syn(i64::from(seq)) && in_order > 0);
+        let seq = i64::from(seq);
+        let (ack, in_order) = c.receiver.on_segment(seq);
+        let data = in_order - u64::from(c.is_syn(seq) && in_order > 0);
         let srus = c.srus_delivered();
         let bytes = c.deliver(data);
         let round_done = c.srus_delivered() > srus;
-        let ack_size = c.ack_size;
         let st = &mut self.flows[f as usize].stats;
         st.delivered_frames += data;
         st.delivered_bytes += bytes;
         st.delay_sum += u128::from(now - frame.born);
         st.delay.record(now - frame.born);
-        let back = Frame {
-            size: ack_size,
-            priority: frame.priority,
-            src: host,
-            dst: frame.src,
-            ingress: NONE,
-            born: now,
-            ecn: Ecn::NotEct, // pure ACKs are not ECN-capable (RFC 3168 §6.1.4)
-            header: Header::TcpAck(crate::l4::tcp::Ack { ack: ack as i32, echo }),
-            ..*frame
-        };
-        let id = self.frames.alloc(back);
-        self.counters.count_created(HeaderKind::TcpAck);
-        self.host_send(id, now);
+        debug_assert_eq!(frame.priority, self.flows[f as usize].priority);
+        self.tcp_send_ack(f, ack, echo, now);
         if round_done {
             self.incast_arrived(ci, host, now);
         }
+    }
+
+    /// Flow `f`'s receiver (at its destination host) sends the cumulative ACK `ack`
+    /// echoing congestion level `echo`. Pure ACKs are not ECN-capable (RFC 3168 §6.1.4).
+    fn tcp_send_ack(&mut self, f: u32, ack: i64, echo: u8, now: Time) {
+        let flow = &self.flows[f as usize];
+        let crate::traffic::Destination::Host(host) = flow.dst else {
+            unreachable!("a TCP flow has one destination host")
+        };
+        let c = &mut self.protocols.tcp[flow.tcp as usize];
+        c.acks_sent += 1;
+        let header = Header::TcpAck(crate::l4::tcp::Ack { ack: ack as i32, echo });
+        let back = Frame::message(c.ack_size, flow.priority, host, flow.src, f, now, header);
+        let id = self.frames.alloc(back);
+        self.counters.count_created(HeaderKind::TcpAck);
+        self.host_send(id, now);
     }
 
     /// Incast: connection `ci`'s SRU of this round reached the client `host`; when it is

@@ -297,6 +297,10 @@ pub struct Connection {
     pub mecn: bool,
     /// Web traffic: the timer runs a think time (the next object's start).
     pub thinking: bool,
+    /// ACKs the receiver sent.
+    pub acks_sent: u64,
+    /// Of which dropped in the network.
+    pub acks_dropped: u64,
 }
 
 impl Connection {
@@ -317,6 +321,8 @@ impl Connection {
             timer: crate::net::NONE,
             armed: None,
             delivered: 0,
+            acks_sent: 0,
+            acks_dropped: 0,
         }
     }
 
