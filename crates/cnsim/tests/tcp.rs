@@ -1,5 +1,5 @@
 //! TCP in the data path: goodput of one connection, sharing among several, QCN beneath
-//! TCP, a finite transfer and the flow counters.
+//! TCP, a finite transfer, the flow counters and the rule presets.
 
 use cnsim::metrics::summary::Summary;
 use cnsim::net::HeaderKind;
@@ -313,4 +313,31 @@ fn tcp_flow_counters_count_segments() {
     assert_eq!(total(|f| f.stats.dropped_frames), segments.dropped);
     assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_sent), acks.created);
     assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_dropped), acks.dropped);
+}
+
+/// ECN's floor: 40 ECN-capable NewReno flows over a 100 Mbit/s bottleneck whose pipe
+/// holds about a segment, marked above 10 frames. Their share is below two segments
+/// each, so the floor sets the standing queue: about one segment per flow with ns-2's
+/// and RFC 3168's floor of 1 (38 frames), two with ns-3's floor of 2 (78 frames).
+#[test]
+fn the_ecn_floor_sets_the_standing_queue_of_many_flows() {
+    let text = DUMBBELL
+        .replace("senders = 1", "senders = 40")
+        .replace("bottleneck = { rate = \"1Gbps\"", "bottleneck = { rate = \"100Mbps\"")
+        + "ecn = true\n[protocols.ecn_threshold]\nk = \"10 frames\"\nports = [\"r1->r2\"]\n";
+    let queue = |rules: &str| {
+        let s = run(
+            &text,
+            &[
+                "queues.capacity=\"1000 frames\"",
+                &format!("traffic[0].tcp={{window=1000, rules=\"{rules}\"}}"),
+            ],
+        );
+        assert_eq!(s.queues.iter().map(|q| q.dropped_frames).sum::<u64>(), 0);
+        s.queues.iter().find(|q| q.port == "r1->r2").unwrap().mean_frames
+    };
+    let (ns2, rfc, ns3) = (queue("ns2"), queue("rfc"), queue("ns3"));
+    assert!((30.0..45.0).contains(&ns2), "{ns2}");
+    assert!((rfc - ns2).abs() < 0.1 * ns2, "the same floor: {rfc} vs {ns2}");
+    assert!(ns3 > 1.8 * ns2, "{ns3} vs {ns2}");
 }

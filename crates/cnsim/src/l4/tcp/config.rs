@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::sender::EcnResponse;
+use super::sender::{CutBase, CutRules, EcnResponse};
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
 use crate::engine::{Time, TimerId, PS_PER_MS, PS_PER_S};
 use crate::scenario::units::{Duration, Size};
@@ -43,6 +43,50 @@ pub struct TcpParams {
     /// Absent: RFC 3168 ECN when the entry's `ecn` is true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mecn: Option<MecnParams>,
+    /// The rule set of the window cuts: a preset of `ssthresh_from` and `ecn_floor`.
+    #[serde(skip_serializing_if = "Rules::is_ns2")]
+    pub rules: Rules,
+    /// What a window cut halves; absent: as `rules` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssthresh_from: Option<CutBase>,
+    /// The least cwnd, in segments, an answer to echoed congestion leaves (1 or 2);
+    /// absent: as `rules` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_floor: Option<u32>,
+}
+
+/// A preset of the rules that differ between ns-2, the RFCs and ns-3 (`tcp.rules`).
+///
+/// | preset | `ssthresh_from` | `ecn_floor` | source |
+/// |---|---|---|---|
+/// | `ns2` | `cwnd` | 1 | ns-2 `slowdown(CLOSE_SSTHRESH_HALF \| CLOSE_CWND_HALF)`: halves min(cwnd, wnd), cwnd at least 1 |
+/// | `rfc` | `flight` | 1 | RFC 5681 eq. (4), ssthresh = max(FlightSize/2, 2·SMSS); RFC 3168 §6.1.2: an echo is "treated just as a congestion loss", cwnd "bounded below by a value of one MSS" |
+/// | `ns3` | `flight` | 2 | ns-3 `TcpNewReno::GetSsThresh` = max(2·SMSS, BytesInFlight/2), and cwnd = ssthresh on entering CWR or recovery (`TcpClassicRecovery`) |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rules {
+    /// ns-2's agents.
+    #[default]
+    Ns2,
+    /// RFC 5681 and RFC 3168 as written.
+    Rfc,
+    /// ns-3's TcpNewReno with classic recovery.
+    Ns3,
+}
+
+impl Rules {
+    fn is_ns2(&self) -> bool {
+        *self == Rules::Ns2
+    }
+
+    /// The preset's `ssthresh_from` and `ecn_floor`.
+    pub fn preset(self) -> CutRules {
+        match self {
+            Rules::Ns2 => CutRules { base: CutBase::Cwnd, ecn_floor: 1 },
+            Rules::Rfc => CutRules { base: CutBase::Flight, ecn_floor: 1 },
+            Rules::Ns3 => CutRules { base: CutBase::Flight, ecn_floor: 2 },
+        }
+    }
 }
 
 /// The MECN sender's decrease factors (`tcp.mecn`): the seed of Sridharan et al. gives
@@ -77,6 +121,9 @@ impl Default for TcpParams {
             header: Size::Bytes(40),
             ack_size: Size::Bytes(64),
             mecn: None,
+            rules: Rules::Ns2,
+            ssthresh_from: None,
+            ecn_floor: None,
         }
     }
 }
@@ -151,12 +198,30 @@ impl TcpParams {
                 format!("\"{}\" is not an ACK size; expected 1 to 9216 bytes, e.g. \"64B\"", self.ack_size),
             ));
         }
+        if let Some(floor) = self.ecn_floor {
+            if !(1..=2).contains(&floor) {
+                return Err((
+                    key("ecn_floor"),
+                    format!("{floor} is not a floor; expected 1 (ns-2, RFC 3168) or 2 (ns-3) segments"),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The rules of the window cuts: the preset, with the finer keys given beside it.
+    pub fn cut_rules(&self) -> CutRules {
+        let preset = self.rules.preset();
+        CutRules {
+            base: self.ssthresh_from.unwrap_or(preset.base),
+            ecn_floor: self.ecn_floor.unwrap_or(preset.ecn_floor),
+        }
     }
 
     /// The sender's parameters; `ecn`: the traffic entry's frames are ECN-capable.
     pub fn sender(&self, ecn: bool) -> SenderParams {
         SenderParams {
+            cut: self.cut_rules(),
             variant: self.variant,
             window: self.window,
             window_init: self.initial_window,
@@ -399,5 +464,33 @@ mod tests {
         let mean = (0..n).map(|i| w3.object_bytes((i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64;
         assert!((mean - 12_000.0).abs() < 120.0, "{mean}");
         assert!(WebParams { size_shape: 1.0, ..w }.check("web").is_err());
+    }
+
+    /// Each preset sets both rules; a finer key beside it overrides its part.
+    #[test]
+    fn rules_presets_and_overrides() {
+        let p = |rules, ssthresh_from, ecn_floor| {
+            TcpParams { rules, ssthresh_from, ecn_floor, ..TcpParams::default() }.cut_rules()
+        };
+        assert_eq!(p(Rules::Ns2, None, None), CutRules { base: CutBase::Cwnd, ecn_floor: 1 });
+        assert_eq!(p(Rules::Rfc, None, None), CutRules { base: CutBase::Flight, ecn_floor: 1 });
+        assert_eq!(p(Rules::Ns3, None, None), CutRules { base: CutBase::Flight, ecn_floor: 2 });
+        assert_eq!(p(Rules::Rfc, None, Some(2)), CutRules { base: CutBase::Flight, ecn_floor: 2 });
+        assert_eq!(
+            p(Rules::Ns2, Some(CutBase::Flight), None),
+            CutRules { base: CutBase::Flight, ecn_floor: 1 }
+        );
+        assert_eq!(TcpParams::default().cut_rules(), Rules::Ns2.preset(), "ns-2 by default");
+    }
+
+    /// Out-of-range values are refused at their key.
+    #[test]
+    fn new_keys_are_checked() {
+        let check = |t: TcpParams| t.check("tcp", 1040).err();
+        let base = TcpParams::default();
+        let (k, m) = check(TcpParams { ecn_floor: Some(3), ..base }).unwrap();
+        assert_eq!(k, "tcp.ecn_floor");
+        assert!(m.starts_with("3 is not a floor"), "{m}");
+        assert_eq!(check(TcpParams { ecn_floor: Some(2), ..base }), None);
     }
 }
