@@ -232,12 +232,29 @@ impl Sim {
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
         let flight = ser + port.to_next_node;
-        port.in_flight.push_back((now + flight, id));
-        if port.in_flight.len() == 1 {
-            self.events.schedule_after(flight, Event::Arrive { port: p });
+        if port.jittered {
+            self.transmit_jittered(p, id, now + flight);
+        } else {
+            port.in_flight.push_back((now + flight, id));
+            if port.in_flight.len() == 1 {
+                self.events.schedule_after(flight, Event::Arrive { port: p });
+            }
         }
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
+    }
+
+    /// [`Sim::transmit`] towards a switch with a processing jitter: the frame, due at
+    /// `at` without it, arrives at [`Network::jittered_arrival`](crate::net::Network::jittered_arrival).
+    #[cold]
+    #[inline(never)]
+    fn transmit_jittered(&mut self, p: PortId, id: FrameId, at: Time) {
+        let at = self.net.jittered_arrival(p, at);
+        let port = &mut self.net.ports[p as usize];
+        port.in_flight.push_back((at, id));
+        if port.in_flight.len() == 1 {
+            self.events.schedule(at, Event::Arrive { port: p });
+        }
     }
 
     /// The wire of port `p` is free: send a waiting link-local frame, else the next

@@ -9,10 +9,24 @@ use crate::net::{Frame, Header, HeaderKind, NodeId, NONE};
 
 /// The tag of a connection's timer when it stands for the application's start.
 pub(super) const START: u32 = 1;
+/// The tag of the sender's delayed-send timer (`overhead`).
+pub(super) const DELAYED_SEND: u32 = 2;
 
 impl Sim {
-    /// Flow `f`'s TCP timer: the start of its application, or a retransmission timeout.
+    /// Flow `f`'s TCP timers: the start of its application, a retransmission timeout, or
+    /// a delayed send.
     pub(super) fn tcp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
+        if tag == DELAYED_SEND {
+            let stopped = now >= self.flows[f as usize].stop;
+            let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+            c.send_armed = None;
+            if stopped {
+                c.sender.app_stop();
+            }
+            c.sender.on_delayed_send(now);
+            self.tcp_output(f, now);
+            return None;
+        }
         let flow = &mut self.flows[f as usize];
         let stopped = now >= flow.stop;
         let c = &mut self.protocols.tcp[flow.tcp as usize];
@@ -80,6 +94,13 @@ impl Sim {
             match c.armed {
                 Some(at) => self.timers.arm_in(&mut self.events, c.timer, at, 0),
                 None => self.timers.cancel(c.timer),
+            }
+        }
+        if c.sender.delsnd != c.send_armed {
+            c.send_armed = c.sender.delsnd;
+            match c.send_armed {
+                Some(at) => self.timers.arm_in(&mut self.events, c.send_timer, at, DELAYED_SEND),
+                None => self.timers.cancel(c.send_timer),
             }
         }
     }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::sender::{CutBase, CutRules, EcnResponse};
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
-use crate::engine::{Time, TimerId, PS_PER_MS, PS_PER_S};
+use crate::engine::{RngStream, Time, TimerId, PS_PER_MS, PS_PER_S};
 use crate::scenario::units::{Duration, Size};
 
 /// TCP parameters; the defaults are ns-2's (reference l3-tcp.md §5.2) except where a
@@ -53,6 +53,11 @@ pub struct TcpParams {
     /// absent: as `rules` says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_floor: Option<u32>,
+    /// ns-2 `overhead_`: each time the sender could send new segments it waits a uniform
+    /// random time in [0, overhead) first, then sends all the window allows (see
+    /// [`super::sender`]); "0s" = at once.
+    #[serde(skip_serializing_if = "Duration::is_zero")]
+    pub overhead: Duration,
 }
 
 /// A preset of the rules that differ between ns-2, the RFCs and ns-3 (`tcp.rules`).
@@ -89,6 +94,10 @@ impl Rules {
     }
 }
 
+/// The longest `overhead` accepted: ns-2 users set it to about a packet's time at the
+/// bottleneck, far below this.
+const MAX_OVERHEAD: Time = PS_PER_S;
+
 /// The MECN sender's decrease factors (`tcp.mecn`): the seed of Sridharan et al. gives
 /// β3 = 50 % for loss and only 0 < β1 < β2 < 50 %; the values are ours.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -124,6 +133,7 @@ impl Default for TcpParams {
             rules: Rules::Ns2,
             ssthresh_from: None,
             ecn_floor: None,
+            overhead: Duration(0),
         }
     }
 }
@@ -206,6 +216,16 @@ impl TcpParams {
                 ));
             }
         }
+        if self.overhead.0 > MAX_OVERHEAD {
+            return Err((
+                key("overhead"),
+                format!(
+                    "\"{}\" is above {}; expected a delay of at most a second, e.g. \"1ms\" (about a segment's time at the bottleneck)",
+                    self.overhead,
+                    Duration(MAX_OVERHEAD)
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -222,6 +242,7 @@ impl TcpParams {
     pub fn sender(&self, ecn: bool) -> SenderParams {
         SenderParams {
             cut: self.cut_rules(),
+            overhead: self.overhead.0,
             variant: self.variant,
             window: self.window,
             window_init: self.initial_window,
@@ -362,6 +383,10 @@ pub struct Connection {
     pub mecn: bool,
     /// Web traffic: the timer runs a think time (the next object's start).
     pub thinking: bool,
+    /// The sender's delayed-send timer (`overhead`), or `NONE` without one.
+    pub send_timer: TimerId,
+    /// When the delayed-send timer is armed to expire.
+    pub send_armed: Option<Time>,
     /// ACKs the receiver sent.
     pub acks_sent: u64,
     /// Of which dropped in the network.
@@ -370,14 +395,22 @@ pub struct Connection {
 
 impl Connection {
     /// A connection for segments of `frame_size` bytes; `ecn`: ECN-capable; `boot` is
-    /// the sender's RTO clock phase.
-    pub fn new(params: &TcpParams, frame_size: u32, ecn: bool, app: App, boot: Time) -> Self {
+    /// the sender's RTO clock phase; `overhead` is the stream the sender draws its send
+    /// delays from (kept only with an `overhead`).
+    pub fn new(
+        params: &TcpParams,
+        frame_size: u32,
+        ecn: bool,
+        app: App,
+        boot: Time,
+        overhead: RngStream,
+    ) -> Self {
         let header = params.header.value() as u32;
         let sender = params.sender(ecn);
         Connection {
             mecn: matches!(sender.ecn, EcnResponse::Mecn { .. }),
             thinking: false,
-            sender: Sender::new(sender, boot),
+            sender: Sender::new(sender, boot).with_overhead(overhead),
             receiver: Receiver::new(),
             payload: frame_size - header,
             segment_size: frame_size,
@@ -386,6 +419,8 @@ impl Connection {
             timer: crate::net::NONE,
             armed: None,
             delivered: 0,
+            send_timer: crate::net::NONE,
+            send_armed: None,
             acks_sent: 0,
             acks_dropped: 0,
         }
@@ -491,6 +526,9 @@ mod tests {
         let (k, m) = check(TcpParams { ecn_floor: Some(3), ..base }).unwrap();
         assert_eq!(k, "tcp.ecn_floor");
         assert!(m.starts_with("3 is not a floor"), "{m}");
-        assert_eq!(check(TcpParams { ecn_floor: Some(2), ..base }), None);
+        let (k, m) = check(TcpParams { overhead: Duration(2 * PS_PER_S), ..base }).unwrap();
+        assert_eq!(k, "tcp.overhead");
+        assert!(m.contains("\"2s\" is above 1s"), "{m}");
+        assert_eq!(check(TcpParams { ecn_floor: Some(2), overhead: Duration(PS_PER_MS), ..base }), None);
     }
 }

@@ -41,9 +41,18 @@
 //!   reference §4.4): as ECN, but an echo of incipient congestion takes cwnd ← (1 − β1)·w
 //!   and of moderate congestion (1 − β2)·w (at least `ecn_floor`), ssthresh ←
 //!   max(2, ⌊cwnd⌋); loss is β3 = ½.
+//! - **Send overhead** (ns-2 `overhead_`, tcp.cc `send_much`): with overhead > 0, a call
+//!   to send new segments that finds the window open sends nothing but starts a
+//!   delayed-send timer of uniform random length in [0, overhead), unless one is
+//!   pending; when it expires, everything the window then allows goes at once
+//!   (`send_much(force = 1, maxburst_ = 0)`, so NewReno's limit of two per ACK in
+//!   recovery does not apply to it). Retransmissions sent directly — fast retransmit,
+//!   NewReno's partial-ACK retransmission, Limited Transmit's segments — are not
+//!   delayed; a timeout's go-back-N goes through `send_much` and is. Random send times
+//!   break the deterministic phase effects of drop-tail queues (Floyd & Jacobson 1992).
 
 use super::rto::{Rto, RtoParams};
-use crate::engine::Time;
+use crate::engine::{RngStream, Time};
 
 /// Reno or NewReno.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -76,6 +85,8 @@ pub struct SenderParams {
     pub ecn: EcnResponse,
     /// What window cuts halve, and the floor of an ECN cut.
     pub cut: CutRules,
+    /// ns-2 `overhead_`: the longest random delay before a send (0: none).
+    pub overhead: Time,
 }
 
 /// What a window cut halves (`tcp.ssthresh_from`).
@@ -195,6 +206,10 @@ pub struct Sender {
     ecn_backoff: bool,
     /// Segments Limited Transmit sent since the last new ACK.
     lt_sent: i64,
+    /// When the delayed-send timer (`overhead`) expires, if pending.
+    pub delsnd: Option<Time>,
+    /// The stream the send delays are drawn from (with an `overhead` only).
+    overhead_rng: Option<RngStream>,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -226,8 +241,23 @@ impl Sender {
             cong_action: false,
             ecn_backoff: false,
             lt_sent: 0,
+            delsnd: None,
+            overhead_rng: None,
             stats: SenderStats::default(),
         }
+    }
+
+    /// The sender with its send delays drawn from `rng`, if it has an `overhead`.
+    pub fn with_overhead(mut self, rng: RngStream) -> Self {
+        if self.p.overhead > 0 {
+            self.overhead_rng = Some(rng);
+        }
+        self
+    }
+
+    /// The longest random delay before a send (ns-2 `overhead_`; 0: none).
+    pub fn overhead(&self) -> Time {
+        self.p.overhead
     }
 
     /// The first data segment's sequence number (1 with a SYN, else 0).
@@ -243,7 +273,7 @@ impl Sender {
     /// The application hands `segments` more to send; sends what the window allows.
     pub fn app_send(&mut self, segments: u64, now: Time) {
         self.curseq += segments as i64;
-        self.send_much(now, 0);
+        self.send_much(now, 0, false);
     }
 
     /// A new object after an idle period: slow start again from the initial window
@@ -301,10 +331,19 @@ impl Sender {
     }
 
     /// ns-2 `send_much`: new segments while the window allows, at most `maxburst` (0:
-    /// no limit).
-    fn send_much(&mut self, now: Time, maxburst: u32) {
+    /// no limit). With an overhead and not `force`d, the first segment the window allows
+    /// starts the delayed-send timer instead, and nothing goes while it is pending.
+    fn send_much(&mut self, now: Time, maxburst: u32, force: bool) {
+        if !force && self.delsnd.is_some() {
+            return;
+        }
         let mut sent = 0;
         while self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq {
+            if let (Some(rng), false) = (&mut self.overhead_rng, force) {
+                // ns-2: delsnd_timer_.resched(Random::uniform(overhead_)).
+                self.delsnd = Some(now + rng.below(self.p.overhead));
+                return;
+            }
             self.output(self.t_seqno, now);
             self.t_seqno += 1;
             sent += 1;
@@ -312,6 +351,13 @@ impl Sender {
                 break;
             }
         }
+    }
+
+    /// The delayed-send timer expired: everything the window allows goes now (ns-2
+    /// `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, …, maxburst_)`).
+    pub fn on_delayed_send(&mut self, now: Time) {
+        self.delsnd = None;
+        self.send_much(now, 0, true);
     }
 
     /// ns-2 `send_one` (Limited Transmit).
@@ -481,11 +527,11 @@ impl Sender {
                 && ack < self.recover;
             if partial {
                 self.partial_ack(ack, now);
-                self.send_much(now, 2);
+                self.send_much(now, 2, false);
             } else {
                 self.dupwnd = 0;
                 self.recv_newack(ack, echo, now);
-                self.send_much(now, 0);
+                self.send_much(now, 0, false);
             }
             return;
         }
@@ -500,9 +546,9 @@ impl Sender {
             self.send_one(now);
         }
         match self.p.variant {
-            Variant::Reno if self.dupacks >= 3 => self.send_much(now, 0),
+            Variant::Reno if self.dupacks >= 3 => self.send_much(now, 0, false),
             Variant::NewReno if self.dupacks >= 3 && self.last_action == CwndAction::DupAck => {
-                self.send_much(now, 2)
+                self.send_much(now, 2, false)
             }
             _ => {}
         }
@@ -548,7 +594,7 @@ impl Sender {
         self.t_seqno = self.highest_ack + 1;
         self.rtt_active = false;
         self.last_action = CwndAction::Timeout;
-        self.send_much(now, 0);
+        self.send_much(now, 0, false);
     }
 }
 
@@ -572,6 +618,7 @@ mod tests {
             },
             ecn: EcnResponse::Off,
             cut: CutRules::default(),
+            overhead: 0,
         }
     }
 
@@ -586,7 +633,7 @@ mod tests {
         s.maxseq = 10;
         s.cwnd = 10.0;
         s.ssthresh = 20;
-        s.send_much(0, 0);
+        s.send_much(0, 0, false);
         assert_eq!(s.out.drain(..).collect::<Vec<_>>(), (11..=20).collect::<Vec<_>>());
         s
     }
@@ -850,7 +897,7 @@ mod tests {
         for (base, floor) in PRESETS {
             let mut s = with_rules(Sender::new(params(Variant::Reno), 0), base, floor);
             (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 3.0);
-            s.send_much(0, 0);
+            s.send_much(0, 0, false);
             assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11, 12, 13]);
             for _ in 0..3 {
                 s.on_ack(10, PS_PER_MS);
@@ -923,7 +970,7 @@ mod tests {
             let mut s = with_rules(Sender::new(params(Variant::Reno), 0), base, floor);
             s.p.ecn = EcnResponse::Ecn;
             (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 2.0);
-            s.send_much(0, 0);
+            s.send_much(0, 0, false);
             assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11, 12]);
             s.on_ack_echo(11, 1, PS_PER_MS);
             assert_eq!((s.cwnd, s.ssthresh), (want, 2), "{base:?} {floor}");
@@ -939,10 +986,67 @@ mod tests {
             s.p.ecn = EcnResponse::Mecn { beta1: 0.2, beta2: 0.4 };
             s.p.cut.ecn_floor = floor;
             (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 2.0);
-            s.send_much(0, 0);
+            s.send_much(0, 0, false);
             s.on_ack_echo(11, 2, PS_PER_MS);
             assert!((s.cwnd - want).abs() < 1e-12, "floor {floor}: {}", s.cwnd);
             assert_eq!(s.ssthresh, 2);
         }
+    }
+
+    const OVERHEAD: Time = PS_PER_MS;
+
+    fn overhead_stream() -> RngStream {
+        RngStream::new(7, crate::engine::StreamKey { kind: "tcp-overhead", name: "test" })
+    }
+
+    fn with_overhead(mut s: Sender) -> Sender {
+        s.p.overhead = OVERHEAD;
+        s.with_overhead(overhead_stream())
+    }
+
+    /// ns-2 `overhead_`: the first send waits a draw below the overhead, then the whole
+    /// window goes at once; while a delayed send is pending nothing else goes, and its
+    /// expiry sends what the window then allows.
+    #[test]
+    fn overhead_delays_sends_and_then_sends_the_window() {
+        let mut s = with_overhead(Sender::new(params(Variant::NewReno), 0));
+        let mut draws = overhead_stream();
+        s.app_send(100, 0);
+        assert!(s.out.is_empty(), "nothing at once");
+        let first = draws.below(OVERHEAD);
+        assert_eq!(s.delsnd, Some(first));
+        s.on_delayed_send(first);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![0, 1], "the initial window at once");
+        assert_eq!(s.delsnd, None);
+        // The ACK for 0 opens the window to 3 (1 and 2 more may go): a new delay.
+        let t = 10 * PS_PER_MS;
+        s.on_ack(0, t);
+        assert!(s.out.is_empty());
+        let second = t + draws.below(OVERHEAD);
+        assert_eq!(s.delsnd, Some(second));
+        // The ACK for 1 before it expires: the window opens to 4, the delay stays.
+        s.on_ack(1, t + 1);
+        assert_eq!((s.delsnd, s.out.len()), (Some(second), 0));
+        s.on_delayed_send(second);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![2, 3, 4, 5], "window 4 from 1");
+    }
+
+    /// Retransmissions made directly are not delayed: the fast retransmit goes at once.
+    /// A timeout's go-back-N goes through `send_much` and waits.
+    #[test]
+    fn overhead_spares_fast_retransmit_but_not_go_back_n() {
+        let mut s = with_overhead(at_ten(Variant::Reno));
+        for _ in 0..3 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
+        let mut s = with_overhead(at_ten(Variant::NewReno));
+        let t = s.deadline.unwrap();
+        s.on_timeout(t);
+        assert!(s.out.is_empty());
+        let at = s.delsnd.expect("a delayed send");
+        assert!(at >= t && at < t + OVERHEAD);
+        s.on_delayed_send(at);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
     }
 }
