@@ -1,6 +1,6 @@
 //! TCP in the data path: goodput of one connection, sharing among several, QCN beneath
-//! TCP, a finite transfer, the flow counters, phase effects and their randomization, and the
-//! rule presets.
+//! TCP, a finite transfer, the flow counters, phase effects and their randomization, the
+//! rule presets and delayed ACKs.
 
 use cnsim::metrics::summary::Summary;
 use cnsim::net::HeaderKind;
@@ -442,4 +442,48 @@ fn the_ecn_floor_sets_the_standing_queue_of_many_flows() {
     assert!((30.0..45.0).contains(&ns2), "{ns2}");
     assert!((rfc - ns2).abs() < 0.1 * ns2, "the same floor: {rfc} vs {ns2}");
     assert!(ns3 > 1.8 * ns2, "{ns3} vs {ns2}");
+}
+
+/// Delayed ACKs (ns-2's DelAckSink: every second segment, 100 ms): a 256 KB transfer of
+/// 176 segments gets 89 ACKs (one for the SYN, one per pair) instead of 177, and, cwnd
+/// growing by one per ACK, slow start is slower: 75 segments out by 1 ms instead of 123.
+#[test]
+fn delayed_acks_halve_the_acks_and_slow_slow_start() {
+    let keys = |delayed: &str, duration: &str| {
+        let s = run(
+            DUMBBELL,
+            &[
+                "traffic[0].bytes=\"256KB\"",
+                &format!("duration={duration}"),
+                &format!("traffic[0].tcp={{window=1000{delayed}}}"),
+            ],
+        );
+        let f = &s.flows[0];
+        (f.stats.delivered_frames, f.stats.sent_frames, f.tcp.as_ref().unwrap().acks_sent)
+    };
+    assert_eq!(keys("", "\"1s\""), (176, 177, 177));
+    assert_eq!(keys(", delayed_ack={}", "\"1s\""), (176, 177, 89));
+    let (_, early, _) = keys("", "\"1ms\"");
+    let (_, early_delayed, _) = keys(", delayed_ack={}", "\"1ms\"");
+    assert_eq!((early, early_delayed), (123, 75));
+}
+
+/// A lone segment waits for the delayed-ACK timer: one segment of data after the SYN
+/// (acknowledged at once) is acknowledged 100 ms after it arrives, 40 ms with a 40 ms
+/// timeout.
+#[test]
+fn a_lone_segment_is_acked_when_the_timer_expires() {
+    for (timeout, ms) in [("100ms", 100), ("40ms", 40)] {
+        let keys = [
+            "traffic[0].bytes=\"1460B\"".to_string(),
+            format!("traffic[0].tcp={{delayed_ack={{timeout=\"{timeout}\"}}}}"),
+        ];
+        let s = parse(DUMBBELL, "tcp.toml", &keys).unwrap();
+        let mut sim = build(&s, "tcp.toml").unwrap();
+        let ms_ps = cnsim::engine::PS_PER_MS;
+        sim.run_until(ms * ms_ps, &mut |_| true).unwrap();
+        assert!(!sim.tcp_connection(0).unwrap().sender.all_acked(), "{timeout}: still held");
+        sim.run_until((ms + 1) * ms_ps, &mut |_| true).unwrap();
+        assert!(sim.tcp_connection(0).unwrap().sender.all_acked(), "{timeout}: acknowledged");
+    }
 }

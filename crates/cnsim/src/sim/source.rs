@@ -37,6 +37,9 @@ impl Sim {
                 if c.sender.overhead() > 0 {
                     c.send_timer = timers.add(TimerOwner::Tcp { flow: f });
                 }
+                if c.receiver.delays_acks() {
+                    c.ack_timer = timers.add(TimerOwner::Tcp { flow: f });
+                }
             }
         }
         Self {

@@ -11,21 +11,34 @@ use crate::net::{Frame, Header, HeaderKind, NodeId, NONE};
 pub(super) const START: u32 = 1;
 /// The tag of the sender's delayed-send timer (`overhead`).
 pub(super) const DELAYED_SEND: u32 = 2;
+/// The tag of the receiver's delayed-ACK timer.
+pub(super) const DELAYED_ACK: u32 = 3;
 
 impl Sim {
-    /// Flow `f`'s TCP timers: the start of its application, a retransmission timeout, or
-    /// a delayed send.
+    /// Flow `f`'s TCP timers: the start of its application, a retransmission timeout, a
+    /// delayed send, or a delayed ACK.
     pub(super) fn tcp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
-        if tag == DELAYED_SEND {
-            let stopped = now >= self.flows[f as usize].stop;
-            let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
-            c.send_armed = None;
-            if stopped {
-                c.sender.app_stop();
+        match tag {
+            DELAYED_SEND => {
+                let stopped = now >= self.flows[f as usize].stop;
+                let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+                c.send_armed = None;
+                if stopped {
+                    c.sender.app_stop();
+                }
+                c.sender.on_delayed_send(now);
+                self.tcp_output(f, now);
+                return None;
             }
-            c.sender.on_delayed_send(now);
-            self.tcp_output(f, now);
-            return None;
+            DELAYED_ACK => {
+                let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
+                c.ack_armed = None;
+                if let Some((ack, echo)) = c.receiver.on_timer() {
+                    self.tcp_send_ack(f, ack, echo, now);
+                }
+                return None;
+            }
+            _ => {}
         }
         let flow = &mut self.flows[f as usize];
         let stopped = now >= flow.stop;
@@ -114,20 +127,32 @@ impl Sim {
         let ci = self.flows[f as usize].tcp as usize;
         let c = &mut self.protocols.tcp[ci];
         let level = c.level(frame.ecn);
-        let echo = if frame.ecn.capable() { c.receiver.echo(segment.cwr, level) } else { 0 };
+        if frame.ecn.capable() {
+            c.receiver.echo(segment.cwr, level);
+        }
         let seq = i64::from(seq);
-        let (ack, in_order) = c.receiver.on_segment(seq);
+        let receipt = c.receiver.receive(seq, c.is_syn(seq), now);
+        let in_order = receipt.in_order;
         let data = in_order - u64::from(c.is_syn(seq) && in_order > 0);
         let srus = c.srus_delivered();
         let bytes = c.deliver(data);
         let round_done = c.srus_delivered() > srus;
+        if c.receiver.deadline != c.ack_armed {
+            c.ack_armed = c.receiver.deadline;
+            match c.ack_armed {
+                Some(at) => self.timers.arm_in(&mut self.events, c.ack_timer, at, DELAYED_ACK),
+                None => self.timers.cancel(c.ack_timer),
+            }
+        }
         let st = &mut self.flows[f as usize].stats;
         st.delivered_frames += data;
         st.delivered_bytes += bytes;
         st.delay_sum += u128::from(now - frame.born);
         st.delay.record(now - frame.born);
         debug_assert_eq!(frame.priority, self.flows[f as usize].priority);
-        self.tcp_send_ack(f, ack, echo, now);
+        if let Some((ack, echo)) = receipt.ack {
+            self.tcp_send_ack(f, ack, echo, now);
+        }
         if round_done {
             self.incast_arrived(ci, host, now);
         }

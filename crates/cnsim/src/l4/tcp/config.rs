@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::receiver::DelayedAck;
 use super::sender::{CutBase, CutRules, EcnResponse};
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
 use crate::engine::{RngStream, Time, TimerId, PS_PER_MS, PS_PER_S};
@@ -58,6 +59,9 @@ pub struct TcpParams {
     /// [`super::sender`]); "0s" = at once.
     #[serde(skip_serializing_if = "Duration::is_zero")]
     pub overhead: Duration,
+    /// Delayed ACKs at the receiver; absent: every segment is acknowledged at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<DelayedAckParams>,
 }
 
 /// A preset of the rules that differ between ns-2, the RFCs and ns-3 (`tcp.rules`).
@@ -94,9 +98,30 @@ impl Rules {
     }
 }
 
+/// Delayed ACKs (`tcp.delayed_ack`): RFC 1122 §4.2.3.2 and RFC 5681 §4.2, as ns-2's
+/// `Agent/TCPSink/DelAck` does them (see [`super::receiver`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DelayedAckParams {
+    /// Acknowledge at the latest every this many in-order segments (RFC 5681: at least
+    /// every second full-sized segment; ns-2: 2).
+    pub every: u32,
+    /// Acknowledge at the latest this long after the first unacknowledged segment
+    /// arrived (RFC 1122: under 0.5 s; ns-2 `interval_`: 100 ms).
+    pub timeout: Duration,
+}
+
+impl Default for DelayedAckParams {
+    fn default() -> Self {
+        DelayedAckParams { every: 2, timeout: Duration(100 * PS_PER_MS) }
+    }
+}
+
 /// The longest `overhead` accepted: ns-2 users set it to about a packet's time at the
 /// bottleneck, far below this.
 const MAX_OVERHEAD: Time = PS_PER_S;
+/// RFC 1122 §4.2.3.2: an ACK's delay "MUST be less than 0.5 seconds".
+const MAX_ACK_DELAY: Time = 500 * PS_PER_MS;
 
 /// The MECN sender's decrease factors (`tcp.mecn`): the seed of Sridharan et al. gives
 /// β3 = 50 % for loss and only 0 < β1 < β2 < 50 %; the values are ours.
@@ -134,6 +159,7 @@ impl Default for TcpParams {
             ssthresh_from: None,
             ecn_floor: None,
             overhead: Duration(0),
+            delayed_ack: None,
         }
     }
 }
@@ -225,6 +251,27 @@ impl TcpParams {
                     Duration(MAX_OVERHEAD)
                 ),
             ));
+        }
+        if let Some(d) = self.delayed_ack {
+            if !(1..=64).contains(&d.every) {
+                return Err((
+                    key("delayed_ack.every"),
+                    format!(
+                        "{} is not a count of segments; expected 1 to 64, e.g. 2 (RFC 5681, ns-2)",
+                        d.every
+                    ),
+                ));
+            }
+            if d.timeout.0 == 0 || d.timeout.0 >= MAX_ACK_DELAY {
+                return Err((
+                    key("delayed_ack.timeout"),
+                    format!(
+                        "\"{}\" is not a delayed-ACK timeout; expected a positive time below {} (RFC 1122 §4.2.3.2), e.g. \"100ms\" (ns-2) or \"40ms\"",
+                        d.timeout,
+                        Duration(MAX_ACK_DELAY)
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -387,6 +434,10 @@ pub struct Connection {
     pub send_timer: TimerId,
     /// When the delayed-send timer is armed to expire.
     pub send_armed: Option<Time>,
+    /// The receiver's delayed-ACK timer, or `NONE` without delayed ACKs.
+    pub ack_timer: TimerId,
+    /// When the delayed-ACK timer is armed to expire.
+    pub ack_armed: Option<Time>,
     /// ACKs the receiver sent.
     pub acks_sent: u64,
     /// Of which dropped in the network.
@@ -407,11 +458,12 @@ impl Connection {
     ) -> Self {
         let header = params.header.value() as u32;
         let sender = params.sender(ecn);
+        let delayed = params.delayed_ack.map(|d| DelayedAck { every: d.every, timeout: d.timeout.0 });
         Connection {
             mecn: matches!(sender.ecn, EcnResponse::Mecn { .. }),
             thinking: false,
             sender: Sender::new(sender, boot).with_overhead(overhead),
-            receiver: Receiver::new(),
+            receiver: Receiver::with_delayed_ack(delayed),
             payload: frame_size - header,
             segment_size: frame_size,
             ack_size: params.ack_size.value() as u32,
@@ -421,6 +473,8 @@ impl Connection {
             delivered: 0,
             send_timer: crate::net::NONE,
             send_armed: None,
+            ack_timer: crate::net::NONE,
+            ack_armed: None,
             acks_sent: 0,
             acks_dropped: 0,
         }
@@ -529,6 +583,23 @@ mod tests {
         let (k, m) = check(TcpParams { overhead: Duration(2 * PS_PER_S), ..base }).unwrap();
         assert_eq!(k, "tcp.overhead");
         assert!(m.contains("\"2s\" is above 1s"), "{m}");
-        assert_eq!(check(TcpParams { ecn_floor: Some(2), overhead: Duration(PS_PER_MS), ..base }), None);
+        let d = DelayedAckParams::default();
+        let (k, _) =
+            check(TcpParams { delayed_ack: Some(DelayedAckParams { every: 0, ..d }), ..base }).unwrap();
+        assert_eq!(k, "tcp.delayed_ack.every");
+        let late = DelayedAckParams { timeout: Duration(500 * PS_PER_MS), ..d };
+        let (k, m) = check(TcpParams { delayed_ack: Some(late), ..base }).unwrap();
+        assert_eq!(k, "tcp.delayed_ack.timeout");
+        assert!(m.contains("below 500ms"), "{m}");
+        let ok = DelayedAckParams { timeout: Duration(499 * PS_PER_MS), ..d };
+        assert_eq!(
+            check(TcpParams {
+                delayed_ack: Some(ok),
+                ecn_floor: Some(2),
+                overhead: Duration(PS_PER_MS),
+                ..base
+            }),
+            None
+        );
     }
 }
