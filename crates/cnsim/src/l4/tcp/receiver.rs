@@ -114,19 +114,23 @@ impl Receiver {
     /// Segment `seq` arrived at `now` (`syn`: it is the SYN; its marks, if ECN-capable,
     /// already given to [`Receiver::echo`]): the sink takes it, and its ACK goes now or
     /// is held.
+    #[inline]
     pub fn receive(&mut self, seq: i64, syn: bool, now: Time) -> Receipt {
+        let Some(d) = self.delayed else {
+            let (ack, in_order) = self.on_segment(seq);
+            let echo = self.latch.max(std::mem::take(&mut self.held_level));
+            return Receipt { ack: Some((ack, echo)), in_order };
+        };
         let in_order_alone = seq == self.next_ack + 1 && self.above.is_empty();
         let (_, in_order) = self.on_segment(seq);
-        let now_ = match self.delayed {
-            None => true,
-            Some(_) if !in_order_alone || syn => true,
-            Some(d) => {
-                self.held += 1;
-                if self.held == 1 {
-                    self.deadline = Some(now + d.timeout);
-                }
-                self.held >= d.every
+        let now_ = if !in_order_alone || syn {
+            true
+        } else {
+            self.held += 1;
+            if self.held == 1 {
+                self.deadline = Some(now + d.timeout);
             }
+            self.held >= d.every
         };
         Receipt { ack: now_.then(|| self.ack()), in_order }
     }

@@ -334,16 +334,17 @@ impl Sender {
     /// no limit). With an overhead and not `force`d, the first segment the window allows
     /// starts the delayed-send timer instead, and nothing goes while it is pending.
     fn send_much(&mut self, now: Time, maxburst: u32, force: bool) {
-        if !force && self.delsnd.is_some() {
+        if self.overhead_rng.is_some() && !force {
+            // ns-2: nothing while the timer is pending, else the first segment the window
+            // allows sets it: delsnd_timer_.resched(Random::uniform(overhead_)).
+            let open = self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq;
+            if let (None, true, Some(rng)) = (self.delsnd, open, &mut self.overhead_rng) {
+                self.delsnd = Some(now + rng.below(self.p.overhead));
+            }
             return;
         }
         let mut sent = 0;
         while self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq {
-            if let (Some(rng), false) = (&mut self.overhead_rng, force) {
-                // ns-2: delsnd_timer_.resched(Random::uniform(overhead_)).
-                self.delsnd = Some(now + rng.below(self.p.overhead));
-                return;
-            }
             self.output(self.t_seqno, now);
             self.t_seqno += 1;
             sent += 1;
