@@ -296,13 +296,15 @@ from = "s1"
 to = "d1"
 frame_size = "1040B"
 bytes = "100KB"
-tcp = { variant = "reno", window = 40, initial_window = 1, syn = true, limited_transmit = true, min_rto = "1ms", max_rto = "10s", initial_rto = "3ms", tick = "1us", header = "40B", ack_size = "40B", mecn = { beta1 = 0.1, beta2 = 0.3 } }
+tcp = { variant = "reno", window = 40, initial_window = 1, syn = true, limited_transmit = true, min_rto = "1ms", max_rto = "10s", initial_rto = "3ms", tick = "1us", header = "40B", ack_size = "40B", mecn = { beta1 = 0.1, beta2 = 0.3 }, rules = "ns3", ssthresh_from = "flight", ecn_floor = 1, overhead = "20us", delayed_ack = { every = 2, timeout = "1ms" } }
 [[traffic]]
 name = "users"
 kind = "tcp"
 from = "s2"
 to = "d1"
 web = { size_mean = "20KB", size_shape = 1.5, think_mean = "500us" }
+[switches]
+processing_jitter = "500ns"
 [protocols.mecn]
 ports = ["r1->r2"]
 min_th = "4 frames"

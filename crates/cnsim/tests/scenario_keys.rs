@@ -69,6 +69,7 @@ finishing = "left"
 [switches]
 ecmp = false
 processing_latency = "500ns"
+processing_jitter = "100ns"
 shared_buffer = "200KB"
 
 [groups]
@@ -123,7 +124,7 @@ from = "e"
 to = "a"
 frame_size = "1040B"
 bytes = "1MB"
-tcp = { variant = "reno", window = 40, initial_window = 1, syn = false, limited_transmit = false, min_rto = "10ms", max_rto = "10s", initial_rto = "1s", tick = "1us", header = "40B", ack_size = "40B", mecn = { beta1 = 0.1, beta2 = 0.3 } }
+tcp = { variant = "reno", window = 40, initial_window = 1, syn = false, limited_transmit = false, min_rto = "10ms", max_rto = "10s", initial_rto = "1s", tick = "1us", header = "40B", ack_size = "40B", mecn = { beta1 = 0.1, beta2 = 0.3 }, rules = "rfc", ssthresh_from = "cwnd", ecn_floor = 2, overhead = "1us", delayed_ack = { every = 3, timeout = "40ms" } }
 
 [[traffic]]
 name = "servers"

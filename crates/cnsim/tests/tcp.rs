@@ -1,7 +1,9 @@
 //! TCP in the data path: goodput of one connection, sharing among several, QCN beneath
-//! TCP, and a finite transfer.
+//! TCP, a finite transfer, the flow counters, phase effects and their randomization, the
+//! rule presets and delayed ACKs.
 
 use cnsim::metrics::summary::Summary;
+use cnsim::net::HeaderKind;
 use cnsim::scenario::{build, parse};
 
 const DUMBBELL: &str = r#"
@@ -171,7 +173,7 @@ fn incast_rounds_are_a_barrier() {
 fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
     let slow = run(&incast(16, "32000B", "200ms"), &[]);
     let fast = run(&incast(16, "32000B", "10ms"), &[]);
-    let timeouts = |s: &Summary| s.flows.iter().map(|f| f.tcp.as_ref().unwrap().timeouts).sum::<u64>();
+    let timeouts = |s: &Summary| s.flows.iter().map(|f| f.tcp.as_ref().unwrap().sender.timeouts).sum::<u64>();
     assert!(goodput(&slow) < 0.5e9, "200 ms: {}", goodput(&slow));
     assert!(timeouts(&slow) > 0);
     assert!(goodput(&fast) > 2.0 * goodput(&slow), "10 ms: {} vs {}", goodput(&fast), goodput(&slow));
@@ -268,5 +270,220 @@ fn a_web_user_fetches_objects_after_think_times() {
     let per_second = f.throughput_bps / 8.0;
     let expected = 12_500.0 / 1.05;
     assert!((per_second - expected).abs() < 0.15 * expected, "{per_second} B/s against {expected}");
-    assert_eq!(f.tcp.as_ref().unwrap().timeouts, 0);
+    assert_eq!(f.tcp.as_ref().unwrap().sender.timeouts, 0);
+}
+
+/// The flow counters count a TCP flow's segments. Without loss (worked by hand): 10
+/// segments of 1460 data bytes after the 64-byte SYN: 11 sent, 15 064 bytes (64 + 10 ×
+/// 1500), 10 delivered (14 600 bytes), none dropped; 11 ACKs, one per segment. Eight
+/// such transfers of 256 KB into a 10-frame queue: every flow sends at least what it
+/// delivered (176 segments and the SYN) plus what it lost, retransmits at least as many
+/// segments as it lost, and the flows' counters add up to the per-kind totals.
+#[test]
+fn tcp_flow_counters_count_segments() {
+    let s = run(DUMBBELL, &["traffic[0].bytes=\"14600B\"", "duration=100ms"]);
+    let f = &s.flows[0];
+    let st = &f.stats;
+    let counts = (st.sent_frames, st.sent_bytes, st.delivered_frames, st.delivered_bytes, st.dropped_frames);
+    assert_eq!(counts, (11, 15_064, 10, 14_600, 0), "{f:?}");
+    let tcp = f.tcp.as_ref().unwrap();
+    assert_eq!((tcp.sender.segments_sent, tcp.acks_sent, tcp.acks_dropped), (11, 11, 0));
+
+    let s = run(
+        DUMBBELL,
+        &[
+            "traffic[0].bytes=\"256KB\"",
+            "duration=2s",
+            "topology.dumbbell.senders=8",
+            "queues.capacity=\"10 frames\"",
+        ],
+    );
+    for f in &s.flows {
+        let (st, tcp) = (&f.stats, f.tcp.as_ref().unwrap());
+        assert_eq!(st.delivered_frames, 176, "{}", f.name);
+        assert!(st.dropped_frames > 0, "{}: the queue overflows", f.name);
+        assert!(st.sent_frames >= st.delivered_frames + 1 + st.dropped_frames, "{f:?}");
+        assert_eq!(st.sent_frames, tcp.sender.segments_sent, "no shaper: all sent");
+        assert!(tcp.sender.retransmits >= st.dropped_frames, "{f:?}");
+        assert!(st.sent_bytes > st.delivered_bytes, "{f:?}");
+    }
+    let total = |g: fn(&cnsim::metrics::summary::FlowSummary) -> u64| s.flows.iter().map(g).sum::<u64>();
+    let segments = s.frames.by_kind[&HeaderKind::TcpSegment];
+    let acks = s.frames.by_kind[&HeaderKind::TcpAck];
+    assert_eq!(total(|f| f.stats.sent_frames), segments.created);
+    assert_eq!(total(|f| f.stats.dropped_frames), segments.dropped);
+    assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_sent), acks.created);
+    assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_dropped), acks.dropped);
+}
+
+/// Floyd & Jacobson's phase effect: two Reno flows of round-trip times 20 and 40 ms
+/// (sender links 4 and 14 ms, bottleneck 10 Mbit/s and 5 ms, receiver link 1 ms) share a
+/// 25-frame drop-tail queue for 300 s. `spread` moves the second sender's link delay.
+const PHASE: &str = r#"
+name = "phase"
+duration = "300s"
+seed = 1
+
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "100Mbps", delay = "4ms" }
+sender_delay_spread = "10ms"
+bottleneck = { rate = "10Mbps", delay = "5ms" }
+receiver_link = { rate = "100Mbps", delay = "1ms" }
+
+[queues]
+capacity = "25 frames"
+
+[metrics]
+interval = "1s"
+
+[[traffic]]
+name = "reno"
+kind = "tcp"
+from = "s*"
+to = "d1"
+frame_size = "1040B"
+tcp = { variant = "reno", window = 1000 }
+"#;
+
+/// The short flow's throughput over the long one's at sender delay spread `spread`, the
+/// mean over `seeds`, with `extra` keys.
+fn phase_ratio(spread: &str, seeds: &[u64], extra: &[&str]) -> f64 {
+    let spread = format!("topology.dumbbell.sender_delay_spread=\"{spread}\"");
+    let ratios = seeds.iter().map(|seed| {
+        let seed = format!("seed={seed}");
+        let mut keys = vec![spread.as_str(), seed.as_str()];
+        keys.extend_from_slice(extra);
+        let s = run(PHASE, &keys);
+        s.flows[0].throughput_bps / s.flows[1].throughput_bps
+    });
+    ratios.sum::<f64>() / seeds.len() as f64
+}
+
+/// One 1040-byte segment's time at the 10 Mbit/s bottleneck (832 µs): the size of the
+/// randomization, as Floyd & Jacobson and ns-2's users take it.
+const SERVICE_TIME: &str = "832us";
+
+/// Without randomization the outcome is a matter of phase: the short flow gets 10.1
+/// times the long one's throughput, 13.5 times with the long flow's link 0.1 ms longer,
+/// 4.7 times with it 0.25 ms longer (nothing is random here: one seed says it all).
+/// ns-2's `overhead_` of one service time takes the ratio into Reno's RTT-bias range
+/// (between 1 and (40/20)² = 4; measured 1.81, 2.03 and 1.55, four seeds) but leaves a
+/// dependence on the delay: a factor 1.31 between the three, against 2.91 without (and
+/// 1.03 with the switches' jitter, below). Its cause is not isolated here: delaying every
+/// segment on its own, or the fast retransmissions too, leaves it.
+#[test]
+fn drop_tail_phase_effect_and_send_overhead() {
+    let none: Vec<f64> = ["10ms", "10.1ms", "10.25ms"].iter().map(|d| phase_ratio(d, &[1], &[])).collect();
+    assert!(none[0] > 8.0 && none[1] > 8.0, "phase-locked: {none:?}");
+    assert!(none[0] > 2.0 * none[2], "a quarter millisecond halves it: {none:?}");
+    let overhead = format!("traffic[0].tcp={{variant=\"reno\", window=1000, overhead=\"{SERVICE_TIME}\"}}");
+    let seeds = [1, 2, 3, 4];
+    let with: Vec<f64> =
+        ["10ms", "10.1ms", "10.25ms"].iter().map(|d| phase_ratio(d, &seeds, &[&overhead])).collect();
+    eprintln!("drop-tail ratios without randomization {none:?}, with overhead {with:?}");
+    for r in &with {
+        assert!(*r > 1.0 && *r < 4.0, "{with:?}");
+    }
+    let spread =
+        |v: &[f64]| v.iter().cloned().fold(0.0, f64::max) / v.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(spread(&with) < 1.5, "{with:?}");
+    assert!(spread(&none) > 2.5, "{none:?}");
+}
+
+/// A processing jitter of one service time at the switches removes the phase effect:
+/// the ratio is 1.60, 1.55 and 1.57 at the three delays (four seeds; within 10 %), in
+/// the RTT-bias range. (Below 2: the queue adds about 8 ms to both round trips, and
+/// Reno's timeouts, a 200 ms minimum RTO at 20–40 ms round trips, weigh alike on both.)
+#[test]
+fn switch_processing_jitter_removes_the_phase_effect() {
+    let jitter = format!("switches={{processing_jitter=\"{SERVICE_TIME}\"}}");
+    let seeds = [1, 2, 3, 4];
+    let with: Vec<f64> =
+        ["10ms", "10.1ms", "10.25ms"].iter().map(|d| phase_ratio(d, &seeds, &[&jitter])).collect();
+    eprintln!("drop-tail ratios with a processing jitter {with:?}");
+    let (lo, hi) = (with.iter().cloned().fold(f64::MAX, f64::min), with.iter().cloned().fold(0.0, f64::max));
+    assert!(lo > 1.0 && hi < 4.0, "{with:?}");
+    assert!(hi < 1.1 * lo, "{with:?}");
+}
+
+/// The jitter never reorders a link's frames: one connection through two jittered
+/// switches, no loss, no duplicate ACK, so no retransmission.
+#[test]
+fn processing_jitter_keeps_each_link_in_order() {
+    let s = run(DUMBBELL, &["switches={processing_jitter=\"50us\"}", "duration=200ms"]);
+    let tcp = s.flows[0].tcp.as_ref().unwrap();
+    assert!(s.flows[0].stats.delivered_frames > 10_000);
+    assert_eq!((tcp.sender.retransmits, s.flows[0].stats.dropped_frames), (0, 0), "{tcp:?}");
+}
+
+/// ECN's floor: 40 ECN-capable NewReno flows over a 100 Mbit/s bottleneck whose pipe
+/// holds about a segment, marked above 10 frames. Their share is below two segments
+/// each, so the floor sets the standing queue: about one segment per flow with ns-2's
+/// and RFC 3168's floor of 1 (38 frames), two with ns-3's floor of 2 (78 frames).
+#[test]
+fn the_ecn_floor_sets_the_standing_queue_of_many_flows() {
+    let text = DUMBBELL
+        .replace("senders = 1", "senders = 40")
+        .replace("bottleneck = { rate = \"1Gbps\"", "bottleneck = { rate = \"100Mbps\"")
+        + "ecn = true\n[protocols.ecn_threshold]\nk = \"10 frames\"\nports = [\"r1->r2\"]\n";
+    let queue = |rules: &str| {
+        let s = run(
+            &text,
+            &[
+                "queues.capacity=\"1000 frames\"",
+                &format!("traffic[0].tcp={{window=1000, rules=\"{rules}\"}}"),
+            ],
+        );
+        assert_eq!(s.queues.iter().map(|q| q.dropped_frames).sum::<u64>(), 0);
+        s.queues.iter().find(|q| q.port == "r1->r2").unwrap().mean_frames
+    };
+    let (ns2, rfc, ns3) = (queue("ns2"), queue("rfc"), queue("ns3"));
+    assert!((30.0..45.0).contains(&ns2), "{ns2}");
+    assert!((rfc - ns2).abs() < 0.1 * ns2, "the same floor: {rfc} vs {ns2}");
+    assert!(ns3 > 1.8 * ns2, "{ns3} vs {ns2}");
+}
+
+/// Delayed ACKs (ns-2's DelAckSink: every second segment, 100 ms): a 256 KB transfer of
+/// 176 segments gets 89 ACKs (one for the SYN, one per pair) instead of 177, and, cwnd
+/// growing by one per ACK, slow start is slower: 75 segments out by 1 ms instead of 123.
+#[test]
+fn delayed_acks_halve_the_acks_and_slow_slow_start() {
+    let keys = |delayed: &str, duration: &str| {
+        let s = run(
+            DUMBBELL,
+            &[
+                "traffic[0].bytes=\"256KB\"",
+                &format!("duration={duration}"),
+                &format!("traffic[0].tcp={{window=1000{delayed}}}"),
+            ],
+        );
+        let f = &s.flows[0];
+        (f.stats.delivered_frames, f.stats.sent_frames, f.tcp.as_ref().unwrap().acks_sent)
+    };
+    assert_eq!(keys("", "\"1s\""), (176, 177, 177));
+    assert_eq!(keys(", delayed_ack={}", "\"1s\""), (176, 177, 89));
+    let (_, early, _) = keys("", "\"1ms\"");
+    let (_, early_delayed, _) = keys(", delayed_ack={}", "\"1ms\"");
+    assert_eq!((early, early_delayed), (123, 75));
+}
+
+/// A lone segment waits for the delayed-ACK timer: one segment of data after the SYN
+/// (acknowledged at once) is acknowledged 100 ms after it arrives, 40 ms with a 40 ms
+/// timeout.
+#[test]
+fn a_lone_segment_is_acked_when_the_timer_expires() {
+    for (timeout, ms) in [("100ms", 100), ("40ms", 40)] {
+        let keys = [
+            "traffic[0].bytes=\"1460B\"".to_string(),
+            format!("traffic[0].tcp={{delayed_ack={{timeout=\"{timeout}\"}}}}"),
+        ];
+        let s = parse(DUMBBELL, "tcp.toml", &keys).unwrap();
+        let mut sim = build(&s, "tcp.toml").unwrap();
+        let ms_ps = cnsim::engine::PS_PER_MS;
+        sim.run_until(ms * ms_ps, &mut |_| true).unwrap();
+        assert!(!sim.tcp_connection(0).unwrap().sender.all_acked(), "{timeout}: still held");
+        sim.run_until((ms + 1) * ms_ps, &mut |_| true).unwrap();
+        assert!(sim.tcp_connection(0).unwrap().sender.all_acked(), "{timeout}: acknowledged");
+    }
 }

@@ -77,9 +77,24 @@ pub struct FlowSummary {
     pub max_delay_s: f64,
     /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).
     pub delay_variation_s: f64,
-    /// A TCP flow's sender counters (segments, retransmissions, timeouts).
+    /// A TCP flow's connection counters (segments, retransmissions, timeouts, ACKs).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<crate::l4::tcp::sender::SenderStats>,
+    pub tcp: Option<TcpSummary>,
+}
+
+/// A TCP connection's counters. The flow's own counters count its data segments (the
+/// SYN and retransmissions included: `sent_frames`, `sent_bytes`, `dropped_frames`) and
+/// the in-order data delivered (`delivered_frames`, `delivered_bytes`); its ACKs, which
+/// travel the other way, are counted here.
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpSummary {
+    /// The sender's counters.
+    #[serde(flatten)]
+    pub sender: crate::l4::tcp::sender::SenderStats,
+    /// ACKs the receiver sent.
+    pub acks_sent: u64,
+    /// ACKs dropped in the network.
+    pub acks_dropped: u64,
 }
 
 /// One egress queue's counters and derived figures.
@@ -339,7 +354,11 @@ impl Summary {
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
                     max_delay_s: f.stats.delay.max as f64 / 1e12,
                     delay_variation_s: f.stats.delay.variation_s(),
-                    tcp: sim.tcp_connection(i as u32).map(|c| c.sender.stats.clone()),
+                    tcp: sim.tcp_connection(i as u32).map(|c| TcpSummary {
+                        sender: c.sender.stats.clone(),
+                        acks_sent: c.acks_sent,
+                        acks_dropped: c.acks_dropped,
+                    }),
                 }
             })
             .collect();

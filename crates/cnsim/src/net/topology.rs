@@ -11,7 +11,7 @@ use super::classes::Classes;
 use super::frame::FrameId;
 use super::queue::{Capacity, SharedPool};
 use crate::engine::time::serialization_time;
-use crate::engine::Time;
+use crate::engine::{RngStream, Time};
 
 /// Index of a node.
 pub type NodeId = u32;
@@ -43,6 +43,11 @@ pub struct Node {
     pub processing: Time,
     /// The switch's shared buffer, if it has one (index into [`Network::pools`]).
     pub pool: u32,
+    /// Largest random addition to the processing latency, drawn per frame (see
+    /// [`Network::set_processing_jitter`]); 0: none.
+    pub processing_jitter: Time,
+    /// The stream the jitter is drawn from.
+    pub jitter_rng: Option<RngStream>,
 }
 
 /// One direction of a link: egress queues (one per class) and a transmitter. Fields are
@@ -79,6 +84,9 @@ pub struct Port {
     pub wake_pending: bool,
     /// Whether saturated sources of this port's host wait for room in its queues.
     pub sources_wait: bool,
+    /// Whether the next node adds a random processing jitter to the frames this port
+    /// sends.
+    pub jittered: bool,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
     /// when the first one is sent (most ports never send one, and the data path only
     /// asks whether any waits).
@@ -164,7 +172,15 @@ impl Network {
 
     /// Adds a node and returns its id.
     pub fn add_node(&mut self, name: &str, kind: NodeKind, processing: Time) -> NodeId {
-        self.nodes.push(Node { name: name.to_string(), kind, ports: Vec::new(), processing, pool: NONE });
+        self.nodes.push(Node {
+            name: name.to_string(),
+            kind,
+            ports: Vec::new(),
+            processing,
+            pool: NONE,
+            processing_jitter: 0,
+            jitter_rng: None,
+        });
         (self.nodes.len() - 1) as NodeId
     }
 
@@ -213,6 +229,7 @@ impl Network {
                 busy_until: 0,
                 wake_pending: false,
                 sources_wait: false,
+                jittered: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,
                 link: NONE,
@@ -249,7 +266,35 @@ impl Network {
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
             self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
+            self.ports[i].jittered = self.nodes[peer_node as usize].processing_jitter > 0;
         }
+    }
+
+    /// Gives switch `node` a random processing jitter: each frame reaching it takes a
+    /// uniform random extra time in [0, `jitter`], drawn from `rng`, between its arrival
+    /// and its placement in an egress queue, except that a frame never overtakes the one
+    /// that reached the switch before it over the same link (the ingress pipeline is
+    /// first-in first-out: it is ready no earlier than that one). Frames of different
+    /// links interleave at random at the egress queues, which is what breaks the
+    /// deterministic phase effects of drop-tail queues (Floyd & Jacobson 1992); frames of
+    /// one link keep their order, which the data path relies on (a link delivers its
+    /// frames in the order it sent them). Call before [`Network::finalize`].
+    pub fn set_processing_jitter(&mut self, node: NodeId, jitter: Time, rng: RngStream) {
+        let n = &mut self.nodes[node as usize];
+        n.processing_jitter = jitter;
+        n.jitter_rng = (jitter > 0).then_some(rng);
+    }
+
+    /// The arrival time at the next node of a frame port `p` sends, due at `at` before
+    /// the next node's jitter: `at` plus a draw in [0, jitter], no earlier than the
+    /// arrival of the frame ahead of it on the link.
+    pub fn jittered_arrival(&mut self, p: PortId, at: Time) -> Time {
+        let port = &self.ports[p as usize];
+        let node = &mut self.nodes[self.ports[port.peer as usize].node as usize];
+        let rng = node.jitter_rng.as_mut().expect("a jittered port leads to a node with a jitter stream");
+        let extra = rng.below(node.processing_jitter + 1);
+        let ahead = port.in_flight.back().map_or(0, |&(t, _)| t);
+        (at + extra).max(ahead)
     }
 
     /// Node id by name.
@@ -320,6 +365,33 @@ mod tests {
         assert!(offset_of!(Port, link) + 4 <= 64);
         assert!(offset_of!(Port, cp_quiet) + 8 <= 64);
         assert!(offset_of!(Port, classes) < 128);
+        assert!(offset_of!(Port, jittered) < 64, "the jitter test is read with busy_until");
+    }
+
+    /// A host linked to a switch with a jitter of 1000 ps: a frame due at 100 ps arrives
+    /// at 100 + d, d the stream's draw in [0, 1000]; one due at 100 ps behind a frame
+    /// arriving at 5000 ps arrives at 5000 (no overtaking). The switch's port back to the
+    /// host is not jittered (hosts have none).
+    #[test]
+    fn jitter_draws_and_keeps_the_order() {
+        let mut net = Network::new();
+        let h = net.add_node("h", NodeKind::Host, 0);
+        let s = net.add_node("s", NodeKind::Switch, 0);
+        let (to_switch, to_host) =
+            net.add_link(h, s, 1_000_000_000, 0, Capacity::Frames(10), Capacity::Frames(10));
+        let key = crate::engine::StreamKey { kind: "switch-jitter", name: "s" };
+        net.set_processing_jitter(s, 1000, RngStream::new(1, key));
+        net.finalize();
+        assert!(net.ports[to_switch as usize].jittered);
+        assert!(!net.ports[to_host as usize].jittered);
+        let mut draws = RngStream::new(1, key);
+        let d = draws.below(1001);
+        assert_eq!(net.jittered_arrival(to_switch, 100), 100 + d);
+        net.ports[to_switch as usize].in_flight.push_back((5000, 0));
+        draws.below(1001);
+        assert_eq!(net.jittered_arrival(to_switch, 100), 5000);
+        let later = draws.below(1001);
+        assert_eq!(net.jittered_arrival(to_switch, 6000), 6000 + later);
     }
 
     /// An arrival at the instant the frame on the wire finishes, with frames waiting and

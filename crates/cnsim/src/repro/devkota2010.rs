@@ -114,7 +114,7 @@ fn measure(cell: &Cell, sim: &Sim) -> Measured {
     let flows = tcp().count().max(1) as f64;
     let goodput: f64 = tcp().map(|f| f.throughput_bps).sum();
     let udp: f64 = summary.flows.iter().filter(|f| f.tcp.is_none()).map(|f| f.throughput_bps).sum();
-    let timeouts: u64 = summary.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.timeouts).sum();
+    let timeouts: u64 = summary.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.sender.timeouts).sum();
     let port = summary.queues.iter().find(|q| q.port == "sw->client");
     let mut scalars = vec![
         ("goodput_mbps".to_string(), goodput / 1e6),

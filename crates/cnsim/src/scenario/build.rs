@@ -368,6 +368,10 @@ pub fn build_until(
             NodeKindSpec::Switch => (NodeKind::Switch, s.switches.processing_latency.0),
         };
         let id = net.add_node(&n.name, kind, processing);
+        if kind == NodeKind::Switch && s.switches.processing_jitter.0 > 0 {
+            let rng = RngStream::new(s.seed, StreamKey { kind: "switch-jitter", name: &n.name });
+            net.set_processing_jitter(id, s.switches.processing_jitter.0, rng);
+        }
         by_name.insert(n.name.as_str(), id);
     }
     let node_names = || topo.nodes.iter().map(|n| n.name.as_str());
@@ -859,7 +863,10 @@ pub fn build_until(
                 if tcp.mecn.is_some() {
                     flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
                 }
-                connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot));
+                // The send delays (`overhead`) come from a stream of their own, so that
+                // turning them on leaves the flow's other draws as they were.
+                let overhead = RngStream::new(s.seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
+                connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead));
             }
             flows.push(flow);
             flow_entry.push(ti);

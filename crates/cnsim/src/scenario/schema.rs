@@ -377,6 +377,10 @@ pub struct Switches {
     /// Time from a frame's arrival to its placement in an egress queue.
     #[serde(default)]
     pub processing_latency: Duration,
+    /// Largest random addition to `processing_latency`, drawn per frame and switch (see
+    /// [`crate::net::Network::set_processing_jitter`]); "0s" = none.
+    #[serde(default, skip_serializing_if = "Duration::is_zero")]
+    pub processing_jitter: Duration,
     /// A buffer shared by all egress queues of each switch, on top of each queue's own
     /// limit; absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -385,7 +389,12 @@ pub struct Switches {
 
 impl Default for Switches {
     fn default() -> Self {
-        Self { ecmp: true, processing_latency: Duration::default(), shared_buffer: None }
+        Self {
+            ecmp: true,
+            processing_latency: Duration::default(),
+            processing_jitter: Duration::default(),
+            shared_buffer: None,
+        }
     }
 }
 

@@ -248,6 +248,14 @@ impl std::str::FromStr for Duration {
     }
 }
 
+impl Duration {
+    /// Whether the time is zero (serde: a key left out of a resolved scenario at its
+    /// default of "0s").
+    pub fn is_zero(&self) -> bool {
+        self.0 == 0
+    }
+}
+
 impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(&format_time(self.0))

@@ -160,10 +160,11 @@ impl Sim {
 
     // ---- the data path -------------------------------------------------------------
 
-    /// A host hands a frame of its own to its egress port(s).
+    /// A host hands a frame of its own to its egress port(s). A flow's data frames and
+    /// TCP segments count as sent by the flow.
     fn host_send(&mut self, id: FrameId, now: Time) {
         let frame = self.frames.get(id);
-        if let Header::Data(_) = frame.header {
+        if let Header::Data(_) | Header::TcpSegment(_) = frame.header {
             let st = &mut self.flows[frame.flow as usize].stats;
             st.sent_frames += 1;
             st.sent_bytes += frame.size as u64;
@@ -238,12 +239,29 @@ impl Sim {
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
         let flight = ser + port.to_next_node;
-        port.in_flight.push_back((now + flight, id));
-        if port.in_flight.len() == 1 {
-            self.events.schedule_after(flight, Event::Arrive { port: p });
+        if port.jittered {
+            self.transmit_jittered(p, id, now + flight);
+        } else {
+            port.in_flight.push_back((now + flight, id));
+            if port.in_flight.len() == 1 {
+                self.events.schedule_after(flight, Event::Arrive { port: p });
+            }
         }
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
+    }
+
+    /// [`Sim::transmit`] towards a switch with a processing jitter: the frame, due at
+    /// `at` without it, arrives at [`Network::jittered_arrival`](crate::net::Network::jittered_arrival).
+    #[cold]
+    #[inline(never)]
+    fn transmit_jittered(&mut self, p: PortId, id: FrameId, at: Time) {
+        let at = self.net.jittered_arrival(p, at);
+        let port = &mut self.net.ports[p as usize];
+        port.in_flight.push_back((at, id));
+        if port.in_flight.len() == 1 {
+            self.events.schedule(at, Event::Arrive { port: p });
+        }
     }
 
     /// The wire of port `p` is free: send a waiting link-local frame, else the next
@@ -362,12 +380,21 @@ impl Sim {
         }
     }
 
-    /// Frees a frame that will not be delivered and counts it where it was dropped.
+    /// Frees a frame that will not be delivered and counts it where it was dropped: in
+    /// its flow's counters too for data frames and TCP segments, in its connection's for
+    /// TCP ACKs.
     fn drop_frame(&mut self, id: FrameId, site: DropSite) {
         let frame = self.frames.get(id);
         let kind = frame.kind();
-        if kind == crate::net::HeaderKind::Data {
-            self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        match kind {
+            crate::net::HeaderKind::Data | crate::net::HeaderKind::TcpSegment => {
+                self.flows[frame.flow as usize].stats.dropped_frames += 1;
+            }
+            crate::net::HeaderKind::TcpAck => {
+                let c = self.flows[frame.flow as usize].tcp;
+                self.protocols.tcp[c as usize].acks_dropped += 1;
+            }
+            _ => {}
         }
         self.frames.free(id);
         self.counters.count_drop(site, kind);

@@ -32,7 +32,14 @@ impl Sim {
                 flow.rp_timer = timers.add(TimerOwner::ReactionPoint { flow: f });
             }
             if flow.tcp != NONE {
-                protocols.tcp[flow.tcp as usize].timer = timers.add(TimerOwner::Tcp { flow: f });
+                let c = &mut protocols.tcp[flow.tcp as usize];
+                c.timer = timers.add(TimerOwner::Tcp { flow: f });
+                if c.sender.overhead() > 0 {
+                    c.send_timer = timers.add(TimerOwner::Tcp { flow: f });
+                }
+                if c.receiver.delays_acks() {
+                    c.ack_timer = timers.add(TimerOwner::Tcp { flow: f });
+                }
             }
         }
         Self {

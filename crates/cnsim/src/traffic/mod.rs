@@ -77,21 +77,26 @@ pub enum Destination {
 #[derive(Clone, Debug, Default, serde::Serialize)]
 #[repr(C)]
 pub struct FlowStats {
-    /// Frames produced by the source (offered load).
+    /// Frames produced by the source (offered load). TCP: segments the sender put out,
+    /// the SYN and retransmissions included.
     pub offered_frames: u64,
     /// Bytes produced by the source.
     pub offered_bytes: u64,
     /// Frames lost at the source because the shaper queue was full.
     pub source_dropped_frames: u64,
-    /// Frames handed to the host's egress port.
+    /// Frames handed to the host's egress port. TCP: segments, the SYN and
+    /// retransmissions included (ACKs go the other way and are counted in the flow's
+    /// `tcp` record).
     pub sent_frames: u64,
     /// Bytes handed to the host's egress port.
     pub sent_bytes: u64,
-    /// Frames (multicast: copies) delivered to a destination host.
+    /// Frames (multicast: copies) delivered to a destination host. TCP: data segments
+    /// delivered in order to the receiving application, each once (not the SYN, not
+    /// duplicates).
     pub delivered_frames: u64,
-    /// Bytes delivered.
+    /// Bytes delivered. TCP: application bytes delivered in order.
     pub delivered_bytes: u64,
-    /// Frames (or copies) dropped in the network.
+    /// Frames (or copies) dropped in the network. TCP: segments.
     pub dropped_frames: u64,
     /// Sum of one-way delays of delivered frames, ps.
     #[serde(skip)]

@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::sender::EcnResponse;
+use super::receiver::DelayedAck;
+use super::sender::{CutBase, CutRules, EcnResponse};
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
-use crate::engine::{Time, TimerId, PS_PER_MS, PS_PER_S};
+use crate::engine::{RngStream, Time, TimerId, PS_PER_MS, PS_PER_S};
 use crate::scenario::units::{Duration, Size};
 
 /// TCP parameters; the defaults are ns-2's (reference l3-tcp.md §5.2) except where a
@@ -43,7 +44,84 @@ pub struct TcpParams {
     /// Absent: RFC 3168 ECN when the entry's `ecn` is true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mecn: Option<MecnParams>,
+    /// The rule set of the window cuts: a preset of `ssthresh_from` and `ecn_floor`.
+    #[serde(skip_serializing_if = "Rules::is_ns2")]
+    pub rules: Rules,
+    /// What a window cut halves; absent: as `rules` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssthresh_from: Option<CutBase>,
+    /// The least cwnd, in segments, an answer to echoed congestion leaves (1 or 2);
+    /// absent: as `rules` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_floor: Option<u32>,
+    /// ns-2 `overhead_`: each time the sender could send new segments it waits a uniform
+    /// random time in [0, overhead) first, then sends all the window allows (see
+    /// [`super::sender`]); "0s" = at once.
+    #[serde(skip_serializing_if = "Duration::is_zero")]
+    pub overhead: Duration,
+    /// Delayed ACKs at the receiver; absent: every segment is acknowledged at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<DelayedAckParams>,
 }
+
+/// A preset of the rules that differ between ns-2, the RFCs and ns-3 (`tcp.rules`).
+///
+/// | preset | `ssthresh_from` | `ecn_floor` | source |
+/// |---|---|---|---|
+/// | `ns2` | `cwnd` | 1 | ns-2 `slowdown(CLOSE_SSTHRESH_HALF \| CLOSE_CWND_HALF)`: halves min(cwnd, wnd), cwnd at least 1 |
+/// | `rfc` | `flight` | 1 | RFC 5681 eq. (4), ssthresh = max(FlightSize/2, 2·SMSS); RFC 3168 §6.1.2: an echo is "treated just as a congestion loss", cwnd "bounded below by a value of one MSS" |
+/// | `ns3` | `flight` | 2 | ns-3 `TcpNewReno::GetSsThresh` = max(2·SMSS, BytesInFlight/2), and cwnd = ssthresh on entering CWR or recovery (`TcpClassicRecovery`) |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rules {
+    /// ns-2's agents.
+    #[default]
+    Ns2,
+    /// RFC 5681 and RFC 3168 as written.
+    Rfc,
+    /// ns-3's TcpNewReno with classic recovery.
+    Ns3,
+}
+
+impl Rules {
+    fn is_ns2(&self) -> bool {
+        *self == Rules::Ns2
+    }
+
+    /// The preset's `ssthresh_from` and `ecn_floor`.
+    pub fn preset(self) -> CutRules {
+        match self {
+            Rules::Ns2 => CutRules { base: CutBase::Cwnd, ecn_floor: 1 },
+            Rules::Rfc => CutRules { base: CutBase::Flight, ecn_floor: 1 },
+            Rules::Ns3 => CutRules { base: CutBase::Flight, ecn_floor: 2 },
+        }
+    }
+}
+
+/// Delayed ACKs (`tcp.delayed_ack`): RFC 1122 §4.2.3.2 and RFC 5681 §4.2, as ns-2's
+/// `Agent/TCPSink/DelAck` does them (see [`super::receiver`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DelayedAckParams {
+    /// Acknowledge at the latest every this many in-order segments (RFC 5681: at least
+    /// every second full-sized segment; ns-2: 2).
+    pub every: u32,
+    /// Acknowledge at the latest this long after the first unacknowledged segment
+    /// arrived (RFC 1122: under 0.5 s; ns-2 `interval_`: 100 ms).
+    pub timeout: Duration,
+}
+
+impl Default for DelayedAckParams {
+    fn default() -> Self {
+        DelayedAckParams { every: 2, timeout: Duration(100 * PS_PER_MS) }
+    }
+}
+
+/// The longest `overhead` accepted: ns-2 users set it to about a packet's time at the
+/// bottleneck, far below this.
+const MAX_OVERHEAD: Time = PS_PER_S;
+/// RFC 1122 §4.2.3.2: an ACK's delay "MUST be less than 0.5 seconds".
+const MAX_ACK_DELAY: Time = 500 * PS_PER_MS;
 
 /// The MECN sender's decrease factors (`tcp.mecn`): the seed of Sridharan et al. gives
 /// β3 = 50 % for loss and only 0 < β1 < β2 < 50 %; the values are ours.
@@ -77,6 +155,11 @@ impl Default for TcpParams {
             header: Size::Bytes(40),
             ack_size: Size::Bytes(64),
             mecn: None,
+            rules: Rules::Ns2,
+            ssthresh_from: None,
+            ecn_floor: None,
+            overhead: Duration(0),
+            delayed_ack: None,
         }
     }
 }
@@ -151,12 +234,62 @@ impl TcpParams {
                 format!("\"{}\" is not an ACK size; expected 1 to 9216 bytes, e.g. \"64B\"", self.ack_size),
             ));
         }
+        if let Some(floor) = self.ecn_floor {
+            if !(1..=2).contains(&floor) {
+                return Err((
+                    key("ecn_floor"),
+                    format!("{floor} is not a floor; expected 1 (ns-2, RFC 3168) or 2 (ns-3) segments"),
+                ));
+            }
+        }
+        if self.overhead.0 > MAX_OVERHEAD {
+            return Err((
+                key("overhead"),
+                format!(
+                    "\"{}\" is above {}; expected a delay of at most a second, e.g. \"1ms\" (about a segment's time at the bottleneck)",
+                    self.overhead,
+                    Duration(MAX_OVERHEAD)
+                ),
+            ));
+        }
+        if let Some(d) = self.delayed_ack {
+            if !(1..=64).contains(&d.every) {
+                return Err((
+                    key("delayed_ack.every"),
+                    format!(
+                        "{} is not a count of segments; expected 1 to 64, e.g. 2 (RFC 5681, ns-2)",
+                        d.every
+                    ),
+                ));
+            }
+            if d.timeout.0 == 0 || d.timeout.0 >= MAX_ACK_DELAY {
+                return Err((
+                    key("delayed_ack.timeout"),
+                    format!(
+                        "\"{}\" is not a delayed-ACK timeout; expected a positive time below {} (RFC 1122 §4.2.3.2), e.g. \"100ms\" (ns-2) or \"40ms\"",
+                        d.timeout,
+                        Duration(MAX_ACK_DELAY)
+                    ),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The rules of the window cuts: the preset, with the finer keys given beside it.
+    pub fn cut_rules(&self) -> CutRules {
+        let preset = self.rules.preset();
+        CutRules {
+            base: self.ssthresh_from.unwrap_or(preset.base),
+            ecn_floor: self.ecn_floor.unwrap_or(preset.ecn_floor),
+        }
     }
 
     /// The sender's parameters; `ecn`: the traffic entry's frames are ECN-capable.
     pub fn sender(&self, ecn: bool) -> SenderParams {
         SenderParams {
+            cut: self.cut_rules(),
+            overhead: self.overhead.0,
             variant: self.variant,
             window: self.window,
             window_init: self.initial_window,
@@ -297,19 +430,40 @@ pub struct Connection {
     pub mecn: bool,
     /// Web traffic: the timer runs a think time (the next object's start).
     pub thinking: bool,
+    /// The sender's delayed-send timer (`overhead`), or `NONE` without one.
+    pub send_timer: TimerId,
+    /// When the delayed-send timer is armed to expire.
+    pub send_armed: Option<Time>,
+    /// The receiver's delayed-ACK timer, or `NONE` without delayed ACKs.
+    pub ack_timer: TimerId,
+    /// When the delayed-ACK timer is armed to expire.
+    pub ack_armed: Option<Time>,
+    /// ACKs the receiver sent.
+    pub acks_sent: u64,
+    /// Of which dropped in the network.
+    pub acks_dropped: u64,
 }
 
 impl Connection {
     /// A connection for segments of `frame_size` bytes; `ecn`: ECN-capable; `boot` is
-    /// the sender's RTO clock phase.
-    pub fn new(params: &TcpParams, frame_size: u32, ecn: bool, app: App, boot: Time) -> Self {
+    /// the sender's RTO clock phase; `overhead` is the stream the sender draws its send
+    /// delays from (kept only with an `overhead`).
+    pub fn new(
+        params: &TcpParams,
+        frame_size: u32,
+        ecn: bool,
+        app: App,
+        boot: Time,
+        overhead: RngStream,
+    ) -> Self {
         let header = params.header.value() as u32;
         let sender = params.sender(ecn);
+        let delayed = params.delayed_ack.map(|d| DelayedAck { every: d.every, timeout: d.timeout.0 });
         Connection {
             mecn: matches!(sender.ecn, EcnResponse::Mecn { .. }),
             thinking: false,
-            sender: Sender::new(sender, boot),
-            receiver: Receiver::new(),
+            sender: Sender::new(sender, boot).with_overhead(overhead),
+            receiver: Receiver::with_delayed_ack(delayed),
             payload: frame_size - header,
             segment_size: frame_size,
             ack_size: params.ack_size.value() as u32,
@@ -317,6 +471,12 @@ impl Connection {
             timer: crate::net::NONE,
             armed: None,
             delivered: 0,
+            send_timer: crate::net::NONE,
+            send_armed: None,
+            ack_timer: crate::net::NONE,
+            ack_armed: None,
+            acks_sent: 0,
+            acks_dropped: 0,
         }
     }
 
@@ -393,5 +553,53 @@ mod tests {
         let mean = (0..n).map(|i| w3.object_bytes((i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64;
         assert!((mean - 12_000.0).abs() < 120.0, "{mean}");
         assert!(WebParams { size_shape: 1.0, ..w }.check("web").is_err());
+    }
+
+    /// Each preset sets both rules; a finer key beside it overrides its part.
+    #[test]
+    fn rules_presets_and_overrides() {
+        let p = |rules, ssthresh_from, ecn_floor| {
+            TcpParams { rules, ssthresh_from, ecn_floor, ..TcpParams::default() }.cut_rules()
+        };
+        assert_eq!(p(Rules::Ns2, None, None), CutRules { base: CutBase::Cwnd, ecn_floor: 1 });
+        assert_eq!(p(Rules::Rfc, None, None), CutRules { base: CutBase::Flight, ecn_floor: 1 });
+        assert_eq!(p(Rules::Ns3, None, None), CutRules { base: CutBase::Flight, ecn_floor: 2 });
+        assert_eq!(p(Rules::Rfc, None, Some(2)), CutRules { base: CutBase::Flight, ecn_floor: 2 });
+        assert_eq!(
+            p(Rules::Ns2, Some(CutBase::Flight), None),
+            CutRules { base: CutBase::Flight, ecn_floor: 1 }
+        );
+        assert_eq!(TcpParams::default().cut_rules(), Rules::Ns2.preset(), "ns-2 by default");
+    }
+
+    /// Out-of-range values are refused at their key.
+    #[test]
+    fn new_keys_are_checked() {
+        let check = |t: TcpParams| t.check("tcp", 1040).err();
+        let base = TcpParams::default();
+        let (k, m) = check(TcpParams { ecn_floor: Some(3), ..base }).unwrap();
+        assert_eq!(k, "tcp.ecn_floor");
+        assert!(m.starts_with("3 is not a floor"), "{m}");
+        let (k, m) = check(TcpParams { overhead: Duration(2 * PS_PER_S), ..base }).unwrap();
+        assert_eq!(k, "tcp.overhead");
+        assert!(m.contains("\"2s\" is above 1s"), "{m}");
+        let d = DelayedAckParams::default();
+        let (k, _) =
+            check(TcpParams { delayed_ack: Some(DelayedAckParams { every: 0, ..d }), ..base }).unwrap();
+        assert_eq!(k, "tcp.delayed_ack.every");
+        let late = DelayedAckParams { timeout: Duration(500 * PS_PER_MS), ..d };
+        let (k, m) = check(TcpParams { delayed_ack: Some(late), ..base }).unwrap();
+        assert_eq!(k, "tcp.delayed_ack.timeout");
+        assert!(m.contains("below 500ms"), "{m}");
+        let ok = DelayedAckParams { timeout: Duration(499 * PS_PER_MS), ..d };
+        assert_eq!(
+            check(TcpParams {
+                delayed_ack: Some(ok),
+                ecn_floor: Some(2),
+                overhead: Duration(PS_PER_MS),
+                ..base
+            }),
+            None
+        );
     }
 }

@@ -25,18 +25,34 @@
 //!   only, and lets at most two segments out per ACK while in recovery.
 //! - **Timeout**: ssthresh = max(2, ⌊w/2⌋), cwnd = 1, recover = maxseq, backoff doubles,
 //!   and go-back-N: t_seqno = highest_ack + 1.
+//! - **What a cut halves** ([`CutBase`], `tcp.ssthresh_from`): w above is ns-2's
+//!   min(cwnd, wnd); RFC 5681 eq. (4) halves FlightSize instead, the segments sent and
+//!   not yet acknowledged (at the third duplicate without those Limited Transmit sent,
+//!   RFC 5681 §3.2 step 2), and its fast retransmit leaves cwnd = ssthresh ≥ 2 where
+//!   ns-2's leaves w/2 ≥ 1. Then ssthresh = max(2, ⌊f/2⌋), cwnd = max(2, f/2).
 //! - **ECN** (RFC 3168 as ns-2 models it, reference §3.5): an ACK echoing congestion
 //!   acts at most once per window (its ACK above recover, or after a timeout): recover =
-//!   maxseq, cwnd and ssthresh halved (cwnd at least 1; an echo at cwnd 1 the second
-//!   time doubles the RTO backoff instead), and the next segment sent carries CWR. The
-//!   echoing ACK opens no window. Three duplicates after an ECN response in the same
-//!   window retransmit without a second cut.
+//!   maxseq, cwnd and ssthresh halved (cwnd at least `ecn_floor`: 1 in ns-2 and RFC 3168
+//!   §6.1.2, 2 in ns-3; an echo at cwnd 1 the second time doubles the RTO backoff
+//!   instead), and the next segment sent carries CWR. The echoing ACK opens no window.
+//!   Three duplicates after an ECN response in the same window retransmit without a
+//!   second cut.
 //! - **MECN** (Durresi, Sridharan, Jain et al.; the seed of Sridharan et al. and
-//!   reference §4.4): as ECN, but an echo of incipient congestion takes cwnd ← (1 − β1)·cwnd
-//!   and of moderate congestion (1 − β2)·cwnd, ssthresh ← max(2, ⌊cwnd⌋); loss is β3 = ½.
+//!   reference §4.4): as ECN, but an echo of incipient congestion takes cwnd ← (1 − β1)·w
+//!   and of moderate congestion (1 − β2)·w (at least `ecn_floor`), ssthresh ←
+//!   max(2, ⌊cwnd⌋); loss is β3 = ½.
+//! - **Send overhead** (ns-2 `overhead_`, tcp.cc `send_much`): with overhead > 0, a call
+//!   to send new segments that finds the window open sends nothing but starts a
+//!   delayed-send timer of uniform random length in [0, overhead), unless one is
+//!   pending; when it expires, everything the window then allows goes at once
+//!   (`send_much(force = 1, maxburst_ = 0)`, so NewReno's limit of two per ACK in
+//!   recovery does not apply to it). Retransmissions sent directly — fast retransmit,
+//!   NewReno's partial-ACK retransmission, Limited Transmit's segments — are not
+//!   delayed; a timeout's go-back-N goes through `send_much` and is. Random send times
+//!   break the deterministic phase effects of drop-tail queues (Floyd & Jacobson 1992).
 
 use super::rto::{Rto, RtoParams};
-use crate::engine::Time;
+use crate::engine::{RngStream, Time};
 
 /// Reno or NewReno.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -67,6 +83,37 @@ pub struct SenderParams {
     pub rto: RtoParams,
     /// The response to echoed congestion marks.
     pub ecn: EcnResponse,
+    /// What window cuts halve, and the floor of an ECN cut.
+    pub cut: CutRules,
+    /// ns-2 `overhead_`: the longest random delay before a send (0: none).
+    pub overhead: Time,
+}
+
+/// What a window cut halves (`tcp.ssthresh_from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CutBase {
+    /// ns-2 `slowdown`: w = min(cwnd, wnd).
+    #[default]
+    Cwnd,
+    /// RFC 5681 eq. (4) and ns-3's `BytesInFlight`: the segments sent and not yet
+    /// acknowledged.
+    Flight,
+}
+
+/// The rules that differ between ns-2, the RFCs and ns-3 (`tcp.rules`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CutRules {
+    /// What a cut halves.
+    pub base: CutBase,
+    /// The least cwnd an ECN or MECN cut leaves, segments.
+    pub ecn_floor: u32,
+}
+
+impl Default for CutRules {
+    fn default() -> Self {
+        CutRules { base: CutBase::Cwnd, ecn_floor: 1 }
+    }
 }
 
 /// How a sender answers echoed congestion marks.
@@ -157,6 +204,12 @@ pub struct Sender {
     pub cwr_seq: Option<i64>,
     cong_action: bool,
     ecn_backoff: bool,
+    /// Segments Limited Transmit sent since the last new ACK.
+    lt_sent: i64,
+    /// When the delayed-send timer (`overhead`) expires, if pending.
+    pub delsnd: Option<Time>,
+    /// The stream the send delays are drawn from (with an `overhead` only).
+    overhead_rng: Option<RngStream>,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -187,8 +240,24 @@ impl Sender {
             cwr_seq: None,
             cong_action: false,
             ecn_backoff: false,
+            lt_sent: 0,
+            delsnd: None,
+            overhead_rng: None,
             stats: SenderStats::default(),
         }
+    }
+
+    /// The sender with its send delays drawn from `rng`, if it has an `overhead`.
+    pub fn with_overhead(mut self, rng: RngStream) -> Self {
+        if self.p.overhead > 0 {
+            self.overhead_rng = Some(rng);
+        }
+        self
+    }
+
+    /// The longest random delay before a send (ns-2 `overhead_`; 0: none).
+    pub fn overhead(&self) -> Time {
+        self.p.overhead
     }
 
     /// The first data segment's sequence number (1 with a SYN, else 0).
@@ -204,7 +273,7 @@ impl Sender {
     /// The application hands `segments` more to send; sends what the window allows.
     pub fn app_send(&mut self, segments: u64, now: Time) {
         self.curseq += segments as i64;
-        self.send_much(now, 0);
+        self.send_much(now, 0, false);
     }
 
     /// A new object after an idle period: slow start again from the initial window
@@ -262,8 +331,18 @@ impl Sender {
     }
 
     /// ns-2 `send_much`: new segments while the window allows, at most `maxburst` (0:
-    /// no limit).
-    fn send_much(&mut self, now: Time, maxburst: u32) {
+    /// no limit). With an overhead and not `force`d, the first segment the window allows
+    /// starts the delayed-send timer instead, and nothing goes while it is pending.
+    fn send_much(&mut self, now: Time, maxburst: u32, force: bool) {
+        if self.overhead_rng.is_some() && !force {
+            // ns-2: nothing while the timer is pending, else the first segment the window
+            // allows sets it: delsnd_timer_.resched(Random::uniform(overhead_)).
+            let open = self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq;
+            if let (None, true, Some(rng)) = (self.delsnd, open, &mut self.overhead_rng) {
+                self.delsnd = Some(now + rng.below(self.p.overhead));
+            }
+            return;
+        }
         let mut sent = 0;
         while self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq {
             self.output(self.t_seqno, now);
@@ -275,6 +354,13 @@ impl Sender {
         }
     }
 
+    /// The delayed-send timer expired: everything the window allows goes now (ns-2
+    /// `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, …, maxburst_)`).
+    pub fn on_delayed_send(&mut self, now: Time) {
+        self.delsnd = None;
+        self.send_much(now, 0, true);
+    }
+
     /// ns-2 `send_one` (Limited Transmit).
     fn send_one(&mut self, now: Time) {
         let cap = self.highest_ack as f64 + self.cwnd + f64::from(self.dupacks);
@@ -284,16 +370,35 @@ impl Sender {
         {
             self.output(self.t_seqno, now);
             self.t_seqno += 1;
+            self.lt_sent += 1;
         }
     }
 
-    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, or with `to_one` the
-    /// window to 1 (a timeout).
-    fn slowdown(&mut self, to_one: bool) {
-        let w = self.cwnd.min(f64::from(self.p.window));
+    /// What a cut at an ACK for `ack` halves, segments: min(cwnd, wnd), or the segments
+    /// in flight once `ack` is counted, less `exclude` (those Limited Transmit sent, at a
+    /// fast retransmit).
+    fn cut_base(&self, ack: i64, exclude: i64) -> f64 {
+        match self.p.cut.base {
+            CutBase::Cwnd => self.cwnd.min(f64::from(self.p.window)),
+            CutBase::Flight => (self.maxseq - self.highest_ack.max(ack) - exclude).max(0) as f64,
+        }
+    }
+
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` on base `w`: ssthresh =
+    /// max(2, ⌊w/2⌋) and cwnd = w/2, at least `floor`; with `to_one` cwnd = 1 (a timeout).
+    fn slowdown(&mut self, w: f64, to_one: bool, floor: f64) {
         self.ssthresh = ((w / 2.0) as i64).max(2);
-        self.cwnd = if to_one { 1.0 } else { (w / 2.0).max(1.0) };
+        self.cwnd = if to_one { 1.0 } else { (w / 2.0).max(floor) };
         self.cong_action = true;
+    }
+
+    /// The least cwnd a fast retransmit leaves: ns-2's 1, or RFC 5681's 2 (cwnd =
+    /// ssthresh ≥ 2·SMSS) when cuts halve the flight.
+    fn loss_floor(&self) -> f64 {
+        match self.p.cut.base {
+            CutBase::Cwnd => 1.0,
+            CutBase::Flight => 2.0,
+        }
     }
 
     /// ns-2 `ecn`: the answer to an ACK echoing congestion `level` (1 incipient or
@@ -313,12 +418,13 @@ impl Sender {
         } else {
             self.ecn_backoff = false;
         }
+        let (w, floor) = (self.cut_base(ack, 0), f64::from(self.p.cut.ecn_floor));
         match self.p.ecn {
             EcnResponse::Off => return,
-            EcnResponse::Ecn => self.slowdown(false),
+            EcnResponse::Ecn => self.slowdown(w, false, floor),
             EcnResponse::Mecn { beta1, beta2 } => {
                 let beta = if level >= 2 { beta2 } else { beta1 };
-                self.cwnd = ((1.0 - beta) * self.cwnd.min(f64::from(self.p.window))).max(1.0);
+                self.cwnd = ((1.0 - beta) * w).max(floor);
                 self.ssthresh = (self.cwnd as i64).max(2);
                 self.cong_action = true;
             }
@@ -338,6 +444,7 @@ impl Sender {
     /// ns-2 `newack`: the common part of a new cumulative ACK.
     fn newack(&mut self, ack: i64, now: Time) {
         self.dupacks = 0;
+        self.lt_sent = 0;
         self.last_ack = ack;
         self.highest_ack = ack;
         self.t_seqno = self.t_seqno.max(ack + 1);
@@ -382,7 +489,8 @@ impl Sender {
             return; // bugFix_: no second response in the same window
         }
         self.recover = self.maxseq;
-        self.slowdown(false);
+        let w = self.cut_base(self.highest_ack, self.lt_sent);
+        self.slowdown(w, false, self.loss_floor());
         self.retransmit_first_hole(now);
     }
 
@@ -420,11 +528,11 @@ impl Sender {
                 && ack < self.recover;
             if partial {
                 self.partial_ack(ack, now);
-                self.send_much(now, 2);
+                self.send_much(now, 2, false);
             } else {
                 self.dupwnd = 0;
                 self.recv_newack(ack, echo, now);
-                self.send_much(now, 0);
+                self.send_much(now, 0, false);
             }
             return;
         }
@@ -439,9 +547,9 @@ impl Sender {
             self.send_one(now);
         }
         match self.p.variant {
-            Variant::Reno if self.dupacks >= 3 => self.send_much(now, 0),
+            Variant::Reno if self.dupacks >= 3 => self.send_much(now, 0, false),
             Variant::NewReno if self.dupacks >= 3 && self.last_action == CwndAction::DupAck => {
-                self.send_much(now, 2)
+                self.send_much(now, 2, false)
             }
             _ => {}
         }
@@ -480,13 +588,14 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         self.recover = self.maxseq;
-        self.slowdown(true);
+        let w = self.cut_base(self.highest_ack, 0);
+        self.slowdown(w, true, 1.0);
         self.rto.back_off();
         self.set_timer(now);
         self.t_seqno = self.highest_ack + 1;
         self.rtt_active = false;
         self.last_action = CwndAction::Timeout;
-        self.send_much(now, 0);
+        self.send_much(now, 0, false);
     }
 }
 
@@ -509,6 +618,8 @@ mod tests {
                 initial_rto: 3 * PS_PER_S,
             },
             ecn: EcnResponse::Off,
+            cut: CutRules::default(),
+            overhead: 0,
         }
     }
 
@@ -523,7 +634,7 @@ mod tests {
         s.maxseq = 10;
         s.cwnd = 10.0;
         s.ssthresh = 20;
-        s.send_much(0, 0);
+        s.send_much(0, 0, false);
         assert_eq!(s.out.drain(..).collect::<Vec<_>>(), (11..=20).collect::<Vec<_>>());
         s
     }
@@ -745,5 +856,198 @@ mod tests {
         s.recover = 0;
         s.on_ack_echo(12, 1, PS_PER_MS);
         assert_eq!(s.rto.timeout(), (2 * before).min(60 * PS_PER_S));
+    }
+
+    fn with_rules(mut s: Sender, base: CutBase, ecn_floor: u32) -> Sender {
+        s.p.cut = CutRules { base, ecn_floor };
+        s
+    }
+
+    /// The three presets of `tcp.rules` (ns-2, the RFCs, ns-3) as (base, ECN floor).
+    const PRESETS: [(CutBase, u32); 3] = [(CutBase::Cwnd, 1), (CutBase::Flight, 1), (CutBase::Flight, 2)];
+
+    /// A sender at reference §5.11's starting point whose cwnd has grown to 16 while the
+    /// application had nothing more to give: 11..=20 in flight (10 segments), cwnd 16.
+    fn app_limited(variant: Variant) -> Sender {
+        let mut s = at_ten(variant);
+        s.curseq = 21;
+        s.cwnd = 16.0;
+        s
+    }
+
+    /// Fast retransmit with 10 segments in flight and cwnd 16: ns-2 halves min(cwnd, wnd)
+    /// (ssthresh 8, cwnd 8.0, window 8 + 3 = 11); RFC 5681 and ns-3 halve FlightSize
+    /// (ssthresh 5, cwnd 5.0, window 8).
+    #[test]
+    fn fast_retransmit_halves_cwnd_or_flight() {
+        for (base, floor) in PRESETS {
+            let mut s = with_rules(app_limited(Variant::Reno), base, floor);
+            for _ in 0..3 {
+                s.on_ack(10, PS_PER_MS);
+            }
+            let want = if base == CutBase::Cwnd { (8, 8.0, 11) } else { (5, 5.0, 8) };
+            assert_eq!((s.ssthresh, s.cwnd, s.window()), want, "{base:?}");
+            assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
+        }
+    }
+
+    /// A small flight: 11..=13 out, cwnd 3. ns-2: ssthresh max(2, ⌊1.5⌋) = 2 and cwnd
+    /// 1.5; RFC 5681: ssthresh = cwnd = max(FlightSize/2, 2·SMSS) = 2.
+    #[test]
+    fn fast_retransmit_floor() {
+        for (base, floor) in PRESETS {
+            let mut s = with_rules(Sender::new(params(Variant::Reno), 0), base, floor);
+            (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 3.0);
+            s.send_much(0, 0, false);
+            assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11, 12, 13]);
+            for _ in 0..3 {
+                s.on_ack(10, PS_PER_MS);
+            }
+            let want = if base == CutBase::Cwnd { (2, 1.5) } else { (2, 2.0) };
+            assert_eq!((s.ssthresh, s.cwnd), want, "{base:?}");
+        }
+    }
+
+    /// RFC 5681 §3.2 step 2: segments Limited Transmit sent are not counted in FlightSize.
+    /// 11..=20 out, the first two duplicates send 21 and 22 (12 in flight); the third
+    /// halves 12 − 2 = 10: ssthresh 5 (6 had they been counted).
+    #[test]
+    fn limited_transmit_is_not_flight() {
+        let mut s = with_rules(at_ten(Variant::NewReno), CutBase::Flight, 1);
+        s.p.limited_transmit = true;
+        for _ in 0..3 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![21, 22, 11]);
+        assert_eq!((s.ssthresh, s.cwnd), (5, 5.0));
+        // The next series starts from zero: a new ACK clears the count.
+        s.on_ack(22, 2 * PS_PER_MS);
+        assert_eq!(s.lt_sent, 0);
+    }
+
+    /// A timeout with 10 in flight and cwnd 16: ssthresh 8 (ns-2) or 5 (flight), cwnd 1.
+    /// The same segment timing out again: ns-2 halves the window of 1 (ssthresh 2); the
+    /// flight is unchanged (go-back-N resends below maxseq), so RFC 5681's ssthresh stays
+    /// 5, as its rule for a segment already resent by the timer asks.
+    #[test]
+    fn timeout_halves_cwnd_or_flight() {
+        for (base, floor) in PRESETS {
+            let mut s = with_rules(app_limited(Variant::NewReno), base, floor);
+            let t = s.deadline.unwrap();
+            s.on_timeout(t);
+            let first = if base == CutBase::Cwnd { 8 } else { 5 };
+            assert_eq!((s.ssthresh, s.cwnd), (first, 1.0), "{base:?}");
+            assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
+            s.on_timeout(s.deadline.unwrap());
+            let second = if base == CutBase::Cwnd { 2 } else { 5 };
+            assert_eq!((s.ssthresh, s.cwnd), (second, 1.0), "{base:?}");
+        }
+    }
+
+    /// An echo on the ACK for 11 with 11..=20 out and cwnd 10: ns-2 halves cwnd (5.0,
+    /// ssthresh 5); the flight once 11 is acknowledged is 9 (cwnd 4.5, ssthresh 4).
+    #[test]
+    fn ecn_halves_cwnd_or_flight() {
+        for (base, floor) in PRESETS {
+            let mut s = with_rules(with_ecn(Variant::Reno, EcnResponse::Ecn), base, floor);
+            s.on_ack_echo(11, 1, PS_PER_MS);
+            let want = if base == CutBase::Cwnd { (5.0, 5) } else { (4.5, 4) };
+            assert_eq!((s.cwnd, s.ssthresh), want, "{base:?}");
+        }
+    }
+
+    /// The ECN floor: 11 and 12 out, cwnd 2, an echo on the ACK for 11. ns-2 halves 2 to
+    /// 1; RFC 3168 halves the flight of 1 to 0.5 and bounds it below by one MSS: 1; ns-3
+    /// sets cwnd = ssthresh = max(2·SMSS, flight/2) = 2. ssthresh is 2 in all. The floor
+    /// on its own (`ecn_floor = 2` with ns-2's base) gives 2 too.
+    #[test]
+    fn ecn_floor() {
+        for (base, floor, want) in [
+            (CutBase::Cwnd, 1, 1.0),
+            (CutBase::Flight, 1, 1.0),
+            (CutBase::Flight, 2, 2.0),
+            (CutBase::Cwnd, 2, 2.0),
+        ] {
+            let mut s = with_rules(Sender::new(params(Variant::Reno), 0), base, floor);
+            s.p.ecn = EcnResponse::Ecn;
+            (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 2.0);
+            s.send_much(0, 0, false);
+            assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11, 12]);
+            s.on_ack_echo(11, 1, PS_PER_MS);
+            assert_eq!((s.cwnd, s.ssthresh), (want, 2), "{base:?} {floor}");
+        }
+    }
+
+    /// MECN's cut by β2 = 0.4 at cwnd 2 leaves 1.2 under ns-2's floor of 1, 2 under a
+    /// floor of 2.
+    #[test]
+    fn mecn_floor() {
+        for (floor, want) in [(1, 1.2), (2, 2.0)] {
+            let mut s = Sender::new(params(Variant::Reno), 0);
+            s.p.ecn = EcnResponse::Mecn { beta1: 0.2, beta2: 0.4 };
+            s.p.cut.ecn_floor = floor;
+            (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 2.0);
+            s.send_much(0, 0, false);
+            s.on_ack_echo(11, 2, PS_PER_MS);
+            assert!((s.cwnd - want).abs() < 1e-12, "floor {floor}: {}", s.cwnd);
+            assert_eq!(s.ssthresh, 2);
+        }
+    }
+
+    const OVERHEAD: Time = PS_PER_MS;
+
+    fn overhead_stream() -> RngStream {
+        RngStream::new(7, crate::engine::StreamKey { kind: "tcp-overhead", name: "test" })
+    }
+
+    fn with_overhead(mut s: Sender) -> Sender {
+        s.p.overhead = OVERHEAD;
+        s.with_overhead(overhead_stream())
+    }
+
+    /// ns-2 `overhead_`: the first send waits a draw below the overhead, then the whole
+    /// window goes at once; while a delayed send is pending nothing else goes, and its
+    /// expiry sends what the window then allows.
+    #[test]
+    fn overhead_delays_sends_and_then_sends_the_window() {
+        let mut s = with_overhead(Sender::new(params(Variant::NewReno), 0));
+        let mut draws = overhead_stream();
+        s.app_send(100, 0);
+        assert!(s.out.is_empty(), "nothing at once");
+        let first = draws.below(OVERHEAD);
+        assert_eq!(s.delsnd, Some(first));
+        s.on_delayed_send(first);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![0, 1], "the initial window at once");
+        assert_eq!(s.delsnd, None);
+        // The ACK for 0 opens the window to 3 (1 and 2 more may go): a new delay.
+        let t = 10 * PS_PER_MS;
+        s.on_ack(0, t);
+        assert!(s.out.is_empty());
+        let second = t + draws.below(OVERHEAD);
+        assert_eq!(s.delsnd, Some(second));
+        // The ACK for 1 before it expires: the window opens to 4, the delay stays.
+        s.on_ack(1, t + 1);
+        assert_eq!((s.delsnd, s.out.len()), (Some(second), 0));
+        s.on_delayed_send(second);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![2, 3, 4, 5], "window 4 from 1");
+    }
+
+    /// Retransmissions made directly are not delayed: the fast retransmit goes at once.
+    /// A timeout's go-back-N goes through `send_much` and waits.
+    #[test]
+    fn overhead_spares_fast_retransmit_but_not_go_back_n() {
+        let mut s = with_overhead(at_ten(Variant::Reno));
+        for _ in 0..3 {
+            s.on_ack(10, PS_PER_MS);
+        }
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
+        let mut s = with_overhead(at_ten(Variant::NewReno));
+        let t = s.deadline.unwrap();
+        s.on_timeout(t);
+        assert!(s.out.is_empty());
+        let at = s.delsnd.expect("a delayed send");
+        assert!(at >= t && at < t + OVERHEAD);
+        s.on_delayed_send(at);
+        assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11]);
     }
 }
