@@ -19,7 +19,9 @@ fn assert_fair(got: &[(String, Option<f64>)], want: &[(&str, f64)]) {
     for ((name, rate), (w_name, w_rate)) in got.iter().zip(want) {
         assert_eq!(name, w_name);
         let rate = rate.unwrap_or_else(|| panic!("{name} has no fair rate"));
-        assert!((rate - w_rate).abs() < 1e-9, "{name}: {rate} Gbit/s, expected {w_rate}");
+        // The flows start within the first 10 µs of the run: their fair rates, averaged
+        // over it, are those of the stated allocation within 0.1 %.
+        assert!((rate - w_rate).abs() < 1e-3 * w_rate, "{name}: {rate} Gbit/s, expected {w_rate}");
     }
 }
 

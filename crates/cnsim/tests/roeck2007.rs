@@ -59,8 +59,11 @@ fn switch_pause_trades_hotspot_loss_for_congestion_spreading() {
 fn baseline_hotspot_is_shared_at_capacity() {
     let s = parse(bundled::get("roeck2007-baseline").unwrap(), "b", &["duration=5ms".into()]).unwrap();
     let mut sim = build(&s, "b").unwrap();
+    // The sources start within the first 10 µs of the 5 ms: their fair rates, averaged
+    // over the run, are 2.5 Gbit/s within 0.5 %.
     for fair in maxmin::of_sim(&sim) {
-        assert_eq!(fair, Some(2.5e9));
+        let fair = fair.unwrap();
+        assert!((fair - 2.5e9).abs() < 0.005 * 2.5e9, "{fair}");
     }
     sim.run_to_end();
     let summary = Summary::of(&sim, "b", 1);
@@ -69,7 +72,7 @@ fn baseline_hotspot_is_shared_at_capacity() {
     // The shares of the fair rate average to the port's use: total ÷ (4 × 2.5 Gbit/s).
     let shares: Vec<f64> = summary.flows.iter().map(|f| f.maxmin_share.unwrap()).collect();
     let mean = shares.iter().sum::<f64>() / 4.0;
-    assert!((mean - total / 10e9).abs() < 1e-9, "{shares:?}");
+    assert!((mean - total / 10e9).abs() < 0.01, "{shares:?}");
     let fairness = summary.maxmin_fairness.unwrap();
     assert!(fairness > 0.25 && fairness <= 1.0, "{fairness}");
 }

@@ -8,7 +8,14 @@
 //! every flow through it. The resources are the link directions (capacity: the link rate)
 //! and the hosts that drain their input at a service rate (802.3x output-generated
 //! hotspots): a host that serves 1 Gbit/s is a 1 Gbit/s resource for every flow to it.
+//!
+//! Where offered loads change during a run (flows that start or stop, on/off sources),
+//! the allocation is that of each phase of constant offered load, averaged over the run
+//! ([`water_fill_over_time`]): two on/off sources that are on together share a port with
+//! the steady ones while on and leave it to them while off, which the water-filling of
+//! their mean rates does not see.
 
+use crate::engine::Time;
 use crate::net::NONE;
 use crate::sim::Sim;
 use crate::traffic::{Destination, Pattern};
@@ -77,32 +84,197 @@ pub fn water_fill(capacities: &[f64], flows: &[Demand]) -> Vec<f64> {
     alloc
 }
 
-/// A flow's long-run offered rate, bit/s: its CBR, Poisson or mean on/off rate, or its
-/// line rate if saturated; capped by a fixed rate limit (a reaction point's limiter is
-/// congestion control, not demand).
-fn offered_bps(f: &crate::traffic::Flow) -> f64 {
-    let pattern = match f.pattern {
-        Pattern::Cbr { rate_bps, .. } | Pattern::Poisson { rate_bps } => rate_bps as f64,
-        Pattern::OnOff { rate_bps, on, off, .. } => {
-            let period = on.saturating_add(off);
-            if period == 0 {
-                0.0
-            } else {
-                rate_bps as f64 * on as f64 / period as f64
+/// A flow's offered load over time, bit/s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Load {
+    /// `rate` from `from` until `to` (ps).
+    Steady {
+        /// Rate, bit/s.
+        rate: f64,
+        /// Start, ps.
+        from: Time,
+        /// End, ps.
+        to: Time,
+    },
+    /// `rate` during on-periods of `on` ps, each followed by `off` ps of silence, the
+    /// first starting at `from`; nothing at or after `to`.
+    OnOff {
+        /// Rate while on, bit/s.
+        rate: f64,
+        /// Start of the first on-period, ps.
+        from: Time,
+        /// End, ps.
+        to: Time,
+        /// On-period, ps.
+        on: Time,
+        /// Off-period, ps.
+        off: Time,
+    },
+}
+
+impl Load {
+    /// The rate while on, bit/s.
+    pub fn rate(&self) -> f64 {
+        match *self {
+            Load::Steady { rate, .. } | Load::OnOff { rate, .. } => rate,
+        }
+    }
+
+    /// Time spent on within [a, b), ps.
+    pub fn on_time(&self, a: Time, b: Time) -> Time {
+        match *self {
+            Load::Steady { from, to, .. } => b.min(to).saturating_sub(a.max(from)),
+            Load::OnOff { from, to, on, off, .. } => {
+                let period = u128::from(on) + u128::from(off);
+                // On-time from `from` to t.
+                let upto = |t: Time| -> u128 {
+                    let t = u128::from(t.clamp(from, to.max(from)) - from);
+                    if period == 0 {
+                        return 0;
+                    }
+                    (t / period) * u128::from(on) + (t % period).min(u128::from(on))
+                };
+                let (lo, hi) = (a.max(from), b.min(to));
+                if hi <= lo {
+                    0
+                } else {
+                    Time::try_from(upto(hi) - upto(lo)).unwrap_or(Time::MAX)
+                }
             }
         }
-        // A TCP connection takes what the network gives it.
-        Pattern::Saturated | Pattern::Tcp => f.line_bps as f64,
-    };
-    match &f.shaper {
-        Some(s) if f.rp == NONE => pattern.min(s.rate_bps as f64),
-        _ => pattern,
+    }
+
+    /// Pushes the instants in (a, b) at which the load changes; false (and stops) once
+    /// `out` would hold more than `limit`.
+    fn changes(&self, a: Time, b: Time, out: &mut Vec<Time>, limit: usize) -> bool {
+        let mut push = |t: Time| {
+            if a < t && t < b {
+                out.push(t);
+            }
+            out.len() <= limit
+        };
+        match *self {
+            Load::Steady { from, to, .. } => push(from) && push(to),
+            Load::OnOff { from, to, on, off, .. } => {
+                if !(push(from) && push(to)) {
+                    return false;
+                }
+                let period = on.saturating_add(off);
+                if period == 0 || on == 0 || off == 0 {
+                    return true;
+                }
+                let mut t = from;
+                while t < to.min(b) {
+                    if !(push(t) && push(t.saturating_add(on).min(to))) {
+                        return false;
+                    }
+                    t = t.saturating_add(period);
+                }
+                true
+            }
+        }
     }
 }
 
-/// The max-min fair rate of every flow of a run, bit/s, with every flow active at its
-/// offered rate over its route; `None` for multicast flows (whose copies share no single
-/// rate) and unroutable ones.
+/// A flow of an allocation problem whose offered load changes over time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedDemand {
+    /// Its offered load.
+    pub load: Load,
+    /// The resources it crosses (indices into the capacities).
+    pub resources: Vec<usize>,
+}
+
+/// The most phases [`water_fill_over_time`] allocates separately; with more changes of
+/// load than this, the run is cut into this many equal phases and each flow's demand in
+/// a phase is its mean offered rate there (loads that switch that often, against the
+/// run's length, are read as their means over a thousandth of it).
+pub const MAX_PHASES: usize = 1000;
+
+/// The max-min fair rates of `flows` averaged over [0, `end`) ps: the run is cut at
+/// every change of any flow's offered load, each phase's demands are water-filled
+/// ([`water_fill`]), and each flow's rates are averaged weighted by the phases' lengths.
+/// A flow's demand in a phase is its mean offered rate there (its rate, where the phase
+/// has no change of its load). Consecutive phases with the same demands share one
+/// water-filling. With `end` = 0, the allocation of the loads while on.
+pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time) -> Vec<f64> {
+    if end == 0 {
+        let steady: Vec<Demand> =
+            flows.iter().map(|f| Demand { demand: f.load.rate(), resources: f.resources.clone() }).collect();
+        return water_fill(capacities, &steady);
+    }
+    let mut points = vec![0, end];
+    let exact = flows.iter().all(|f| f.load.changes(0, end, &mut points, MAX_PHASES + 1));
+    if exact {
+        points.sort_unstable();
+        points.dedup();
+    }
+    if !exact || points.len() > MAX_PHASES + 1 {
+        let n = MAX_PHASES as u128;
+        points = (0..=n).map(|k| (u128::from(end) * k / n) as Time).collect();
+        points.dedup();
+    }
+    let mut total = vec![0.0; flows.len()];
+    let mut last: Option<(Vec<f64>, Vec<f64>)> = None;
+    for w in points.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let len = (b - a) as f64;
+        let demands: Vec<f64> =
+            flows.iter().map(|f| f.load.rate() * f.load.on_time(a, b) as f64 / len).collect();
+        let alloc = match &last {
+            Some((d, alloc)) if *d == demands => alloc.clone(),
+            _ => {
+                let problem: Vec<Demand> = flows
+                    .iter()
+                    .zip(&demands)
+                    .map(|(f, &demand)| Demand { demand, resources: f.resources.clone() })
+                    .collect();
+                water_fill(capacities, &problem)
+            }
+        };
+        for (t, r) in total.iter_mut().zip(&alloc) {
+            *t += r * len;
+        }
+        last = Some((demands, alloc));
+    }
+    total.into_iter().map(|t| t / end as f64).collect()
+}
+
+/// A flow's offered load: its CBR, Poisson or on/off rate, or its line rate if
+/// saturated, from its start until its stop or `end`; on/off sources with fixed periods
+/// switch as they do in the run, those with random periods count at their mean rate
+/// throughout. A fixed rate limit caps the rate (a reaction point's limiter is
+/// congestion control, not demand).
+fn offered(f: &crate::traffic::Flow, end: Time) -> Load {
+    let cap = |rate: f64| match &f.shaper {
+        Some(s) if f.rp == NONE => rate.min(s.rate_bps as f64),
+        _ => rate,
+    };
+    let (from, to) = (f.start, f.stop.min(end));
+    match f.pattern {
+        Pattern::Cbr { rate_bps, .. } | Pattern::Poisson { rate_bps } => {
+            Load::Steady { rate: cap(rate_bps as f64), from, to }
+        }
+        Pattern::OnOff { rate_bps, on, off, exponential } => {
+            let period = on.saturating_add(off);
+            if period == 0 {
+                Load::Steady { rate: 0.0, from, to }
+            } else if exponential {
+                let mean = rate_bps as f64 * on as f64 / period as f64;
+                Load::Steady { rate: cap(mean), from, to }
+            } else {
+                Load::OnOff { rate: cap(rate_bps as f64), from, to, on, off }
+            }
+        }
+        // A TCP connection takes what the network gives it.
+        Pattern::Saturated | Pattern::Tcp => Load::Steady { rate: cap(f.line_bps as f64), from, to },
+    }
+}
+
+/// The max-min fair rate of every flow of a run, bit/s, averaged over the run (see
+/// [`water_fill_over_time`]): what a flow's delivered bits over the run's duration are
+/// measured against. `None` for multicast flows (whose copies share no single rate) and
+/// unroutable ones.
 pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
     let net = sim.net();
     let mut capacities: Vec<f64> = net.ports.iter().map(|p| p.rate_bps as f64).collect();
@@ -128,9 +300,9 @@ pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
             resources.push(service[dst as usize]);
         }
         index.push(Some(demands.len()));
-        demands.push(Demand { demand: offered_bps(f), resources });
+        demands.push(TimedDemand { load: offered(f, sim.end()), resources });
     }
-    let rates = water_fill(&capacities, &demands);
+    let rates = water_fill_over_time(&capacities, &demands, sim.end());
     index.into_iter().map(|i| i.map(|i| rates[i])).collect()
 }
 
@@ -228,5 +400,70 @@ mod tests {
         assert!(close(&water_fill(&caps, &flows), &[1.0, 7.0, 2.0, 2.0]));
         // No resources and no bound: infinite; zero demand: zero.
         assert_eq!(water_fill(&[], &[flow(f64::INFINITY, &[]), flow(0.0, &[])]), [f64::INFINITY, 0.0]);
+    }
+
+    const MS: Time = 1_000_000_000;
+
+    /// Roeck 2007 test 5, worked by hand: four sources of 10 Gbit/s into one 10 Gbit/s
+    /// port (resource 0), the first two on for 20 ms and off for 20 ms, together, over
+    /// 200 ms. While all four send each gets 2.5; while the pair is off the steady two get
+    /// 5 each. Averaged: 1.25 for each on/off source, 3.75 for each steady one. The
+    /// water-filling of the mean offered rates (5, 5, 10, 10) gives 2.5 to all four.
+    #[test]
+    fn on_off_sources_switching_together_share_per_phase() {
+        let on_off = Load::OnOff { rate: 10.0 * G, from: 0, to: 200 * MS, on: 20 * MS, off: 20 * MS };
+        let steady = Load::Steady { rate: 10.0 * G, from: 0, to: 200 * MS };
+        let flows: Vec<TimedDemand> = [on_off, on_off, steady, steady]
+            .into_iter()
+            .map(|load| TimedDemand { load, resources: vec![0] })
+            .collect();
+        let got = water_fill_over_time(&[10.0 * G], &flows, 200 * MS);
+        assert!(close(&got, &[1.25 * G, 1.25 * G, 3.75 * G, 3.75 * G]), "{got:?}");
+        let means = [flow(5.0 * G, &[0]), flow(5.0 * G, &[0]), flow(10.0 * G, &[0]), flow(10.0 * G, &[0])];
+        assert!(close(&water_fill(&[10.0 * G], &means), &[2.5 * G; 4]));
+        // Run for 190 ms: it ends 10 ms into the pair's fifth off-period. All four send
+        // for 5 × 20 ms (2.5 each); the steady two alone for 4 × 20 + 10 ms (5 each).
+        let got = water_fill_over_time(&[10.0 * G], &flows, 190 * MS);
+        let pair = 100.0 * 2.5 / 190.0 * G;
+        let steady = (100.0 * 2.5 + 90.0 * 5.0) / 190.0 * G;
+        assert!(close(&got, &[pair, pair, steady, steady]), "{got:?}");
+    }
+
+    /// Roeck 2007 test 1's window: a flow that sends from 10 to 90 ms of a 100 ms run,
+    /// alone on its link, is due 80 % of its rate on average; a second flow on the same
+    /// 10 Gbit/s link, always on at 10 Gbit/s, gets all of it outside that window and
+    /// half of it inside.
+    #[test]
+    fn a_flow_active_for_part_of_the_run_is_due_that_part() {
+        let part = Load::Steady { rate: 4.0 * G, from: 10 * MS, to: 90 * MS };
+        assert_eq!(part.on_time(0, 100 * MS), 80 * MS);
+        let flows = [TimedDemand { load: part, resources: vec![0] }];
+        assert!(close(&water_fill_over_time(&[10.0 * G], &flows, 100 * MS), &[3.2 * G]));
+        let always = Load::Steady { rate: 10.0 * G, from: 0, to: 100 * MS };
+        let flows = [
+            TimedDemand { load: part, resources: vec![0] },
+            TimedDemand { load: always, resources: vec![0] },
+        ];
+        // Inside: 5 each (the first asks 4: it gets 4, the other 6). Outside: 10.
+        let got = water_fill_over_time(&[10.0 * G], &flows, 100 * MS);
+        assert!(close(&got, &[3.2 * G, (0.2 * 10.0 + 0.8 * 6.0) * G]), "{got:?}");
+    }
+
+    /// With more changes of load than [`MAX_PHASES`], equal phases with each flow's mean
+    /// rate in them: two 10 Gbit/s sources switching together every 1 µs over 100 ms
+    /// (10^5 changes) on one 10 Gbit/s link ask 5 Gbit/s each on average in every phase
+    /// and get it (a queue smooths microsecond bursts), where exact phases would give 5
+    /// each while on and nothing while off: 2.5.
+    #[test]
+    fn many_changes_fall_back_to_equal_phases() {
+        let us: Time = 1_000_000;
+        let fast = Load::OnOff { rate: 10.0 * G, from: 0, to: 100 * MS, on: us, off: us };
+        assert_eq!(fast.on_time(0, 100 * MS), 50 * MS);
+        // On [0, 1), off [1, 2), on [2, 3) µs: from 0.5 to 3 µs, 0.5 + 1 µs on.
+        assert_eq!(fast.on_time(us / 2, 3 * us), 3 * us / 2);
+        let flows: Vec<TimedDemand> =
+            (0..2).map(|_| TimedDemand { load: fast, resources: vec![0] }).collect();
+        let got = water_fill_over_time(&[10.0 * G], &flows, 100 * MS);
+        assert!(close(&got, &[5.0 * G, 5.0 * G]), "{got:?}");
     }
 }

@@ -55,12 +55,13 @@ pub struct FlowSummary {
     pub stats: FlowStats,
     /// Delivered bits over the run's duration, bit/s.
     pub throughput_bps: f64,
-    /// The flow's max-min fair rate with every flow active at its offered rate, bit/s
-    /// (unicast flows; see `metrics::maxmin`).
+    /// The flow's max-min fair rate, bit/s: the allocation of each phase of constant
+    /// offered load (flows starting and stopping, on/off sources switching), averaged
+    /// over the run's duration like `throughput_bps` (unicast flows; see
+    /// `metrics::maxmin`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maxmin_bps: Option<f64>,
-    /// throughput_bps ÷ maxmin_bps: 1 when the flow got exactly its fair share (below 1
-    /// also for a flow active during part of the run).
+    /// throughput_bps ÷ maxmin_bps: 1 when the flow got exactly its fair share.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maxmin_share: Option<f64>,
     /// Mean one-way delay of delivered frames, s (from creation at the source).

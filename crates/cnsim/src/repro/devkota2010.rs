@@ -8,7 +8,7 @@
 //! buffer and the configuration's tables set (`cell_overrides`).
 
 use super::study::{
-    Axis, Cell, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity, Study,
+    Axis, Cell, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity, Rule, Study,
     TableColumn, Tables,
 };
 use crate::engine::PS_PER_S;
@@ -163,6 +163,7 @@ fn paper_numbers() -> Vec<PaperNumber> {
         value,
         unit,
         quantity: Quantity::Metric(metric),
+        rule: Rule::VALUE,
     };
     vec![
         n(

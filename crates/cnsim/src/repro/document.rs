@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::results::{Estimate, Results};
-use super::study::{Cell, Figure, PaperNumber, Quantity, Study};
+use super::study::{Cell, Figure, PaperNumber, Quantity, Rule, Study, Verdict};
 use crate::metrics::TimeSeries;
 use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Step};
 use crate::sweep::table::{self, Table};
@@ -33,29 +33,100 @@ pub fn close(ours: f64, paper: f64, tolerance: f64) -> bool {
     ((ours - paper) / paper).abs() <= tolerance
 }
 
-/// One row of the comparison: a paper number and our values.
+/// Our value of a paper number in one configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ours {
+    /// The mean over seeds (a change: between the two levels' means); NaN where undefined.
+    pub value: f64,
+    /// The alternative reading, where the comparison declares one.
+    pub alternative: Option<f64>,
+    /// The 95 % confidence half-width of the mean (Student's t over seeds; a change: of
+    /// the seeds' paired differences, in % of the base's mean); with two seeds or more.
+    pub ci95: Option<f64>,
+    /// Seeds behind it (a change: seeds with both levels).
+    pub seeds: usize,
+}
+
+/// One row of the comparison: a paper number, our values and the verdict.
 #[derive(Clone, Debug)]
 pub struct ComparisonRow {
     /// The paper's number.
     pub paper: PaperNumber,
     /// Where it sits ("star, Qeq 25").
     pub place: String,
-    /// Per column: our value, its alternative reading, and (first column, directly
-    /// measured metrics) the confidence half-width.
-    pub ours: Vec<(f64, Option<f64>, Option<f64>)>,
+    /// Per column.
+    pub ours: Vec<Ours>,
     /// The limits of the mechanism: (first limit's value, text of all).
     pub bound: Option<(f64, String)>,
+    /// The value the rule's `from` names, in the first column.
+    pub reference: Option<f64>,
+    /// The verdict on the first column (the paper's configuration).
+    pub verdict: Verdict,
 }
 
 impl ComparisonRow {
     /// Our value in the paper's configuration.
     pub fn primary(&self) -> f64 {
-        self.ours.first().map_or(f64::NAN, |o| o.0)
+        self.ours.first().map_or(f64::NAN, |o| o.value)
     }
 
     /// Whether the published value lies above the limit of the paper's configuration.
     pub fn outside_bound(&self) -> bool {
         self.bound.as_ref().is_some_and(|(b, _)| self.paper.value > *b + 1e-9)
+    }
+}
+
+/// The verdict of `rule` on our value `o` against the paper's `paper`, with the
+/// reference value `reference` (a metric's at the rule's `from`) and the relative
+/// `tolerance` (see [`Rule`]).
+pub fn verdict(
+    rule: Rule,
+    quantity: Quantity,
+    paper: f64,
+    o: &Ours,
+    reference: Option<f64>,
+    tolerance: f64,
+) -> Verdict {
+    if let Rule::Declared(v, _) = rule {
+        return v;
+    }
+    let (m, p) = (o.value, paper);
+    let Some(h) = o.ci95.filter(|h| h.is_finite() && m.is_finite() && p.is_finite()) else {
+        return Verdict::NotComparable;
+    };
+    match rule {
+        Rule::Beyond { above } => {
+            let (lo, hi) = (m - h, m + h);
+            if (above && lo > p) || (!above && hi < p) {
+                Verdict::Reproduced
+            } else if (above && hi < p) || (!above && lo > p) {
+                Verdict::Contradicted
+            } else {
+                Verdict::NotComparable
+            }
+        }
+        _ => {
+            let change = matches!(quantity, Quantity::Change { .. });
+            let band = match (p == 0.0, change) {
+                (false, _) => tolerance * p.abs(),
+                (true, true) => tolerance * 100.0,
+                (true, false) => 0.05,
+            };
+            if (m - p).abs() <= band && h <= band {
+                return Verdict::Reproduced;
+            }
+            let from = if change { Some(0.0) } else { reference.filter(|r| r.is_finite()) };
+            if let Some(r) = from {
+                if p != r && (m - r) * (p - r) > 0.0 && (m - r).abs() > h {
+                    return Verdict::SameTrend;
+                }
+            }
+            if (m - p).abs() - h > band {
+                Verdict::Contradicted
+            } else {
+                Verdict::NotComparable
+            }
+        }
     }
 }
 
@@ -76,39 +147,61 @@ pub fn comparison(results: &Results) -> Vec<ComparisonRow> {
                 .iter()
                 .filter_map(|a| p.at.iter().find(|(x, _)| x == a).map(|(_, l)| study.shown(a, l)))
                 .collect();
-            let ours = c
+            let ours: Vec<Ours> = c
                 .columns
                 .iter()
-                .enumerate()
-                .map(|(i, col)| match p.quantity {
+                .map(|col| match p.quantity {
                     Quantity::Metric(m) => {
                         let here = cell(&[col.at, p.at]);
-                        let alt = c.alternative.and_then(|a| {
+                        let alternative = c.alternative.and_then(|a| {
                             let h = here.as_ref()?;
                             (h.get(a.axis) == a.level).then(|| mean(h.with(&[(a.axis, a.with)]), m))
                         });
-                        let ci = if i == 0 {
-                            here.as_ref().and_then(|h| results.estimate(h, m)?.ci95)
-                        } else {
-                            None
-                        };
-                        (mean(here, m), alt, ci)
+                        let estimate = here.as_ref().and_then(|h| results.estimate(h, m));
+                        let seeds = here.as_ref().map_or(0, |h| results.values(h, m).len());
+                        Ours {
+                            value: estimate.map_or(f64::NAN, |e| e.mean),
+                            alternative,
+                            ci95: estimate.and_then(|e| e.ci95),
+                            seeds,
+                        }
                     }
                     Quantity::Change { metric, axis, from, to } => {
-                        let base = mean(cell(&[col.at, p.at, &[(axis, from)]]), metric);
+                        let base_cell = cell(&[col.at, p.at, &[(axis, from)]]);
+                        let to_cell = cell(&[col.at, p.at, &[(axis, to)]]);
+                        let base = mean(base_cell.clone(), metric);
                         let at_level =
                             |level| change(base, mean(cell(&[col.at, p.at, &[(axis, level)]]), metric));
-                        let alt = c
+                        let alternative = c
                             .alternative
                             .filter(|a| a.axis == axis && a.level == to)
                             .map(|a| at_level(a.with));
-                        (at_level(to), alt, None)
+                        // Paired by seed: the same seed's run at both levels.
+                        let (diffs, seeds) = match (&base_cell, &to_cell) {
+                            (Some(a), Some(b)) => {
+                                let a = results.by_seed(a, metric);
+                                let b = results.by_seed(b, metric);
+                                let d: Vec<f64> = a
+                                    .iter()
+                                    .filter_map(|(s, x)| b.iter().find(|(t, _)| t == s).map(|(_, y)| y - x))
+                                    .collect();
+                                let n = d.len();
+                                (d, n)
+                            }
+                            _ => (Vec::new(), 0),
+                        };
+                        let value = at_level(to);
+                        let ci95 = (!diffs.is_empty() && value.is_finite())
+                            .then(|| crate::sweep::table::mean_std_ci95(&diffs).2)
+                            .flatten()
+                            .map(|h| 100.0 * h / base.abs());
+                        Ours { value, alternative, ci95, seeds }
                     }
                 })
                 .collect();
+            let first = c.columns.first().map_or(&[][..], |col| col.at);
             let bound = match p.quantity {
                 Quantity::Metric(m) => c.bounds.iter().find(|b| b.metric == m).and_then(|b| {
-                    let first = c.columns.first()?.at;
                     let limits: Vec<(f64, String)> = b
                         .limits
                         .iter()
@@ -122,7 +215,20 @@ pub fn comparison(results: &Results) -> Vec<ComparisonRow> {
                 }),
                 Quantity::Change { .. } => None,
             };
-            ComparisonRow { paper: *p, place: place.join(", "), ours, bound }
+            let reference = match (p.rule, p.quantity) {
+                (Rule::Value { from: Some(from) }, Quantity::Metric(m)) => {
+                    Some(mean(cell(&[first, p.at, from]), m))
+                }
+                _ => None,
+            };
+            let primary = ours.first().copied().unwrap_or(Ours {
+                value: f64::NAN,
+                alternative: None,
+                ci95: None,
+                seeds: 0,
+            });
+            let verdict = verdict(p.rule, p.quantity, p.value, &primary, reference, c.tolerance);
+            ComparisonRow { paper: *p, place: place.join(", "), ours, bound, reference, verdict }
         })
         .collect()
 }
@@ -135,46 +241,87 @@ fn fmt_value(v: f64, quantity: Quantity) -> String {
     }
 }
 
-fn fmt_cell((v, alt, ci): (f64, Option<f64>, Option<f64>), quantity: Quantity) -> String {
-    let mut s = fmt_value(v, quantity);
-    if let Some(ci) = ci {
+fn fmt_cell(o: &Ours, quantity: Quantity) -> String {
+    let mut s = fmt_value(o.value, quantity);
+    if let Some(ci) = o.ci95.filter(|_| !o.value.is_nan()) {
         let _ = write!(s, " ± {ci:.2}");
     }
-    if let Some(a) = alt {
-        if !(v.is_nan() && a.is_nan()) {
+    if let Some(a) = o.alternative {
+        if !(o.value.is_nan() && a.is_nan()) {
             let _ = write!(s, " ({})", fmt_value(a, quantity));
         }
     }
     s
 }
 
-/// Writes the comparison as Markdown: the table, the flagged bounds, the gaps.
+/// The paper's value as the comparison shows it: a threshold with its side, a claim
+/// without a number in words.
+fn fmt_paper(p: &PaperNumber) -> String {
+    let unit = if p.unit.is_empty() { String::new() } else { format!(" {}", p.unit) };
+    match p.rule {
+        _ if p.value.is_nan() => "(claim)".to_string(),
+        Rule::Beyond { above } => format!("{} {}{unit}", if above { ">" } else { "<" }, p.value),
+        _ => format!("{}{unit}", p.value),
+    }
+}
+
+/// The seed counts of a row's columns: one number where they agree.
+fn fmt_seeds(r: &ComparisonRow) -> String {
+    let mut n: Vec<usize> = r.ours.iter().map(|o| o.seeds).collect();
+    n.dedup();
+    n.iter().map(usize::to_string).collect::<Vec<_>>().join(" / ")
+}
+
+/// Writes the comparison as Markdown: the table with each row's verdict, the counts,
+/// every row not reproduced, the flagged bounds.
 fn write_comparison(w: &mut String, study: &Study, rows: &[ComparisonRow]) {
     let c = &study.comparison;
     let tolerance_pct = (c.tolerance * 100.0).round();
     let _ = writeln!(w, "\n## The paper's numbers next to ours\n");
     let _ = writeln!(w, "{}\n", c.note);
+    let _ = writeln!(
+        w,
+        "Each value is our mean over seeds ± the 95 % confidence half-width of that mean (Student's t; for a \
+         change, of the seeds' paired differences, in % of the base). The verdict judges the first column \
+         (the paper's configuration) by the row's rule, with a tolerance of {tolerance_pct} %: a stated value is \
+         *reproduced* where our mean and the half-width both lie within {tolerance_pct} % of it, *same trend* \
+         where our value moved from its reference (no change, or the configuration the row names) towards the \
+         paper's and the interval excludes the reference, *contradicted* where the whole interval lies outside \
+         the {tolerance_pct} %; a stated direction (> or <) is reproduced where the whole interval lies on its \
+         side and contradicted where it lies wholly on the other; anything else is *not comparable* (within \
+         noise, too few seeds, or a reason given below).\n"
+    );
+    let with_bounds = rows.iter().any(|r| r.bound.is_some());
     let mut header = String::from("| paper figure | where | paper |");
     let mut rule = String::from("|---|---|---|");
     for col in c.columns {
         let _ = write!(header, " {} |", col.label);
         rule.push_str("---|");
     }
-    let _ = writeln!(w, "{header} difference | bound the model imposes |\n{rule}---|---|");
+    header.push_str(" seeds | verdict |");
+    rule.push_str("---|---|");
+    if with_bounds {
+        header.push_str(" bound the model imposes |");
+        rule.push_str("---|");
+    }
+    let _ = writeln!(w, "{header}\n{rule}");
     for r in rows {
         let p = &r.paper;
-        let _ = write!(w, "| {} | {} | {} {} |", p.what, r.place, p.value, p.unit);
+        let _ = write!(w, "| {} | {} | {} |", p.what, r.place, fmt_paper(p));
         for o in &r.ours {
-            let _ = write!(w, " {} |", fmt_cell(*o, p.quantity));
+            let _ = write!(w, " {} |", fmt_cell(o, p.quantity));
         }
-        let diff = r.primary() - p.value;
-        let _ = writeln!(
+        let _ = write!(
             w,
-            " {}{} | {} |",
-            if diff.is_nan() { "n/a".into() } else { format!("{diff:+.2}") },
-            if r.outside_bound() { " ⚠" } else { "" },
-            r.bound.as_ref().map_or("–", |b| b.1.as_str())
+            " {} | {}{} |",
+            fmt_seeds(r),
+            r.verdict.label(),
+            if r.outside_bound() { " ⚠" } else { "" }
         );
+        if with_bounds {
+            let _ = write!(w, " {} |", r.bound.as_ref().map_or("none", |b| b.1.as_str()));
+        }
+        w.push('\n');
     }
     if rows.iter().any(ComparisonRow::outside_bound) {
         let _ = writeln!(
@@ -183,39 +330,43 @@ fn write_comparison(w: &mut String, study: &Study, rows: &[ComparisonRow]) {
              limit of the bound column; the others are those of other configurations).\n"
         );
     }
-    let _ = writeln!(w, "\n### Where we differ by more than {tolerance_pct} %\n");
-    let gaps: Vec<&ComparisonRow> =
-        rows.iter().filter(|r| !close(r.primary(), r.paper.value, c.tolerance)).collect();
-    if gaps.is_empty() {
-        let _ = writeln!(w, "Nowhere.\n");
+    let _ = writeln!(w, "\n### Verdicts\n");
+    let counts: Vec<String> = Verdict::ALL
+        .iter()
+        .map(|v| format!("{} {}", rows.iter().filter(|r| r.verdict == *v).count(), v.label()))
+        .collect();
+    let _ = writeln!(w, "Of {} rows: {}.\n", rows.len(), counts.join(", "));
+    let others: Vec<&ComparisonRow> = rows.iter().filter(|r| r.verdict != Verdict::Reproduced).collect();
+    if !others.is_empty() {
+        let _ = writeln!(w, "Every row not reproduced, with every column:\n");
     }
-    for r in gaps {
+    for r in others {
         let p = &r.paper;
-        let elsewhere = r.ours.iter().skip(1).any(|o| close(o.0, p.value, c.tolerance))
-            || r.ours.iter().any(|o| o.1.is_some_and(|a| close(a, p.value, c.tolerance)));
-        let ours = match (r.primary().is_nan(), p.quantity) {
-            (false, _) => format!("{:.2}", r.primary()),
-            (true, Quantity::Change { .. }) => "n/a: the base of the change is ≈ 0".to_string(),
-            (true, Quantity::Metric(_)) => "n/a".to_string(),
+        let values: Vec<String> = c
+            .columns
+            .iter()
+            .zip(&r.ours)
+            .map(|(col, o)| format!("{} {} ({} seeds)", col.label, fmt_cell(o, p.quantity), o.seeds))
+            .collect();
+        let reference = r.reference.map_or(String::new(), |v| format!("; reference {v:.2}"));
+        let why = match p.rule {
+            Rule::Declared(_, why) => format!(": {why}"),
+            _ => String::new(),
+        };
+        let bound = if r.outside_bound() {
+            " The published value lies outside what the described mechanism can produce in the paper's \
+             configuration (see the bound)."
+        } else {
+            ""
         };
         let _ = writeln!(
             w,
-            "- {} ({}): paper {} {}, ours {ours}.{}{}",
+            "- {} ({}): paper {}; ours {}{reference}. **{}**{why}.{bound}",
             p.what,
             r.place,
-            p.value,
-            p.unit,
-            if r.outside_bound() {
-                " The published value lies outside what the described mechanism can produce in the paper's \
-                 configuration (see the bound)."
-            } else {
-                ""
-            },
-            if elsewhere {
-                format!(" Another configuration comes within {tolerance_pct} %.")
-            } else {
-                String::new()
-            }
+            fmt_paper(p),
+            values.join(", "),
+            r.verdict.label()
         );
     }
 }
@@ -224,7 +375,7 @@ fn write_comparison(w: &mut String, study: &Study, rows: &[ComparisonRow]) {
 fn write_comparison_table(dir: &Path, study: &Study, rows: &[ComparisonRow]) -> Result<(), String> {
     let mut t = Table::default();
     for r in rows {
-        for (col, (v, alt, ci)) in study.comparison.columns.iter().zip(&r.ours) {
+        for (col, o) in study.comparison.columns.iter().zip(&r.ours) {
             let mut row = vec![
                 ("what".to_string(), table::Cell::Text(r.paper.what.into())),
                 ("where".to_string(), table::Cell::Text(r.place.clone())),
@@ -234,9 +385,9 @@ fn write_comparison_table(dir: &Path, study: &Study, rows: &[ComparisonRow]) -> 
             ];
             // Undefined values are left out of the row: null in the table.
             let numbers = [
-                ("ours", Some(*v)),
-                ("ours_ci95", *ci),
-                ("ours_alternative", *alt),
+                ("ours", Some(o.value)),
+                ("ours_ci95", o.ci95),
+                ("ours_alternative", o.alternative),
                 ("bound", r.bound.as_ref().map(|b| b.0)),
             ];
             for (name, x) in numbers {
@@ -244,13 +395,26 @@ fn write_comparison_table(dir: &Path, study: &Study, rows: &[ComparisonRow]) -> 
                     row.push((name.to_string(), table::Cell::Float(x)));
                 }
             }
+            row.push(("seeds".to_string(), table::Cell::Int(o.seeds as i64)));
+            row.push(("verdict".to_string(), table::Cell::Text(r.verdict.label().into())));
             t.push_row(row);
         }
     }
     t.write_files(dir, "comparison", &[("reproduction", study.name.to_string())])
 }
 
-/// Writes the tables of every metric.
+/// A mean with its 95 % confidence half-width where there is one ("n/a" where no seed
+/// has a value).
+fn fmt_estimate(e: Option<Estimate>, digits: usize) -> String {
+    match e {
+        None => "n/a".into(),
+        Some(Estimate { mean, ci95: Some(h) }) => format!("{mean:.digits$} ± {h:.digits$}"),
+        Some(Estimate { mean, ci95: None }) => format!("{mean:.digits$}"),
+    }
+}
+
+/// Writes the tables of every metric: each mean ± its 95 % confidence half-width, and
+/// no column that is n/a in every row of its table.
 fn write_tables(w: &mut String, results: &Results) {
     let study = results.study;
     let t = &study.tables;
@@ -263,9 +427,7 @@ fn write_tables(w: &mut String, results: &Results) {
                 let _ = writeln!(w, "\n### {}\n", labels.join(", "));
             }
             let titles: Vec<&str> = t.rows.iter().map(|a| study.axis(a).map_or(*a, |a| a.title)).collect();
-            let headers: Vec<&str> = t.columns.iter().map(|c| c.header).collect();
-            let _ = writeln!(w, "| {} | {} |", titles.join(" | "), headers.join(" | "));
-            let _ = writeln!(w, "|{}", "---|".repeat(titles.len() + headers.len()));
+            let mut lines: Vec<(Vec<String>, Vec<String>)> = Vec::new();
             for row in study.combinations(t.rows) {
                 let mut at = vec![(sections.name, section.key)];
                 at.extend(facet.0.iter().copied());
@@ -274,31 +436,38 @@ fn write_tables(w: &mut String, results: &Results) {
                 if results.first(&cell).is_none() {
                     continue;
                 }
-                let mut line: Vec<String> =
-                    row.0.iter().map(|(a, l)| study.label(a, l).to_string()).collect();
+                let keys: Vec<String> = row.0.iter().map(|(a, l)| study.label(a, l).to_string()).collect();
+                let mut values = Vec::new();
                 for col in t.columns {
                     if !col.absent_at.is_empty() && cell.is_at(col.absent_at) {
-                        line.push("n/a".into());
+                        values.push("n/a".into());
                     } else if let Some(prefix) = col.metric.strip_suffix('*') {
                         let parts: Vec<String> = results
                             .family(&cell, prefix)
                             .iter()
                             .map(|m| {
                                 format!(
-                                    "{} {:.d$}",
+                                    "{} {}",
                                     &m[prefix.len()..],
-                                    results.mean(&cell, m),
-                                    d = col.digits
+                                    fmt_estimate(results.estimate(&cell, m), col.digits)
                                 )
                             })
                             .collect();
-                        line.push(parts.join(", "));
+                        values.push(if parts.is_empty() { "n/a".into() } else { parts.join(", ") });
                     } else {
-                        let v = results.mean(&cell, col.metric);
-                        line.push(if v.is_nan() { "n/a".into() } else { format!("{v:.d$}", d = col.digits) });
+                        values.push(fmt_estimate(results.estimate(&cell, col.metric), col.digits));
                     }
                 }
-                let _ = writeln!(w, "| {} |", line.join(" | "));
+                lines.push((keys, values));
+            }
+            let shown: Vec<usize> =
+                (0..t.columns.len()).filter(|&i| lines.iter().any(|(_, v)| v[i] != "n/a")).collect();
+            let headers: Vec<&str> = shown.iter().map(|&i| t.columns[i].header).collect();
+            let _ = writeln!(w, "| {} | {} |", titles.join(" | "), headers.join(" | "));
+            let _ = writeln!(w, "|{}", "---|".repeat(titles.len() + headers.len()));
+            for (keys, values) in lines {
+                let values: Vec<&str> = shown.iter().map(|&i| values[i].as_str()).collect();
+                let _ = writeln!(w, "| {} | {} |", keys.join(" | "), values.join(" | "));
             }
         }
     }
@@ -559,8 +728,8 @@ mod tests {
     use super::*;
     use crate::repro::results::Record;
     use crate::repro::study::{
-        Alternative, Axis, Bound, Column, Comparison, Level, Limit, Measured, MetricDoc, Study, TableColumn,
-        Tables,
+        Alternative, Axis, Bound, Column, Comparison, Level, Limit, Measured, MetricDoc, Rule, Study,
+        TableColumn, Tables, Verdict,
     };
     use crate::scenario::units::Duration;
 
@@ -613,6 +782,7 @@ mod tests {
                         value: 12.0,
                         unit: "%",
                         quantity: Quantity::Metric("loss"),
+                        rule: Rule::VALUE,
                     },
                     PaperNumber {
                         what: "loss change A→B",
@@ -620,6 +790,7 @@ mod tests {
                         value: -50.0,
                         unit: "%",
                         quantity: Quantity::Change { metric: "loss", axis: "scheme", from: "a", to: "b" },
+                        rule: Rule::VALUE,
                     },
                     PaperNumber {
                         what: "loss change A→B at load 1",
@@ -627,6 +798,7 @@ mod tests {
                         value: -50.0,
                         unit: "%",
                         quantity: Quantity::Change { metric: "loss", axis: "scheme", from: "a", to: "b" },
+                        rule: Rule::VALUE,
                     },
                 ],
                 where_axes: &["scheme", "load"],
@@ -732,32 +904,96 @@ mod tests {
         let study = toy();
         let r = toy_results(&study);
         let rows = comparison(&r);
-        // Loss of A at load 2: coarse 10 (± 25.41), fine 11; the limit is 10 < 12: flagged.
+        // Loss of A at load 2: coarse 10 (± 25.41), fine 11 (± 0); the limit is 10 < 12:
+        // flagged. Within 25 % of 12, but the interval is wider than that: not comparable.
         assert_eq!(rows[0].place, "A, load 2");
-        assert_eq!(rows[0].ours[0].0, 10.0);
-        assert_eq!(rows[0].ours[1], (11.0, None, None));
+        assert_eq!(rows[0].ours[0].value, 10.0);
+        assert_eq!(rows[0].ours[1], Ours { value: 11.0, alternative: None, ci95: Some(0.0), seeds: 2 });
         assert_eq!(rows[0].bound.as_ref().unwrap().0, 10.0);
         assert_eq!(rows[0].bound.as_ref().unwrap().1, "≤ 10.0 % without control");
         assert!(rows[0].outside_bound());
+        assert_eq!(rows[0].verdict, Verdict::NotComparable);
         // Change A→B at load 2: coarse 10 → 5 = −50 %; fine 11 → 5 = −54.5 %. The
-        // alternative reads B as A: 0 %.
-        assert_eq!(rows[1].ours[0], (-50.0, Some(0.0), None));
-        assert!((rows[1].ours[1].0 + 54.545).abs() < 0.01);
+        // alternative reads B as A: 0 %. Paired by seed: −4 and −6, mean −5, half-width
+        // 12.706 · 1 = 12.706, or 127 % of the base 10.
+        assert_eq!(rows[1].ours[0].value, -50.0);
+        assert_eq!(rows[1].ours[0].alternative, Some(0.0));
+        assert!((rows[1].ours[0].ci95.unwrap() - 127.06).abs() < 0.01, "{:?}", rows[1].ours[0]);
+        assert_eq!(rows[1].ours[0].seeds, 2);
+        assert!((rows[1].ours[1].value + 54.545).abs() < 0.01);
         assert!(rows[1].bound.is_none());
         // At load 1 the base (0.01) is ≈ 0: no ratio.
-        assert!(rows[2].ours[0].0.is_nan());
-        assert_eq!(fmt_cell(rows[2].ours[0], rows[2].paper.quantity), "n/a (base ≈ 0)");
+        assert!(rows[2].ours[0].value.is_nan());
+        assert_eq!(fmt_cell(&rows[2].ours[0], rows[2].paper.quantity), "n/a (base ≈ 0)");
+        assert_eq!(rows[2].verdict, Verdict::NotComparable);
 
         let mut md = String::new();
         write_comparison(&mut md, &study, &rows);
-        assert!(md.contains("| loss of A | A, load 2 | 12 % | 10.00 ± 25.41 | 11.00 | -2.00 ⚠ | ≤ 10.0 % without control |"), "{md}");
         assert!(
             md.contains(
-                "- loss change A→B at load 1 (load 1): paper -50 %, ours n/a: the base of the change is ≈ 0."
+                "| loss of A | A, load 2 | 12 % | 10.00 ± 25.41 | 11.00 ± 0.00 | 2 | not comparable ⚠ | ≤ 10.0 % without control |"
             ),
             "{md}"
         );
-        assert!(!md.contains("- loss change A→B (load 2)"), "−50 % matches: no gap");
+        assert!(
+            md.contains("Of 3 rows: 0 reproduced, 0 same trend, 0 contradicted, 3 not comparable."),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "- loss change A→B at load 1 (load 1): paper -50 %; ours coarse n/a (base ≈ 0) (2 seeds)"
+            ),
+            "{md}"
+        );
+    }
+
+    /// Every branch of the verdict, worked by hand (tolerance 25 %).
+    #[test]
+    fn verdicts_follow_their_rules() {
+        let o = |value, h| Ours { value, alternative: None, ci95: Some(h), seeds: 5 };
+        let m = Quantity::Metric("x");
+        let ch = Quantity::Change { metric: "x", axis: "a", from: "p", to: "q" };
+        let v = |rule, q, p, ours: Ours, r| verdict(rule, q, p, &ours, r, 0.25);
+        let toward = Rule::Value { from: Some(&[("a", "p")]) };
+        // A value: 2.4 ± 0.1 against 2.5 (band 0.625): reproduced; ± 1 is too wide.
+        assert_eq!(v(Rule::VALUE, m, 2.5, o(2.4, 0.1), None), Verdict::Reproduced);
+        assert_eq!(v(Rule::VALUE, m, 2.5, o(2.4, 1.0), None), Verdict::NotComparable);
+        // 5.0 ± 0.3 against 7.5 (band 1.875): from a reference of 4, towards 7.5: same
+        // trend; from 6, away: contradicted (2.5 − 0.3 > 1.875); without one, too.
+        assert_eq!(v(toward, m, 7.5, o(5.0, 0.3), Some(4.0)), Verdict::SameTrend);
+        assert_eq!(v(toward, m, 7.5, o(5.0, 0.3), Some(6.0)), Verdict::Contradicted);
+        assert_eq!(v(Rule::VALUE, m, 7.5, o(5.0, 0.3), None), Verdict::Contradicted);
+        // 5.5 ± 0.5: the interval reaches within 1.875 of 7.5: not comparable.
+        assert_eq!(v(Rule::VALUE, m, 7.5, o(5.5, 0.5), None), Verdict::NotComparable);
+        // A change of −20 ± 5 % against −50 %: same sign, off by more than 12.5: same
+        // trend; +10 ± 5: contradicted; against 0 %, ±25 points: +10 ± 5 reproduced.
+        assert_eq!(v(Rule::VALUE, ch, -50.0, o(-20.0, 5.0), None), Verdict::SameTrend);
+        assert_eq!(v(Rule::VALUE, ch, -50.0, o(10.0, 5.0), None), Verdict::Contradicted);
+        assert_eq!(v(Rule::VALUE, ch, 0.0, o(10.0, 5.0), None), Verdict::Reproduced);
+        // A direction: above 0.
+        let above = Rule::Beyond { above: true };
+        assert_eq!(v(above, m, 0.0, o(2.0, 1.0), None), Verdict::Reproduced);
+        assert_eq!(v(above, m, 0.0, o(2.0, 3.0), None), Verdict::NotComparable);
+        assert_eq!(v(above, m, 0.0, o(-2.0, 1.0), None), Verdict::Contradicted);
+        assert_eq!(v(Rule::Beyond { above: false }, m, 1.0, o(0.5, 0.2), None), Verdict::Reproduced);
+        // Declared, and no interval (one seed).
+        let declared = Rule::Declared(Verdict::NotComparable, "the model has no such cost");
+        assert_eq!(v(declared, m, f64::NAN, o(1.0, 0.1), None), Verdict::NotComparable);
+        let one = Ours { value: 2.5, alternative: None, ci95: None, seeds: 1 };
+        assert_eq!(verdict(Rule::VALUE, m, 2.5, &one, None, 0.25), Verdict::NotComparable);
+    }
+
+    /// A declaration may name a reference only where its cell exists.
+    #[test]
+    fn a_reference_must_name_a_cell() {
+        let mut study = toy();
+        study.comparison.numbers[0].rule = Rule::Value { from: Some(&[("scheme", "off")]) };
+        assert!(study.check().is_ok(), "{:?}", study.check());
+        study.comparison.numbers[0].rule = Rule::Value { from: Some(&[("scheme", "z")]) };
+        assert!(study.check().unwrap_err().0.contains("no level z"));
+        study.comparison.numbers[1].rule = Rule::Value { from: Some(&[("scheme", "off")]) };
+        study.comparison.numbers[0].rule = Rule::VALUE;
+        assert!(study.check().unwrap_err().0.contains("a change moves from no change"));
     }
 
     #[test]
@@ -767,8 +1003,9 @@ mod tests {
         let mut md = String::new();
         write_tables(&mut md, &r);
         assert!(md.contains("## All metrics: 2"), "{md}");
+        // Off has no loss column: n/a where A and B have one; means ± half-widths.
         assert!(md.contains("| off | n/a |"), "{md}");
-        assert!(md.contains("| A | 10.0 |") && md.contains("| A | 11.0 |"), "{md}");
+        assert!(md.contains("| A | 10.0 ± 25.4 |") && md.contains("| A | 11.0 ± 0.0 |"), "{md}");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use super::study::{
     Alternative, Axis, Bound, Cell, Column, Comparison, Figure, Level, Limit, Measured, MetricDoc,
-    PaperNumber, Quantity, Study, TableColumn, Tables,
+    PaperNumber, Quantity, Rule, Study, TableColumn, Tables,
 };
 use crate::l2::qcn::cp::{QoldUpdate, Sampling};
 use crate::l2::qcn::MulticastScheme;
@@ -495,14 +495,21 @@ fn cnm_figure(
 /// The paper's numbers (Mliki et al. 2016 §4).
 fn paper_numbers() -> Vec<PaperNumber> {
     type At = &'static [(&'static str, &'static str)];
-    let metric =
-        |what, at: At, value, unit, m| PaperNumber { what, at, value, unit, quantity: Quantity::Metric(m) };
+    let metric = |what, at: At, value, unit, m| PaperNumber {
+        what,
+        at,
+        value,
+        unit,
+        quantity: Quantity::Metric(m),
+        rule: Rule::VALUE,
+    };
     let change = |what, at: At, value, m| PaperNumber {
         what,
         at,
         value,
         unit: "%",
         quantity: Quantity::Change { metric: m, axis: "scheme", from: "standard", to: "enhanced" },
+        rule: Rule::VALUE,
     };
     macro_rules! at {
         ($topology:expr, $qeq:literal) => {

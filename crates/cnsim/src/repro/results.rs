@@ -115,9 +115,14 @@ impl<'s> Results<'s> {
 
     /// The finite values of `metric` over the seeds of `cell`.
     pub fn values(&self, cell: &Cell, metric: &str) -> Vec<f64> {
+        self.by_seed(cell, metric).into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// (seed, value) of every seed of `cell` with a finite value of `metric`.
+    pub fn by_seed(&self, cell: &Cell, metric: &str) -> Vec<(u64, f64)> {
         self.runs(cell)
-            .filter_map(|r| r.measured.scalars.iter().find(|(m, _)| m == metric).map(|(_, v)| *v))
-            .filter(|v| v.is_finite())
+            .filter_map(|r| r.measured.scalars.iter().find(|(m, _)| m == metric).map(|(_, v)| (r.seed, *v)))
+            .filter(|(_, v)| v.is_finite())
             .collect()
     }
 

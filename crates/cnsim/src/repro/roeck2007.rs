@@ -12,7 +12,7 @@
 
 use super::study::{
     Axis, Cell, CellSeries, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity,
-    Study, TableColumn, Tables,
+    Rule, Study, TableColumn, Tables,
 };
 use crate::engine::PS_PER_MS;
 use crate::metrics::summary::Summary;
@@ -262,6 +262,7 @@ fn paper_numbers() -> Vec<PaperNumber> {
         value,
         unit: "Gbit/s",
         quantity: Quantity::Metric(metric),
+        rule: Rule::VALUE,
     };
     vec![
         n("fair share of source 1 (reference §9.1)", "baseline", 2.5, "gbps_hot/n1"),
@@ -336,7 +337,7 @@ pub fn study() -> Study {
         tolerance: 0.25,
         note: "The seed states fair allocations, not measurements: each row is the max-min fair rate of a \
                flow next to the throughput it got over the whole run (start-up included) under each protocol; \
-               the difference is ECM with the first parameter set against the fair rate, ± the 95 % confidence \
+               the verdict judges ECM with the first parameter set against the fair rate, ± the 95 % confidence \
                interval over seeds. Every protocol column is the first parameter set.",
     };
     let tables = Tables {

@@ -9,7 +9,7 @@
 //! marking) and the sources' MECN for RFC 3168 ECN ([`as_ared`]).
 
 use super::study::{
-    Axis, Cell, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity, Study,
+    Axis, Cell, Column, Comparison, Figure, Level, Measured, MetricDoc, PaperNumber, Quantity, Rule, Study,
     TableColumn, Tables,
 };
 use crate::engine::PS_PER_S;
@@ -158,6 +158,7 @@ fn paper_numbers() -> Vec<PaperNumber> {
         value,
         unit,
         quantity: Quantity::Metric(metric),
+        rule: Rule::VALUE,
     };
     let mut v = vec![
         n(

@@ -114,6 +114,71 @@ impl Quantity {
     }
 }
 
+/// How our value stands to a paper number (see [`Rule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Within the rule's tolerance of the paper's value, or on its stated side.
+    Reproduced,
+    /// Moved the way the paper's value did, by a size outside the tolerance.
+    SameTrend,
+    /// Beyond the tolerance, or on the other side, by more than our confidence interval.
+    Contradicted,
+    /// Not settled by our runs: no value, fewer than two seeds, a confidence interval
+    /// across the tolerance's edge, or a reason the declaration gives.
+    NotComparable,
+}
+
+impl Verdict {
+    /// Every verdict, in report order.
+    pub const ALL: [Verdict; 4] =
+        [Verdict::Reproduced, Verdict::SameTrend, Verdict::Contradicted, Verdict::NotComparable];
+
+    /// The verdict in the report.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Reproduced => "reproduced",
+            Verdict::SameTrend => "same trend",
+            Verdict::Contradicted => "contradicted",
+            Verdict::NotComparable => "not comparable",
+        }
+    }
+}
+
+/// What decides a paper number's verdict, from our value in the comparison's first
+/// column (mean m over seeds, 95 % confidence half-width h) and the paper's value p, with
+/// the comparison's tolerance τ. The band around p is τ·|p|; against p = 0 it is τ·100
+/// percentage points for a [`Quantity::Change`] and 0.05 (in the metric's unit) for a
+/// metric.
+#[derive(Clone, Copy, Debug)]
+pub enum Rule {
+    /// A value the paper states. Reproduced where |m − p| and h are both within the
+    /// band; same trend where m moved from a reference towards p and the interval
+    /// excludes the reference (a change: from no change, with p's sign; a metric: from
+    /// its value at `from`, the paper number's coordinates with `from` laid over them,
+    /// where given); contradicted where the whole interval lies outside the band; not
+    /// comparable otherwise.
+    Value {
+        /// Coordinates of the reference a metric moves from (e.g. no congestion control).
+        from: Option<At>,
+    },
+    /// A direction the paper states: our value above (`above`) or below p, a threshold
+    /// (0: "it increases"; 1: "more than the other"). Reproduced where the whole interval
+    /// lies on that side, contradicted where it lies wholly on the other, not comparable
+    /// where it contains p (the difference is within noise).
+    Beyond {
+        /// Whether the paper says above.
+        above: bool,
+    },
+    /// Decided by the declaration, for a claim no number of ours settles (e.g. a cost the
+    /// model does not have), with the reason.
+    Declared(Verdict, &'static str),
+}
+
+impl Rule {
+    /// A stated value without a reference.
+    pub const VALUE: Rule = Rule::Value { from: None };
+}
+
 /// A number the paper states.
 #[derive(Clone, Copy, Debug)]
 pub struct PaperNumber {
@@ -128,6 +193,8 @@ pub struct PaperNumber {
     pub unit: &'static str,
     /// How we compute it.
     pub quantity: Quantity,
+    /// What decides its verdict.
+    pub rule: Rule,
 }
 
 /// A column of the comparison table: our value in one configuration.
@@ -187,7 +254,8 @@ pub struct Comparison {
     pub alternative: Option<Alternative>,
     /// Limits of the mechanism.
     pub bounds: &'static [Bound],
-    /// Relative difference within which we call a value close (0.25 = 25 %).
+    /// Relative difference within which a value is reproduced (0.25 = 25 %; see
+    /// [`Rule`]).
     pub tolerance: f64,
     /// What the table's columns mean, for the report.
     pub note: &'static str,
@@ -474,6 +542,19 @@ impl Study {
                     .map_err(|e| fail(format!("paper number \"{}\" in column {}", p.what, col.label), e))?;
             }
             metric(format!("paper number \"{}\"", p.what), p.quantity.metric())?;
+            if let (Rule::Value { from: Some(from) }, Some(first)) = (p.rule, c.columns.first()) {
+                let mut at: Vec<_> = first.at.to_vec();
+                at.extend_from_slice(p.at);
+                at.extend_from_slice(from);
+                if let Quantity::Change { .. } = p.quantity {
+                    return Err(DeclarationError(format!(
+                        "{}: paper number \"{}\": a change moves from no change, not from a reference",
+                        self.name, p.what
+                    )));
+                }
+                self.cell_at(&at)
+                    .map_err(|e| fail(format!("reference of paper number \"{}\"", p.what), e))?;
+            }
         }
         if let Some(a) = c.alternative {
             self.check_at(&[(a.axis, a.level), (a.axis, a.with)])
