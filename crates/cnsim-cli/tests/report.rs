@@ -116,16 +116,19 @@ fn reports_render_in_a_browser() {
     assert!(pdf.starts_with(b"%PDF-"));
 
     // A second reproduction on the same framework: Roeck 2007, 17 cells per test (7
-    // protocols under 2 parameter sets, 3 under one).
+    // protocols under 2 parameter sets, 3 under one), 15 on test 1 with frames to random
+    // nodes (no FECN or FECN-B).
     let o = cnsim(&root, &["reproduce", "roeck2007", "--quick", "--seeds", "1", "--out", "roeck", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_report(&root.join("roeck/report.html"), None);
     let rows = std::fs::read_to_string(root.join("roeck/results.csv")).unwrap().lines().count() - 1;
-    assert_eq!(rows, 8 * 17, "8 tests × 17 cells × 1 seed");
+    assert_eq!(rows, 10 * 17 + 15, "11 tests, 185 cells × 1 seed");
     let cmp = std::fs::read_to_string(root.join("roeck/comparison.csv")).unwrap();
-    assert_eq!(cmp.lines().count() - 1, 12 * 10, "12 fair shares × 10 configurations");
+    assert_eq!(cmp.lines().count() - 1, 191 * 2, "191 numbers and claims × 2 parameter sets");
+    let md = std::fs::read_to_string(root.join("roeck/report.md")).unwrap();
+    assert!(md.contains("| seeds | verdict |") && md.contains("### Verdicts"), "a verdict per row");
     let per_cell = std::fs::read_dir(root.join("roeck/figures/cells")).unwrap().count();
-    assert_eq!(per_cell, 136 * 2, "queues and throughput of every cell");
+    assert_eq!(per_cell, 185 * 2, "queues and throughput of every cell");
 
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();
