@@ -8,7 +8,7 @@ use std::path::Path;
 use super::results::{Estimate, Results};
 use super::study::{Cell, Figure, PaperNumber, Quantity, Rule, Study, Verdict};
 use crate::metrics::TimeSeries;
-use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Step};
+use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Role, Step};
 use crate::sweep::table::{self, Table};
 
 /// Relative change from `a` to `b`, %; undefined (NaN) against a base near zero (below
@@ -490,6 +490,8 @@ struct SeriesDrawing<'a> {
     rebin: usize,
     /// A dashed reference line (label, value).
     reference: Option<(&'a str, f64)>,
+    /// Per column, a dashed line in its colour (label, one value or none per column).
+    shares: Option<(&'a str, Vec<Option<f64>>)>,
     style: ChartStyle,
 }
 
@@ -498,14 +500,25 @@ fn draw_series(path: &Path, caption: &str, ts: &TimeSeries, how: &SeriesDrawing)
     let (xs, ys) = rebin(ts, how.rebin);
     let ys: Vec<Vec<f64>> = ys.into_iter().map(|c| c.into_iter().map(|v| v * how.scale).collect()).collect();
     let reference_ys = how.reference.map(|(_, v)| vec![v; xs.len()]);
+    let share_ys: Vec<(usize, Vec<f64>)> = how
+        .shares
+        .iter()
+        .flat_map(|(_, values)| values.iter().enumerate())
+        .filter_map(|(i, v)| v.map(|v| (i, vec![v; xs.len()])))
+        .collect();
     let mut lines: Vec<Line> = ts
         .columns
         .iter()
         .zip(&ys)
-        .map(|(c, ys)| Line { label: &c.name, xs: &xs, ys, reference: false })
+        .map(|(c, ys)| Line { label: &c.name, xs: &xs, ys, role: Role::Data })
         .collect();
     if let (Some((label, _)), Some(ys)) = (how.reference, &reference_ys) {
-        lines.push(Line { label, xs: &xs, ys, reference: true });
+        lines.push(Line { label, xs: &xs, ys, role: Role::Reference });
+    }
+    if let Some((label, _)) = how.shares {
+        for (i, ys) in &share_ys {
+            lines.push(Line { label, xs: &xs, ys, role: Role::ReferenceOf(*i) });
+        }
     }
     line_chart(path, caption, "time (s)", how.y_label, &lines, how.style)
 }
@@ -544,8 +557,19 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                         }
                     })
                     .collect();
-                let cats: Vec<String> =
-                    axis.levels.iter().map(|l| format!("{} {}", axis.title, l.label)).collect();
+                let cats: Vec<String> = axis
+                    .levels
+                    .iter()
+                    .map(|l| {
+                        // "test 1: ..." needs no "test" before it.
+                        let named = l.label.to_lowercase().starts_with(&axis.title.to_lowercase());
+                        if named {
+                            l.label.to_string()
+                        } else {
+                            format!("{} {}", axis.title, l.label)
+                        }
+                    })
+                    .collect();
                 let file = format!("{file}.svg");
                 bar_chart(&dir.join(&file), caption, &cats, y_label, &bars, *y_max)?;
                 write_pdf(&dir.join(&file))?;
@@ -573,7 +597,7 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                     })
                     .collect();
                 let lines: Vec<Line> =
-                    curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, reference: false }).collect();
+                    curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, role: Role::Data }).collect();
                 let file = format!("{file}.svg");
                 let style = ChartStyle { step: Step::None, worst_is_lowest: false };
                 line_chart(&dir.join(&file), caption, x.1, y.1, &lines, style)?;
@@ -602,6 +626,7 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                     scale: *scale,
                     rebin: *k,
                     reference: *reference,
+                    shares: None,
                     style: ChartStyle { step: *step, worst_is_lowest: *worst_is_lowest },
                 };
                 draw_series(&dir.join(&file), caption, ts, &how)?;
@@ -707,11 +732,19 @@ fn write_every_cell(w: &mut String, dir: &Path, results: &Results) -> Result<(),
             };
             let file = format!("{name}-{}.svg", spec.title);
             let caption = format!("{}, {name}, seed {}", spec.title, record.seed);
+            let shares = spec.share.map(|(label, prefix)| {
+                let of = |column: &str| {
+                    let name = format!("{prefix}{column}");
+                    record.measured.scalars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+                };
+                (label, ts.columns.iter().map(|c| of(&c.name)).collect())
+            });
             let how = SeriesDrawing {
                 y_label: spec.y_label,
                 scale: spec.scale,
                 rebin: 1,
                 reference: None,
+                shares,
                 style: ChartStyle { step: spec.step, worst_is_lowest: spec.worst_is_lowest },
             };
             draw_series(&cells_dir.join(&file), &caption, ts, &how)?;

@@ -804,6 +804,7 @@ pub fn study() -> Study {
                 y_label: "frames",
                 step: crate::report::plot::Step::None,
                 worst_is_lowest: false,
+                share: None,
             },
             CellSeries {
                 series: "throughput",
@@ -812,6 +813,7 @@ pub fn study() -> Study {
                 y_label: "Gbit/s",
                 step: crate::report::plot::Step::Before,
                 worst_is_lowest: true,
+                share: Some(("max-min fair share (run mean)", "fair_gbps_")),
             },
         ],
         intro: INTRO,

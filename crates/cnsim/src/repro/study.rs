@@ -367,6 +367,9 @@ pub struct CellSeries {
     pub step: Step,
     /// Name the lowest series rather than the highest in a summary view.
     pub worst_is_lowest: bool,
+    /// A dashed line per column at the measured scalar named by this prefix and the
+    /// column's name, already in the y unit (label, prefix): a flow's fair share.
+    pub share: Option<(&'static str, &'static str)>,
 }
 
 /// The whole declaration of a reproduction.
