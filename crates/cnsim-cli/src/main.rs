@@ -544,14 +544,20 @@ fn cmd_run(
     if !quiet {
         let t = done.timing();
         let c = &done.sim.counters();
+        // Frames a source's own queue refused never entered the network: said apart.
+        let at_sources = if c.dropped_at_sources > 0 {
+            format!(", {} dropped at their sources", c.dropped_at_sources)
+        } else {
+            String::new()
+        };
         eprintln!(
-            "{}: {:.3} s simulated in {:.2} s wall ({:.1} M events/s); {} frames delivered, {} dropped -> {}",
+            "{}: {:.3} s simulated in {:.2} s wall ({:.1} M events/s); {} frames delivered, {} lost in the network{at_sources} -> {}",
             s.name,
             s.duration.0 as f64 / 1e12,
             t.wall_s,
             t.events_per_s / 1e6,
             c.delivered,
-            c.dropped,
+            c.dropped - c.dropped_at_sources,
             dir.display()
         );
     }

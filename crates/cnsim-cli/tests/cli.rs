@@ -4,9 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-mod common;
-
-use common::{cnsim, stderr, EXIT_INPUT};
+use crate::common::{cnsim, stderr, EXIT_INPUT};
 
 /// A fresh directory under the system temporary directory, removed when dropped.
 struct TempDir(PathBuf);

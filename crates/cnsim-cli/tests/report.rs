@@ -4,9 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-
-use common::{cnsim, stderr};
+use crate::common::{cnsim, stderr};
 
 const SMALL: &str = r#"
 name = "small"
@@ -90,13 +88,15 @@ fn reports_render_in_a_browser() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     check_report(&root.join("run/report.html"), Some(3));
 
-    // A sweep writes its report itself: 7 key figures against the swept rate.
+    // A sweep writes its report itself: 8 key figures against the swept rate (all but
+    // the frame counts: throughput, both fairness indices, network loss, frames lost
+    // and dropped at sources, delay, queue).
     let o = cnsim(
         &root,
         &["sweep", "s.toml", "--grid", "traffic[0].rate=[200,400]Mbps", "--repeat", "2", "--out", "sw", "-q"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    check_report(&root.join("sw/report.html"), Some(7));
+    check_report(&root.join("sw/report.html"), Some(8));
 
     // A reproduction writes report.html beside report.md, and one row per run.
     let o = cnsim(&root, &["reproduce", "mliki2016", "--quick", "--seeds", "1", "--out", "rep", "-q"]);
@@ -133,7 +133,7 @@ fn reports_render_in_a_browser() {
     // Not a cnsim directory: a clear error, nothing written.
     std::fs::create_dir_all(root.join("other")).unwrap();
     let o = cnsim(&root, &["report", "other"]);
-    assert_eq!(o.status.code(), Some(common::EXIT_INPUT));
+    assert_eq!(o.status.code(), Some(crate::common::EXIT_INPUT));
     assert!(stderr(&o).contains("neither a run directory"), "{}", stderr(&o));
     assert!(!root.join("other/report.html").exists());
     let _ = std::fs::remove_dir_all(&root);

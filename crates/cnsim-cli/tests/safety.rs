@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-mod common;
-
-use common::{cnsim, stderr, EXIT_INPUT};
+use crate::common::{cnsim, stderr, EXIT_INPUT};
 
 /// A small, fast scenario with every output kind.
 const SMALL: &str = r#"

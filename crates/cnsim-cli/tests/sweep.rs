@@ -4,9 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod common;
-
-use common::{cnsim, stderr, EXIT_INPUT};
+use crate::common::{cnsim, stderr, EXIT_INPUT};
 
 /// A small scenario: two senders into one receiver, Poisson traffic (so seeds matter).
 const SMALL: &str = r#"

@@ -594,3 +594,28 @@ switches = { xoff = "40 frames", xon = "20 frames" }
     let gbps = delivered as f64 * 8.0 / 0.02 / 1e9;
     assert!(gbps > 9.9, "{gbps} Gbit/s into c");
 }
+
+/// A link kept busy by 1500-byte frames (1.2 µs at 10 Gbit/s), sampled every 1 µs:
+/// counting a frame when it starts would give some intervals two frames (2.4); counting
+/// the bits serialized within each interval gives 1 once the link is busy, never more.
+/// Hand-worked: the first frame starts at 0, so the first interval holds 10 000 of its
+/// 12 000 bits, a full link.
+#[test]
+fn utilisation_counts_the_bits_serialized_within_each_interval() {
+    let text = THREE_HOP.replace("stop = \"2us\"", "stop = \"200us\"").replace(
+        "duration = \"1ms\"",
+        "duration = \"100us\"\n[metrics]\ninterval = \"1us\"\nqueues = [\"h1->s1\", \"s1->s2\"]",
+    );
+    let s = run(&text);
+    let u = &s.recorder().utilisation;
+    let host = &u.columns.iter().find(|c| c.name == "h1->s1").unwrap().values;
+    assert!(host.iter().all(|&v| v <= 1.0), "{host:?}");
+    assert!(host.iter().all(|&v| (v - 1.0).abs() < 1e-9), "a busy 10G link: {host:?}");
+    // The 1 Gbit/s link after s1 starts when the first frame has crossed h1->s1 and s1
+    // (1.2 + 2 + 1 µs): 4.2 µs in, it has sent 0.8 µs × 1 Gbit/s = 800 bits of the
+    // 1 µs interval ending at 5 µs.
+    let slow = &u.columns.iter().find(|c| c.name == "s1->s2").unwrap().values;
+    assert_eq!(slow[..4], [0.0; 4]);
+    assert!((slow[4] - 0.8).abs() < 1e-9, "{:?}", &slow[..8]);
+    assert!(slow[5..].iter().all(|&v| (v - 1.0).abs() < 1e-9));
+}

@@ -23,7 +23,8 @@ pub struct Recorder {
     /// Utilisation of every recorded port's link over the previous interval (bytes sent
     /// × 8 ÷ interval ÷ rate).
     pub utilisation: TimeSeries,
-    last_sent: Vec<u64>,
+    /// Per recorded port, the bits of its classes' frames serialized by the last sample.
+    last_served_bits: Vec<u64>,
     /// Flows whose throughput is recorded.
     pub flow_ids: Vec<u32>,
     /// Delivered throughput per recorded flow over the previous interval, bit/s.
@@ -57,6 +58,22 @@ fn average(net: &Network, p: PortId) -> Option<f64> {
     net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.average())
 }
 
+/// Bits of the port's class frames serialized by `now`: those of every frame it started,
+/// less what is left to send of the one on the wire. Counting a frame whole when it
+/// starts would put a frame that straddles two samples in the first interval, and a
+/// busy link above 1.
+fn served_bits(port: &crate::net::Port, now: Time) -> u64 {
+    let started: u64 = port.classes.queues().map(|q| q.stats.sent_bytes).sum::<u64>() * 8;
+    let left = match port.classes.serializing_size() {
+        Some(size) if port.busy_until > now => {
+            let bits = u128::from(port.busy_until - now) * u128::from(port.rate_bps);
+            (bits.div_ceil(u128::from(crate::engine::PS_PER_S)) as u64).min(u64::from(size) * 8)
+        }
+        _ => 0,
+    };
+    started - left
+}
+
 impl Recorder {
     /// A recorder for the given ports and flows.
     pub fn new(
@@ -72,7 +89,7 @@ impl Recorder {
             "fraction of the link",
             queue_ports.iter().map(|&p| net.port_name(p)),
         );
-        let last_sent = vec![0; queue_ports.len()];
+        let last_served_bits = vec![0; queue_ports.len()];
         let avg_ports: Vec<PortId> =
             queue_ports.iter().copied().filter(|&p| average(net, p).is_some()).collect();
         let avg_queues =
@@ -87,7 +104,7 @@ impl Recorder {
             avg_queues,
             avg_ports,
             utilisation,
-            last_sent,
+            last_served_bits,
             flow_ids,
             throughput,
             rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
@@ -140,10 +157,13 @@ impl Recorder {
         for (i, &p) in self.queue_ports.iter().enumerate() {
             let port = &net.ports[p as usize];
             self.queues.columns[i].values.push(port.classes.backlog() as f64);
-            let sent: u64 = port.classes.queues().map(|q| q.stats.sent_bytes).sum();
-            let delta = sent - self.last_sent[i];
-            self.last_sent[i] = sent;
-            self.utilisation.columns[i].values.push(delta as f64 * 8.0 / secs / port.rate_bps as f64);
+            let served = served_bits(port, now);
+            let delta = served.saturating_sub(self.last_served_bits[i]);
+            self.last_served_bits[i] = served;
+            // Rounding the frame on the wire to whole bits can put one bit too many in
+            // an interval.
+            let fraction = delta as f64 / secs / port.rate_bps as f64;
+            self.utilisation.columns[i].values.push(fraction.min(1.0));
         }
         if !self.avg_ports.is_empty() {
             self.avg_queues.times_s.push(t);

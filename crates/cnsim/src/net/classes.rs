@@ -193,6 +193,13 @@ impl Classes {
         self.on_wire_size = size;
     }
 
+    /// The size of the frame of a class the port last started serializing (none after a
+    /// link-local frame such as PAUSE); it is on the wire while the transmitter is busy.
+    #[inline]
+    pub fn serializing_size(&self) -> Option<u32> {
+        (self.on_wire_class != u8::MAX).then_some(self.on_wire_size)
+    }
+
     /// What class `class` holds beyond its waiting frames under the occupancy
     /// convention, as (frames, bytes): the frame being serialized, while the transmitter
     /// is busy (`busy`), if it is of this class and the convention counts it.

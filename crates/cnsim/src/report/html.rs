@@ -19,27 +19,39 @@ pub struct KeyFigures {
     pub created: f64,
     /// Frames delivered to hosts.
     pub delivered: f64,
-    /// Frames dropped anywhere.
-    pub dropped: f64,
-    /// Dropped over created.
-    pub loss_ratio: f64,
-    /// Jain's fairness index of the flows' throughput; none without flows.
+    /// Frames lost after leaving their source: egress queues, no route, host inputs,
+    /// lossy links.
+    pub lost_in_network: f64,
+    /// Frames their source's rate limiter refused, its queue full: offered beyond what
+    /// the source may send, never in the network.
+    pub dropped_at_sources: f64,
+    /// Lost in the network over the frames that entered it.
+    pub network_loss_ratio: f64,
+    /// Jain's index of the flows' raw throughputs; none without flows.
     pub jain_index: Option<f64>,
+    /// Jain's index of each flow's throughput over its max-min fair rate (the summary's
+    /// `maxmin_fairness`); none where the summary has none.
+    pub maxmin_fairness: Option<f64>,
     /// Mean one-way delay over every delivered data frame, s.
     pub mean_delay_s: f64,
     /// The largest time-weighted mean queue length over all queues, frames.
     pub max_mean_queue_frames: f64,
 }
 
+/// Number of key figures.
+pub const KEY_FIGURES: usize = 10;
+
 /// What each key figure means, in the order reports show them: (name, unit, definition).
-pub const DEFINITIONS: [(&str, &str, &str); 8] = [
+pub const DEFINITIONS: [(&str, &str, &str); KEY_FIGURES] = [
     ("throughput", "Mbit/s", "delivered bits of every flow over the run's duration, summed (a multicast flow counts each receiver's copy)"),
-    ("delivered", "frames", "frames consumed by hosts (data and control)"),
-    ("dropped", "frames", "frames dropped anywhere: full egress queues, full source limiters, no route, full host inputs"),
-    ("loss ratio", "%", "dropped frames over created frames"),
-    ("Jain index", "", "(Σx)² / (n·Σx²) over the flows' throughputs x: 1 when all flows get the same, 1/n when one takes all"),
+    ("fairness vs max-min", "", "Jain's index of each flow's throughput over its max-min fair rate: 1 when every flow gets its fair share, whatever the shares are"),
+    ("Jain index of throughputs", "", "(Σx)² / (n·Σx²) over the flows' raw throughputs x: 1 when all flows get the same; below 1 also where the fair shares differ (flows over different bottlenecks)"),
+    ("network loss", "%", "frames lost in the network over the frames that entered it (created less those dropped at their sources)"),
+    ("lost in the network", "frames", "frames lost after leaving their source: full egress queues, no route, full host inputs, lossy links"),
+    ("dropped at sources", "frames", "frames their source's rate limiter refused, its queue full (a QCN reaction point holding the source below what it offers): never sent, so not lost in the network"),
     ("mean delay", "µs", "one-way delay from a frame's creation at its source to its delivery, averaged over every delivered data frame"),
     ("max mean queue", "frames", "the largest time-weighted mean length of any egress queue (waiting frames, as configured by queues.occupancy)"),
+    ("delivered", "frames", "frames consumed by hosts (data and control)"),
     ("created", "frames", "frames created: by sources, multicast copies, and control frames (CNM, PAUSE)"),
 ];
 
@@ -74,13 +86,18 @@ impl KeyFigures {
         }
         let created = num(summary, &["frames", "created"]);
         let dropped = num(summary, &["frames", "dropped"]);
+        let dropped_at_sources = num(summary, &["frames", "dropped_at_sources"]);
+        let lost_in_network = dropped - dropped_at_sources;
+        let entered = created - dropped_at_sources;
         KeyFigures {
             throughput_bps: sum,
             created,
             delivered: num(summary, &["frames", "delivered"]),
-            dropped,
-            loss_ratio: if created > 0.0 { dropped / created } else { 0.0 },
+            lost_in_network,
+            dropped_at_sources,
+            network_loss_ratio: if entered > 0.0 { lost_in_network / entered } else { 0.0 },
             jain_index,
+            maxmin_fairness: summary.get("maxmin_fairness").and_then(Value::as_f64),
             mean_delay_s: if delivered_data > 0.0 { delay_weighted / delivered_data } else { 0.0 },
             max_mean_queue_frames: list(summary, "queues")
                 .iter()
@@ -91,15 +108,17 @@ impl KeyFigures {
 
     /// The figures in the order of [`DEFINITIONS`], in the units shown there (`None`:
     /// not defined for this run).
-    pub fn shown(&self) -> [Option<f64>; 8] {
+    pub fn shown(&self) -> [Option<f64>; KEY_FIGURES] {
         [
             Some(self.throughput_bps / 1e6),
-            Some(self.delivered),
-            Some(self.dropped),
-            Some(self.loss_ratio * 100.0),
+            self.maxmin_fairness,
             self.jain_index,
+            Some(self.network_loss_ratio * 100.0),
+            Some(self.lost_in_network),
+            Some(self.dropped_at_sources),
             Some(self.mean_delay_s * 1e6),
             Some(self.max_mean_queue_frames),
+            Some(self.delivered),
             Some(self.created),
         ]
     }
@@ -284,7 +303,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     Ok(dir.join("report.html"))
 }
 
-fn key_figure_table(rows: &[(String, [Option<f64>; 8])]) -> String {
+fn key_figure_table(rows: &[(String, [Option<f64>; KEY_FIGURES])]) -> String {
     let mut s = String::from("<table><tr><th></th>");
     for (name, unit, _) in DEFINITIONS {
         let _ = write!(s, "<th>{}</th>", escape(&labelled(name, unit)));
@@ -355,13 +374,13 @@ fn run_report(dir: &Path) -> Result<String, String> {
         let _ = writeln!(b, "<h2>Flows{}</h2>", escape(&note));
         b.push_str(
             "<table><tr><th>flow</th><th>from</th><th>to</th><th>throughput (Mbit/s)</th>\
-             <th>mean delay (µs)</th><th>delivered</th><th>dropped</th></tr>\n",
+             <th>mean delay (µs)</th><th>delivered</th><th>lost in the network</th><th>dropped at the source</th></tr>\n",
         );
         for f in flows {
             let s = |k: &str| escape(f.get(k).and_then(Value::as_str).unwrap_or(""));
             let _ = writeln!(
                 b,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 s("name"),
                 s("src"),
                 s("dst"),
@@ -369,6 +388,7 @@ fn run_report(dir: &Path) -> Result<String, String> {
                 fmt_num(Some(num(f, &["mean_delay_s"]) * 1e6)),
                 fmt_num(Some(num(f, &["delivered_frames"]))),
                 fmt_num(Some(num(f, &["dropped_frames"]))),
+                fmt_num(Some(num(f, &["source_dropped_frames"]))),
             );
         }
         b.push_str("</table>\n");
@@ -514,7 +534,8 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
     if let Some((first_key, first_values)) = axes.first() {
         let numeric: Option<Vec<f64>> = first_values.iter().map(|v| leading_number(v)).collect();
         b.push_str("<h2>Figures</h2>\n");
-        for (i, (name, unit, def)) in DEFINITIONS.iter().enumerate().take(7) {
+        // Every figure but the two frame counts at the end.
+        for (i, (name, unit, def)) in DEFINITIONS.iter().enumerate().take(KEY_FIGURES - 2) {
             let mut series: Vec<ErrorSeries> = Vec::new();
             for (values, figs) in &points {
                 let label = if values.len() > 1 {
@@ -715,8 +736,10 @@ mod tests {
     #[test]
     fn key_figures_by_hand() {
         // Two flows at 1 and 3 Gbit/s: Jain = 16 / (2 · 10) = 0.8; delay weighted by frames.
+        // 50 dropped, 30 of them by their sources: 20 lost of the 170 that entered.
         let v: Value = serde_json::from_str(
-            r#"{"frames": {"created": 200, "delivered": 150, "dropped": 50},
+            r#"{"frames": {"created": 200, "delivered": 150, "dropped": 50, "dropped_at_sources": 30},
+                "maxmin_fairness": 0.97,
                 "flows": [{"throughput_bps": 1e9, "delivered_frames": 50, "mean_delay_s": 1e-5},
                           {"throughput_bps": 3e9, "delivered_frames": 100, "mean_delay_s": 4e-5}],
                 "queues": [{"mean_frames": 2.5}, {"mean_frames": 7.0}]}"#,
@@ -725,10 +748,17 @@ mod tests {
         let k = KeyFigures::of(&v);
         assert_eq!(k.throughput_bps, 4e9);
         assert_eq!(k.jain_index, Some(0.8));
-        assert_eq!(k.loss_ratio, 0.25);
+        assert_eq!(k.maxmin_fairness, Some(0.97), "both indices, each labelled");
+        assert_eq!((k.lost_in_network, k.dropped_at_sources), (20.0, 30.0));
+        assert_eq!(k.network_loss_ratio, 20.0 / 170.0);
         assert!((k.mean_delay_s - 3e-5).abs() < 1e-15);
         assert_eq!(k.max_mean_queue_frames, 7.0);
-        assert_eq!(KeyFigures::of(&serde_json::json!({})).jain_index, None);
+        let none = KeyFigures::of(&serde_json::json!({}));
+        assert_eq!((none.jain_index, none.maxmin_fairness), (None, None));
+        assert_eq!(
+            DEFINITIONS.map(|d| d.0)[..3],
+            ["throughput", "fairness vs max-min", "Jain index of throughputs"]
+        );
     }
 
     #[test]
