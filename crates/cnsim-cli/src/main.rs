@@ -531,6 +531,10 @@ fn cmd_run(
         Ok(d) => d,
         Err(e) => return fail_after(&e, signals),
     };
+    // Said even with -q: a setting that did nothing makes the results mean something else.
+    for w in scenario::warnings(&s, &done.sim, &scenario::display_name(path)) {
+        eprintln!("warning: {w}");
+    }
     if !quiet && std::io::stderr().is_terminal() && done.wall.as_secs_f64() > 1.0 {
         eprintln!("writing results to {}…", dir.display());
     }
@@ -578,6 +582,9 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
                 sim.flows().len(),
                 s.duration.0 as f64 / 1e12
             );
+            for w in scenario::warnings(&s, &sim, &scenario::display_name(path)) {
+                eprintln!("warning: {w}");
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail(&RunError::Scenario(e)),

@@ -222,3 +222,24 @@ fn show_prints_a_bundled_scenario_that_validates_as_a_file() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no bundled scenario named \"no-such\"; expected one of dumbbell-cbr-64"), "{err}");
 }
+
+/// A setting that does nothing is said by `validate` and by `run` (even with -q), and
+/// kept in summary.json; the exit code stays 0.
+#[test]
+fn settings_without_effect_are_warned_about() {
+    let dir = TempDir::new("warn");
+    let text = "name = \"w\"\nduration = \"1ms\"\n[topology.dumbbell]\nsenders = 2\n\
+                sender_link = { rate = \"10Gbps\", delay = \"1us\" }\nbottleneck = { rate = \"10Gbps\", delay = \"1us\" }\n\
+                receiver_link = { rate = \"10Gbps\", delay = \"1us\" }\n[[traffic]]\nname = \"a\"\nkind = \"cbr\"\n\
+                from = \"s1\"\nto = \"d1\"\nrate = \"1Gbps\"\npriority = 7\n";
+    dir.write("w.toml", text);
+    let o = cnsim(dir.path(), &["validate", "w.toml"]);
+    assert_eq!(o.status.code(), Some(0));
+    let warning = "warning: w.toml: traffic[0].priority: 7 has no effect";
+    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    let o = cnsim(dir.path(), &["run", "w.toml", "--out", "r", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(dir.path().join("r/summary.json")).unwrap();
+    assert!(summary.contains("\"warnings\"") && summary.contains("traffic[0].priority: 7 has no effect"));
+}

@@ -1301,3 +1301,38 @@ fn link_loss_out_of_range() {
     let e = error_of(&format!("{DUMBBELL}\n[queues]\nports = [{{ port = \"r9->r2\", loss = 0.1 }}]\n"), &[]);
     assert_located(&e, "queues.ports[0].port", &["r9->r2"]);
 }
+
+/// The warnings of a valid scenario, as "key path: message".
+fn warnings_of(text: &str, overrides: &[&str]) -> Vec<String> {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let s = scenario::parse(text, FILE, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let sim = scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+    scenario::warnings(&s, &sim, FILE).iter().map(|w| format!("{}: {}", w.path, w.message)).collect()
+}
+
+/// A priority with one class per port selects nothing (a 9 Gbit/s priority-7 flow
+/// beside a 10 Gbit/s one would lose most of its frames without a word).
+#[test]
+fn a_priority_without_classes_is_a_warning() {
+    let w = warnings_of(DUMBBELL, &["traffic[0].priority=7"]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("traffic[0].priority: 7 has no effect") && w[0].contains("queues.classes"));
+    assert!(warnings_of(DUMBBELL, &["traffic[0].priority=7", "queues.classes=8"]).is_empty());
+    assert!(warnings_of(DUMBBELL, &[]).is_empty());
+}
+
+/// A congestion point named on a port no flow crosses never acts; one put on every
+/// switch port by "switches" is not named, so says nothing.
+#[test]
+fn a_congestion_point_named_on_an_unused_port_is_a_warning() {
+    let qcn =
+        |ports: &str| format!("{DUMBBELL}\n[protocols.qcn]\ncongestion_points = {ports}\nflows = \"*\"\n");
+    let w = warnings_of(&qcn("[\"r1->r2\", \"r2->r1\"]"), &[]);
+    assert_eq!(
+        w,
+        ["protocols.qcn.congestion_points[1]: \"r2->r1\" has no effect: no flow crosses that port, so its \
+          congestion point never sees a frame; expected a port on some flow's path"]
+    );
+    assert!(warnings_of(&qcn("[\"r1->r2\"]"), &[]).is_empty());
+    assert!(warnings_of(&qcn("\"switches\""), &[]).is_empty());
+}

@@ -271,6 +271,10 @@ pub struct Summary {
     /// Every link with a loss process: its port, its process and the frames it lost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSummary>,
+    /// Settings that had no effect in this run ("key path: why"; see
+    /// [`crate::scenario::warnings()`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One lossy link's counters.
@@ -492,7 +496,18 @@ impl Summary {
             ecm,
             pause,
             links: LinkSummary::of(sim),
+            warnings: Vec::new(),
         }
+    }
+
+    /// The summary of a run of scenario `s`, with its warnings.
+    pub fn of_run(sim: &Sim, s: &crate::scenario::Scenario) -> Self {
+        let mut summary = Summary::of(sim, &s.name, s.seed);
+        summary.warnings = crate::scenario::warnings(s, sim, "")
+            .into_iter()
+            .map(|w| format!("{}: {}", w.path, w.message))
+            .collect();
+        summary
     }
 }
 

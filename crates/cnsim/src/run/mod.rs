@@ -185,7 +185,7 @@ pub fn write_run_files(
     std::fs::create_dir_all(dir.join("plots")).map_err(|e| out(format!("{}: {e}", dir.display())))?;
     std::fs::write(dir.join("scenario.toml"), resolved_scenario_text(s).map_err(out)?)
         .map_err(|e| out(format!("scenario.toml: {e}")))?;
-    let summary = Summary::of(&done.sim, &s.name, s.seed);
+    let summary = Summary::of_run(&done.sim, s);
     write_json(&summary, &dir.join("summary.json")).map_err(out)?;
     write_json(&done.timing(), &dir.join("timing.json")).map_err(out)?;
     let r = done.sim.recorder();

@@ -10,6 +10,7 @@ pub mod install;
 pub mod periodic;
 pub mod schema;
 pub mod units;
+pub mod warnings;
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ pub use budget::Limits;
 pub use build::{build, build_until, build_with, BuildError};
 pub use error::ScenarioError;
 pub use schema::Scenario;
+pub use warnings::warnings;
 
 /// Parses a `--set` key path such as `traffic[0].rate` or `topology.dumbbell.senders`
 /// into segments.

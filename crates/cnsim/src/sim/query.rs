@@ -18,6 +18,11 @@ impl Sim {
         &self.routes
     }
 
+    /// The multicast trees (`MulticastTrees::out_ports` gives a tree's ports at a node).
+    pub fn trees(&self) -> &crate::net::MulticastTrees {
+        &self.trees
+    }
+
     /// The flows and their counters.
     pub fn flows(&self) -> &[Flow] {
         &self.flows

@@ -1,0 +1,85 @@
+//! Settings that are valid but do nothing in this scenario: said as warnings (on stderr
+//! by `validate` and `run`, and in `summary.json`), so that a knob that cannot act is
+//! not mistaken for one that makes no difference.
+
+use super::{Scenario, ScenarioError};
+use crate::net::NONE;
+use crate::sim::Sim;
+use crate::traffic::Destination;
+
+/// The warnings for scenario `s` (read from `file`), built as `sim`: each located like
+/// an error (file, key path, what has no effect and why).
+pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
+    let mut out = Vec::new();
+    let net = sim.net();
+    // A priority selects a traffic class; with one class per port it selects nothing.
+    if net.ports.iter().all(|p| p.classes.count() == 1) {
+        for (i, t) in s.traffic.iter().enumerate() {
+            if t.priority != 0 {
+                out.push(ScenarioError::new(
+                    file,
+                    format!("traffic[{i}].priority"),
+                    format!(
+                        "{} has no effect: every port has one traffic class (queues.classes = 1), so every \
+                         priority shares one queue; set queues.classes (up to 8) to give priorities queues of their own",
+                        t.priority
+                    ),
+                ));
+            }
+        }
+    }
+    // A congestion point on a port no flow crosses never sees a frame.
+    let mut crossed = vec![false; net.ports.len()];
+    for (i, f) in sim.flows().iter().enumerate() {
+        match f.dst {
+            Destination::Host(dst) => {
+                for p in sim.routes().path(net, f.src, dst, i as u32) {
+                    crossed[p as usize] = true;
+                }
+            }
+            Destination::Tree { tree, .. } => {
+                for node in 0..net.nodes.len() as u32 {
+                    for &p in sim.trees().out_ports(tree, node) {
+                        crossed[p as usize] = true;
+                    }
+                }
+            }
+            // Frames to random hosts may cross any port: no port is known unused.
+            Destination::Uniform { .. } => {
+                crossed.fill(true);
+                break;
+            }
+        }
+    }
+    for (path, name) in named_congestion_points(s) {
+        let Some(p) = (0..net.ports.len() as u32).find(|&p| net.port_name(p) == name) else { continue };
+        if net.ports[p as usize].cp != NONE && !crossed[p as usize] {
+            out.push(ScenarioError::new(
+                file,
+                path,
+                format!(
+                    "\"{name}\" has no effect: no flow crosses that port, so its congestion point never sees a \
+                     frame; expected a port on some flow's path"
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The ports the protocol tables name one by one in `congestion_points`, with their key
+/// paths. A selection such as "switches" puts congestion points on ports no flow may
+/// use, knowingly: only a port named by hand is expected to carry traffic.
+fn named_congestion_points(s: &Scenario) -> Vec<(String, String)> {
+    let Ok(toml::Value::Table(tables)) = toml::Value::try_from(&s.protocols) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (protocol, table) in &tables {
+        let Some(toml::Value::Array(ports)) = table.get("congestion_points") else { continue };
+        for (i, port) in ports.iter().enumerate() {
+            if let toml::Value::String(name) = port {
+                out.push((format!("protocols.{protocol}.congestion_points[{i}]"), name.clone()));
+            }
+        }
+    }
+    out
+}
