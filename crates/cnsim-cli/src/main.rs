@@ -137,7 +137,13 @@ enum Command {
     /// List the bundled scenarios and the reproductions.
     List,
     /// Print the reference of every scenario key: default, unit, meaning (docs/scenario-keys.md).
-    Keys,
+    Keys {
+        /// Print the Markdown source (tables as Markdown) instead of text for reading.
+        #[arg(long)]
+        markdown: bool,
+        /// Only the keys whose path contains this, e.g. `cnsim keys qcn.cp`.
+        filter: Option<String>,
+    },
     /// Print a bundled scenario's file, to copy and edit (cnsim show NAME > mine.toml).
     Show {
         /// Bundled scenario name (see `cnsim list`).
@@ -163,7 +169,8 @@ enum Command {
         /// Experiment name (see `cnsim reproduce --list`).
         #[arg(required_unless_present = "list")]
         name: Option<String>,
-        /// List the reproductions: name, paper, runs.
+        /// List the reproductions: name, cells, seeds per cell (full and --quick), runs
+        /// (cells × seeds) and the paper.
         #[arg(long)]
         list: bool,
         /// Seeds per cell [default: the reproduction's own, fewer with --quick].
@@ -344,8 +351,13 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Keys => {
-            print!("{}", include_str!("../../../docs/scenario-keys.md"));
+        Command::Keys { markdown, filter } => {
+            let page = include_str!("../../../docs/scenario-keys.md");
+            if markdown && filter.is_none() {
+                print!("{page}");
+            } else {
+                print!("{}", keys_as_text(page, filter.as_deref(), markdown));
+            }
             ExitCode::SUCCESS
         }
         Command::Show { name } => match bundled::get(&name) {
@@ -365,10 +377,19 @@ fn main() -> ExitCode {
         },
         Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
         Command::Reproduce { list: true, .. } => {
-            println!("{:<12} {:>6} {:>6}  title", "name", "seeds", "quick");
+            println!("{:<14} {:>6} {:>6} {:>6} {:>7}  title", "name", "cells", "seeds", "quick", "runs");
             for r in cnsim::repro::REGISTRY {
                 let study = (r.declare)();
-                println!("{:<12} {:>6} {:>6}  {}", r.name, study.seeds.0, study.seeds.1, study.title);
+                let cells = study.cells().len() as u64;
+                println!(
+                    "{:<14} {:>6} {:>6} {:>6} {:>7}  {}",
+                    r.name,
+                    cells,
+                    study.seeds.0,
+                    study.seeds.1,
+                    cells * study.seeds.0,
+                    study.title
+                );
             }
             ExitCode::SUCCESS
         }
@@ -878,4 +899,59 @@ fn cmd_sweep(
             fail(&e)
         }
     }
+}
+
+/// The scenario-key reference for reading in a terminal: each table row as the key with
+/// its default and unit on one line and its meaning wrapped beneath, backticks dropped.
+/// With `filter`, only the rows whose key contains it (and their section headings); with
+/// `markdown`, those rows as Markdown.
+fn keys_as_text(page: &str, filter: Option<&str>, markdown: bool) -> String {
+    let mut out = String::new();
+    let mut heading = String::new();
+    let plain = |cell: &str| cell.trim().replace('`', "");
+    for line in page.lines() {
+        let is_row = line.starts_with('|');
+        if !is_row {
+            if line.starts_with('#') {
+                heading = line.to_string();
+            }
+            if filter.is_none() {
+                out.push_str(line);
+                out.push('\n');
+            }
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
+        if cells.len() < 4 || cells[0].trim() == "key" || cells[0].starts_with("---") {
+            continue;
+        }
+        let key = plain(cells[0]);
+        if filter.is_some_and(|f| !key.contains(f)) {
+            continue;
+        }
+        if filter.is_some() && !heading.is_empty() {
+            out.push_str(&heading);
+            out.push_str("\n\n");
+            heading.clear();
+        }
+        if markdown {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        out.push_str(&format!("{key}    default: {}    {}\n", plain(cells[1]), plain(cells[2])));
+        let mut row = String::from("    ");
+        for word in plain(&cells[3..].join(" | ")).split_whitespace() {
+            if row.len() + word.len() > 88 && !row.trim().is_empty() {
+                out.push_str(row.trim_end());
+                out.push('\n');
+                row = String::from("    ");
+            }
+            row.push_str(word);
+            row.push(' ');
+        }
+        out.push_str(row.trim_end());
+        out.push_str("\n\n");
+    }
+    out
 }

@@ -243,3 +243,18 @@ fn settings_without_effect_are_warned_about() {
     let summary = std::fs::read_to_string(dir.path().join("r/summary.json")).unwrap();
     assert!(summary.contains("\"warnings\"") && summary.contains("traffic[0].priority: 7 has no effect"));
 }
+
+/// `cnsim keys` is text to read (no Markdown table rows); a filter keeps the matching
+/// keys; `--markdown` gives the page as written.
+#[test]
+fn keys_read_as_text_and_filter() {
+    let dir = TempDir::new("keys");
+    let out = |args: &[&str]| String::from_utf8(cnsim(dir.path(), args).stdout).unwrap();
+    let text = out(&["keys"]);
+    assert!(!text.lines().any(|l| l.starts_with('|')), "no table rows");
+    assert!(text.contains("duration    default: required    time\n    Simulated time to run (positive)."));
+    let one = out(&["keys", "traffic[].rate"]);
+    assert!(one.contains("traffic[].rate    default:") && !one.contains("duration    default"), "{one}");
+    let md = out(&["keys", "--markdown"]);
+    assert_eq!(md, include_str!("../../../docs/scenario-keys.md"));
+}

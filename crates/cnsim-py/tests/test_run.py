@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import cnsim
-from conftest import require
+from conftest import ROOT, require
 
 # A QCN run (queues, throughput, rates, CNMs) and an Adaptive MECN run (its average
 # queue and link utilisation too), both short.
@@ -176,3 +176,29 @@ def test_open_run_names_the_file_it_cannot_read(tmp_path: Path) -> None:
     (out / "queue_length.parquet").mkdir()
     with pytest.raises(cnsim.RunError, match=r"queue_length\.parquet: is not a regular file"):
         cnsim.open_run(out)
+
+
+def test_flows_are_a_table_of_the_summary() -> None:
+    r = cnsim.run(cnsim.load("dumbbell-tcp-64", {"duration": "5ms", "topology.dumbbell.senders": 4}))
+    f = r.flows
+    assert list(f["name"]) == [x["name"] for x in r.summary["flows"]] and len(f) == 4
+    assert list(f["throughput_bps"]) == [x["throughput_bps"] for x in r.summary["flows"]]
+    assert list(f["tcp.acks_sent"]) == [x["tcp"]["acks_sent"] for x in r.summary["flows"]]
+
+
+def test_the_package_offers_no_stray_names() -> None:
+    assert not {"Any", "Optional", "Union", "os", "Path"} & set(dir(cnsim))
+
+
+def test_the_readme_example_shows_the_effect_of_qeq() -> None:
+    """The README's Python example, run as written (less the Dask cluster): congested,
+    so that QCN sends feedback and the queue follows the set point."""
+    readme = (ROOT / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    code = code.split("from dask.distributed", 1)[0]
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    r, table = scope["r"], scope["table"]
+    assert r.summary["frames"]["by_kind"]["cnm"]["created"] > 100, r.summary["frames"]["by_kind"]
+    mean = table.groupby("protocols.qcn.cp.qeq")["queues[r1->r2].mean_frames"].mean()
+    assert mean["50 frames"] > 1.5 * mean["25 frames"] > 0, mean.to_dict()

@@ -14,9 +14,11 @@ interpreter's lock released while it simulates.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any, Optional, Union
+import os as _os
+from pathlib import Path as _Path
+from typing import Any as _Any
+from typing import Optional as _Optional
+from typing import Union as _Union
 
 from . import _native
 from ._errors import RunError, ScenarioError, SweepError
@@ -47,12 +49,12 @@ __all__ = [
 
 def run(
     scenario: Source,
-    seed: Optional[int] = None,
+    seed: _Optional[int] = None,
     *,
-    out: Union[str, os.PathLike[str], None] = None,
+    out: _Union[str, _os.PathLike[str], None] = None,
     force: bool = False,
     backend: str = "pandas",
-    max_memory: Optional[int] = None,
+    max_memory: _Optional[int] = None,
 ) -> Result:
     """Runs a scenario in this process and returns its results.
 
@@ -70,11 +72,11 @@ def run(
     check_backend(backend)
     s = load(scenario)
     summary_json, timing_json, tables = _native.simulate(
-        s._native, seed, None if out is None else os.fspath(out), force, max_memory
+        s._native, seed, None if out is None else _os.fspath(out), force, max_memory
     )
     import json
 
-    path = None if out is None else Path(out)
+    path = None if out is None else _Path(out)
     return Result(json.loads(summary_json), json.loads(timing_json), {}, s, path, backend, tables)
 
 
@@ -82,23 +84,23 @@ class Reproduction:
     """A reproduction's report directory: `report` (report.md), `results` (one row per
     run) and `comparison` (the paper's numbers beside ours) as DataFrames."""
 
-    def __init__(self, name: str, report: Path, backend: str = "pandas") -> None:
+    def __init__(self, name: str, report: _Path, backend: str = "pandas") -> None:
         self.name = name
         self.report = report
         self.directory = report.parent
         self.backend = check_backend(backend)
 
-    def _table(self, stem: str) -> Any:
+    def _table(self, stem: str) -> _Any:
         import pyarrow.parquet as pq
 
         return to_frame(pq.read_table(self.directory / f"{stem}.parquet"), self.backend)
 
     @property
-    def results(self) -> Any:
+    def results(self) -> _Any:
         return self._table("results")
 
     @property
-    def comparison(self) -> Any:
+    def comparison(self) -> _Any:
         return self._table("comparison")
 
     def __repr__(self) -> str:
@@ -107,21 +109,21 @@ class Reproduction:
 
 def reproduce(
     name: str,
-    out: Union[str, os.PathLike[str], None] = None,
+    out: _Union[str, _os.PathLike[str], None] = None,
     *,
-    jobs: Optional[int] = None,
+    jobs: _Optional[int] = None,
     quick: bool = False,
-    seeds: Optional[int] = None,
+    seeds: _Optional[int] = None,
     force: bool = False,
     backend: str = "pandas",
 ) -> Reproduction:
     """Reproduces a published experiment, as ``cnsim reproduce NAME`` (see
     `reproductions`): runs every cell with every seed on `jobs` threads and writes the
     report into `out` (default ``reports/<name>``)."""
-    directory = Path(out) if out is not None else Path("reports") / name
-    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    report = _native.reproduce(name, os.fspath(directory), jobs, quick, seeds, force)
-    return Reproduction(name, Path(report), backend)
+    directory = _Path(out) if out is not None else _Path("reports") / name
+    jobs = jobs if jobs is not None else (_os.cpu_count() or 1)
+    report = _native.reproduce(name, _os.fspath(directory), jobs, quick, seeds, force)
+    return Reproduction(name, _Path(report), backend)
 
 
 def reproductions() -> list:

@@ -74,7 +74,9 @@ class Result:
     - `utilisation`: fraction of each recorded port's link rate used per interval;
     - `throughput`: delivered bit/s per recorded flow over each interval;
     - `rates`: every reaction point's rate, bit/s (``rp_rate``);
-    - `cnms`: feedback messages each reaction point received per interval (``rp_cnms``).
+    - `cnms`: feedback messages each reaction point received per interval (``rp_cnms``);
+    - `flows`: one row per flow of the summary (name, src, dst, its counters, throughput,
+      max-min fair rate and share, delays; a TCP flow's counters as ``tcp.<name>``).
 
     A table the run did not record is empty (a ``time_s`` column and no rows).
     """
@@ -166,6 +168,16 @@ class Result:
     @property
     def cnms(self) -> DataFrame:
         return self.frame("cnms")
+
+    @property
+    def flows(self) -> DataFrame:
+        rows: List[Dict[str, Any]] = []
+        for f in self.summary.get("flows", []):
+            row = {k: v for k, v in f.items() if not isinstance(v, dict)}
+            for k, v in (f.get("tcp") or {}).items():
+                row[f"tcp.{k}"] = v
+            rows.append(row)
+        return to_frame(pa.Table.from_pylist(rows), self.backend)
 
 
 def _regular_file(path: Path) -> bool:
