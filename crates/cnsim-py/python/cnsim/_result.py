@@ -171,6 +171,8 @@ class Result:
 
     @property
     def flows(self) -> DataFrame:
+        import pyarrow as pa
+
         rows: List[Dict[str, Any]] = []
         for f in self.summary.get("flows", []):
             row = {k: v for k, v in f.items() if not isinstance(v, dict)}
