@@ -556,6 +556,9 @@ fn cmd_run(
     for w in scenario::warnings(&s, &done.sim, &scenario::display_name(path)) {
         eprintln!("warning: {w}");
     }
+    if let Some(full) = done.sim.recorder().trace.as_deref().and_then(|t| t.full_warning()) {
+        eprintln!("warning: {}: {full}", scenario::display_name(path));
+    }
     if !quiet && std::io::stderr().is_terminal() && done.wall.as_secs_f64() > 1.0 {
         eprintln!("writing results to {}…", dir.display());
     }

@@ -7,6 +7,7 @@ mod fuzz;
 mod report;
 mod safety;
 mod sweep;
+mod trace;
 
 /// Every `.rs` file beside this one is declared above: a file that is not would
 /// silently never run.

@@ -1336,3 +1336,20 @@ fn a_congestion_point_named_on_an_unused_port_is_a_warning() {
     assert!(warnings_of(&qcn("[\"r1->r2\"]"), &[]).is_empty());
     assert!(warnings_of(&qcn("\"switches\""), &[]).is_empty());
 }
+
+#[test]
+fn packet_trace_settings_are_checked() {
+    let pcap = |table: &str| format!("{DUMBBELL}\n[metrics]\npcap = {table}\n");
+    let e = error_of(&pcap("{ ports = [\"r1->r3\"] }"), &[]);
+    assert_located(&e, "metrics.pcap.ports[0]", &["no port named \"r1->r3\"", "did you mean \"r1->r2\"?"]);
+    let e = error_of(&pcap("{ ports = [] }"), &[]);
+    assert_located(&e, "metrics.pcap.ports", &["names no port"]);
+    let e = error_of(&pcap("{ ports = [\"r1->r2\"], snaplen = 10 }"), &[]);
+    assert_located(&e, "metrics.pcap.snaplen", &["10 is not a snap length; expected 64 to 262144 bytes"]);
+    let e = error_of(&pcap("{ ports = [\"r1->r2\"], max_size = \"100 frames\" }"), &[]);
+    assert_located(&e, "metrics.pcap.max_size", &["\"100 frames\" is not a trace size"]);
+    let e = error_of(&pcap("{ ports = [\"r1->r2\"], start = \"2ms\", stop = \"1ms\" }"), &[]);
+    assert_located(&e, "metrics.pcap.stop", &["stops before it starts"]);
+    let e = error_of(&pcap("{ ports = [\"r1->r2\"], max_size = \"500GiB\" }"), &[]);
+    assert_located(&e, "metrics.pcap.max_size", &["packet trace"]);
+}

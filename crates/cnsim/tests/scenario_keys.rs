@@ -353,6 +353,7 @@ rates = false
 parquet = false
 csv = true
 plots = false
+pcap = { ports = ["hub->edge"], snaplen = 96, start = "10us", stop = "1ms", max_size = "1MiB" }
 "#;
 
 /// Only what each generator requires, so that everything else resolves to its default;

@@ -8,6 +8,7 @@ pub mod delay;
 pub mod maxmin;
 #[cfg(feature = "outputs")]
 pub mod output;
+pub mod pcap;
 pub mod recorder;
 pub mod summary;
 

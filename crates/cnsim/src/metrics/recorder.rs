@@ -10,6 +10,8 @@ use crate::traffic::Flow;
 /// Sampled series and how to sample them.
 #[derive(Clone, Debug)]
 pub struct Recorder {
+    /// The packet trace (`metrics.pcap`), if one is taken.
+    pub trace: Option<Box<super::pcap::Trace>>,
     /// Sampling period (0 = no series).
     pub interval: Time,
     /// Ports whose queue length is recorded.
@@ -97,6 +99,7 @@ impl Recorder {
         let throughput =
             TimeSeries::new("throughput", "bit/s", flow_ids.iter().map(|&f| flows[f as usize].name.clone()));
         Self {
+            trace: None,
             interval,
             last_delivered: vec![0; flow_ids.len()],
             queue_ports,

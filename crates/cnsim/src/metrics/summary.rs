@@ -507,6 +507,9 @@ impl Summary {
             .into_iter()
             .map(|w| format!("{}: {}", w.path, w.message))
             .collect();
+        if let Some(full) = sim.recorder().trace.as_deref().and_then(|t| t.full_warning()) {
+            summary.warnings.push(full);
+        }
         summary
     }
 }

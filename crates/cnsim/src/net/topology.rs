@@ -87,6 +87,8 @@ pub struct Port {
     /// Whether the next node adds a random processing jitter to the frames this port
     /// sends.
     pub jittered: bool,
+    /// Whether the frames this port sends are traced (`metrics.pcap`).
+    pub traced: bool,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
     /// when the first one is sent (most ports never send one, and the data path only
     /// asks whether any waits).
@@ -230,6 +232,7 @@ impl Network {
                 wake_pending: false,
                 sources_wait: false,
                 jittered: false,
+                traced: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,
                 link: NONE,

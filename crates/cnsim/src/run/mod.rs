@@ -188,6 +188,10 @@ pub fn write_run_files(
     let summary = Summary::of_run(&done.sim, s);
     write_json(&summary, &dir.join("summary.json")).map_err(out)?;
     write_json(&done.timing(), &dir.join("timing.json")).map_err(out)?;
+    if let Some(trace) = done.sim.recorder().trace.as_deref() {
+        std::fs::write(dir.join("trace.pcapng"), trace.bytes())
+            .map_err(|e| out(format!("trace.pcapng: {e}")))?;
+    }
     let r = done.sim.recorder();
     let bin = s.metrics.interval;
     let per_bin = |what: &str| format!("{what} per {bin} interval");

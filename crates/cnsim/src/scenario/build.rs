@@ -907,6 +907,9 @@ pub fn build_until(
     if s.metrics.rates && !protocols.reaction_points.is_empty() {
         recorder.record_reaction_points(&flows);
     }
+    if let Some(spec) = &s.metrics.pcap {
+        recorder.trace = Some(Box::new(pcap_trace(spec, &mut net, s.duration.0, file, &mut budget)?));
+    }
     pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
     sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
@@ -916,6 +919,60 @@ pub fn build_until(
 }
 
 /// Charges the time series a run records, and their writing, before the recorder is
+/// The packet trace `metrics.pcap` asks for: its ports marked as traced, its size
+/// charged to the memory budget (the trace is held until the run's files are written).
+fn pcap_trace(
+    spec: &crate::metrics::pcap::PcapSpec,
+    net: &mut Network,
+    end: crate::engine::Time,
+    file: &str,
+    budget: &mut Budget,
+) -> Result<crate::metrics::pcap::Trace, ScenarioError> {
+    let err = |path: &str, msg: String| ScenarioError::new(file, path, msg);
+    if spec.ports.is_empty() {
+        return Err(err(
+            "metrics.pcap.ports",
+            "[] names no port; expected the ports to trace, e.g. [\"r1->r2\"]".into(),
+        ));
+    }
+    if spec.snaplen < 64 || spec.snaplen > 262_144 {
+        return Err(err(
+            "metrics.pcap.snaplen",
+            format!("{} is not a snap length; expected 64 to 262144 bytes", spec.snaplen),
+        ));
+    }
+    let max_bytes = match spec.max_size {
+        Size::Bytes(b) if (1024..=1 << 40).contains(&b) => b,
+        other => {
+            return Err(err(
+                "metrics.pcap.max_size",
+                format!("\"{other}\" is not a trace size; expected bytes, from \"1KiB\" to \"1024GiB\", e.g. \"64MiB\""),
+            ))
+        }
+    };
+    if spec.stop.is_some_and(|stop| stop.0 <= spec.start.0) {
+        return Err(err(
+            "metrics.pcap.stop",
+            "the trace stops before it starts; expected stop after start".into(),
+        ));
+    }
+    budget.charge(
+        max_bytes,
+        "metrics.pcap.max_size",
+        "the packet trace, held in memory until the run's files are written",
+        "to fit, lower metrics.pcap.max_size or trace fewer ports or a shorter window (start, stop)",
+    )?;
+    let mut ports = Vec::new();
+    for (i, name) in spec.ports.iter().enumerate() {
+        let p = find_port(net, name, &format!("metrics.pcap.ports[{i}]"), file)?;
+        if !ports.iter().any(|(q, _)| *q == p) {
+            ports.push((p, name.clone()));
+        }
+        net.ports[p as usize].traced = true;
+    }
+    Ok(crate::metrics::pcap::Trace::new(spec, &ports, net.ports.len(), end, max_bytes as usize))
+}
+
 /// made: each key's tables (metrics.queues: queue length, average and utilisation;
 /// metrics.flows: throughput; metrics.rates: the reaction points'), the key's charge
 /// holding the writing of the table that costs the most to write (the writers take one

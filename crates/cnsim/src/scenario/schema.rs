@@ -1172,6 +1172,9 @@ pub struct Metrics {
     /// `p99_delay_s` in `summary.json` (one more cache line per delivered frame).
     #[serde(default)]
     pub delay_percentiles: bool,
+    /// A packet trace of some ports' frames (`trace.pcapng`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<crate::metrics::pcap::PcapSpec>,
 }
 
 impl Default for Metrics {
@@ -1186,6 +1189,7 @@ impl Default for Metrics {
             plots: true,
             png: false,
             delay_percentiles: false,
+            pcap: None,
         }
     }
 }

@@ -247,8 +247,27 @@ impl Sim {
                 self.events.schedule_after(flight, Event::Arrive { port: p });
             }
         }
+        if self.net.ports[p as usize].traced {
+            self.trace_sent(p, id, now);
+        }
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
+    }
+
+    /// Adds frame `id`, which port `p` starts sending at `now`, to the packet trace.
+    #[cold]
+    #[inline(never)]
+    fn trace_sent(&mut self, p: PortId, id: FrameId, now: Time) {
+        let frame = self.frames.get(id);
+        let tcp = self.tcp_connection(frame.flow);
+        let ctx = crate::net::wire::Context {
+            sender: self.net.ports[p as usize].node,
+            segment_payload: tcp.map_or(0, |c| c.payload),
+            syn: tcp.is_some_and(|c| c.sender.syn()),
+        };
+        if let Some(trace) = self.recorder.trace.as_deref_mut() {
+            trace.record(p, frame, &ctx, now);
+        }
     }
 
     /// [`Sim::transmit`] towards a switch with a processing jitter: the frame, due at

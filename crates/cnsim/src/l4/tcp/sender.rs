@@ -215,6 +215,11 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// Whether segment 0 is a SYN.
+    pub fn syn(&self) -> bool {
+        self.p.syn
+    }
+
     /// A sender with nothing to send yet; `boot` is its RTO clock phase.
     pub fn new(p: SenderParams, boot: Time) -> Self {
         Sender {
