@@ -185,7 +185,7 @@ fn twenty_joining_flows_pin_the_average_at_max_th() {
 fn sweep(scenario: &str, ared: bool, target_ms: u32, seed: u64) -> (f64, f64) {
     let mut text = cnsim::scenario::bundled::get(scenario).unwrap().to_string();
     let table = if ared {
-        text = cnsim::repro::sridharan2004::as_ared(&text);
+        text = cnsim::repro::sridharan2004::as_ared(&text, true);
         "red"
     } else {
         "mecn"

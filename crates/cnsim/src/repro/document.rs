@@ -361,7 +361,7 @@ fn write_comparison(w: &mut String, study: &Study, rows: &[ComparisonRow]) {
         };
         let _ = writeln!(
             w,
-            "- {} ({}): paper {}; ours {}{reference}. **{}**{why}.{bound}",
+            "- {} ({}): paper {}; {}{reference}. **{}**{why}.{bound}",
             p.what,
             r.place,
             fmt_paper(p),
@@ -613,6 +613,18 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
     Ok(out)
 }
 
+/// The simulated time of the runs: "of 50s simulated" where all agree, else "simulating
+/// 50s (24 runs) and 100s (36 runs)".
+fn durations(d: &[(crate::scenario::units::Duration, usize)]) -> String {
+    match d {
+        [(one, _)] => format!("of {one} simulated"),
+        _ => {
+            let parts: Vec<String> = d.iter().map(|(x, n)| format!("{x} ({n} runs)")).collect();
+            format!("simulating {}", parts.join(" and "))
+        }
+    }
+}
+
 /// Writes `report.md`, its figures, `comparison.*` and `scenarios/` into `dir` (which
 /// exists).
 pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), String> {
@@ -633,7 +645,7 @@ pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), St
     let _ = writeln!(w, "# Reproduction of {}\n", study.title);
     let _ = writeln!(
         w,
-        "Produced by `cnsim reproduce {}` (cnsim {}): {cells} cells × {} seeds ({}) = {} runs of {} simulated{}. \
+        "Produced by `cnsim reproduce {}` (cnsim {}): {cells} cells × {} seeds ({}) = {} runs {}{}. \
          Every figure below is the mean over the seeds; where a ± or an error bar is shown it is the 95 % \
          confidence interval of that mean (Student's t). `results.parquet` has every run and \
          `comparison.parquet` the comparison with the paper; every cell's resolved scenario (first seed) is \
@@ -643,7 +655,7 @@ pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), St
         results.seeds.len(),
         results.seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
         results.records.len(),
-        results.duration,
+        durations(&results.durations),
         if quick { " (`--quick`: shorter than the full reproduction)" } else { "" }
     );
     w.push_str(study.intro);
@@ -859,7 +871,8 @@ mod tests {
                 records.push(Record { cell: cell.clone(), seed, measured, scenario_toml: None });
             }
         }
-        Results::new(study, records, vec![1, 2], Duration(1))
+        let runs = records.len();
+        Results::new(study, records, vec![1, 2], vec![(Duration(1), runs)])
     }
 
     #[test]
@@ -940,9 +953,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains(
-                "- loss change A→B at load 1 (load 1): paper -50 %; ours coarse n/a (base ≈ 0) (2 seeds)"
-            ),
+            md.contains("- loss change A→B at load 1 (load 1): paper -50 %; coarse n/a (base ≈ 0) (2 seeds)"),
             "{md}"
         );
     }
