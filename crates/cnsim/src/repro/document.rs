@@ -875,6 +875,14 @@ mod tests {
         Results::new(study, records, vec![1, 2], vec![(Duration(1), runs)])
     }
 
+    /// The header names every run length with its run count where they differ.
+    #[test]
+    fn the_header_lists_each_run_length() {
+        let s = |secs| Duration(secs * crate::engine::PS_PER_S);
+        assert_eq!(durations(&[(s(50), 60)]), "of 50s simulated");
+        assert_eq!(durations(&[(s(50), 24), (s(100), 36)]), "simulating 50s (24 runs) and 100s (36 runs)");
+    }
+
     #[test]
     fn the_grid_skips_aliases_and_names_cells() {
         let study = toy();

@@ -691,46 +691,86 @@ const INTRO: &str = r#"
   headers, 40-byte ACKs), two long flows forward and one reverse; 20 flows with windows of
   25 join one every 0.1 s from 25 s (or run from 0 and stop at 25 s). MECN on the
   bottleneck with the seed's w_q 0.0027 and thresholds 5 / 10 / 15 packets; Adaptive MECN
-  adds the seed's Fig. 2 (target 2·min_th = 10). Source delay d = 10 ms (the seed leaves
-  it open: round trips near the "around 100 ms" it mentions).
+  adds the seed's Fig. 2 (target 2·min_th = 10, target range 9–11). Source delay
+  d = 10 ms (the seed leaves it open: round trips near the "around 100 ms" it mentions).
+  50 s per run.
+- **Two steps of our own** that MECN's fixed Pmax does not answer (the paper's decrease
+  cannot tell the schemes apart, below): six flows join the two long ones at 25 s
+  (2 → 8), and eight long flows run throughout while fourteen more stop at 25 s
+  (22 → 8). Same network, same 50 s.
 - **The sweeps** (`dumbbell.toml`, `parking-lot.toml`): 100 Reno flows with round trips of
   100–150 ms over 7 Mbit/s plus 10 reverse flows and 20 web users (Pareto objects of mean
-  12 KB, shape 1.2, exponential think times of mean 1 s: `traffic[].web`); the parking lot's four routers with 20
-  long flows and 20 per segment over 7 Mbit/s trunks; 100 s, measured over the second
-  half. Adaptive MECN and Adaptive RED with automatic parameters at target delays 10, 20,
-  40 and 80 ms (min_th = max(5, target_delay·C/2) packets, C = 875 packets/s: at 10 ms
-  the floor of 5 packets holds, a 10-packet target). Adaptive RED marks ECN-capable
-  packets (the seed calls its feedback binary) and its sources answer RFC 3168 ECN.
+  12 KB, shape 1.2, exponential think times of mean 1 s: `traffic[].web`); the parking
+  lot's four routers with 20 long flows and 20 per segment over 7 Mbit/s trunks; 100 s per
+  run, measured over the second half. Adaptive MECN and Adaptive RED with automatic
+  parameters at target delays 10, 20, 40 and 80 ms (min_th = max(5, target_delay·C/2)
+  packets, C = 875 packets/s: at 10 ms the floor of 5 packets holds, a 10-packet target).
+- **Adaptive RED, two readings.** The seed does not say whether its Adaptive RED marks or
+  drops. It contrasts AMECN's "multiple level of congestion feedback" with ARED's "binary
+  congestion feedback" (§IV-C1), the words it uses for ECN in §II-A ("instead of the
+  binary feedback provided by ECN"): we read that as ECN marking, with RFC 3168 sources,
+  and run the other reading too (`ared-drop`: Adaptive RED dropping, plain Reno sources;
+  ns-2's RED drops unless told to mark). The reading decides Fig. 9's "both conform
+  alike" and moves Figs. 8 and 11 (below).
 - **MECN** (reference §4, every choice a key of `[protocols.mecn]`): incipient marks (10)
   with p1 = P1max·(avg − min_th)/(max_th − min_th) (the seed's Eq. 1), moderate marks (11)
   from mid_th with p2 = P2max·(avg − mid_th)/(max_th − mid_th), then incipient with p1
-  failing that; drops above max_th; marks spread by count as RED's `wait`; P1max = P2max
-  = 0.1 at the start (ns-2's max_p), both adapted by the same factor, kept in
-  [0.01, 0.5]. Sources cut cwnd by β1 = 20 % (incipient) and β2 = 40 % (moderate) once
-  per window; loss halves (β3).
+  failing that; marks spread by count as RED's `wait`; P1max = P2max = 0.1 at the start
+  (ns-2's max_p), both adapted by the same factor, kept in [0.01, 0.5]. Sources cut cwnd
+  by β1 = 20 % (incipient) and β2 = 40 % (moderate) once per window; loss halves (β3).
+- **Readings where the seed is ambiguous** (each a key; the default from what the seed
+  states about the mechanism):
+  - *Above max_th* (`above_max`, default `"drop"`): the seed says "all packets are
+    marked", but also that the two bits carry three levels and "with packet-drop, four
+    different levels of congestion" — no codepoint is left for a fourth mark, and its
+    sources answer a drop (β3 = 50 %) as "severe congestion". We drop; `"mark"` marks 11.
+  - *Target* (`adaptive.range`, default `[0.4, 0.6]`): the seed's Fig. 2 gives the target
+    as the range [min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th − min_th)] and
+    §III-B keeps the average "with a target range half way between min_th and max_th",
+    as Adaptive RED does; its α and β measure from targetqueue = 2·min_th, the range's
+    centre (`adaptive.error_from = "target"`). Pmax rests inside the range; `"point"`
+    moves it whenever the average is off 2·min_th. (The text's "9 and 12 packets" is not
+    the 9–11 its Fig. 2 gives for thresholds 5 and 15; the comparison uses the text's.)
 "#;
 
 const GAPS: &str = r#"
 ### Reading the comparison
 
-- **Flow counts set a floor under the queue.** A Reno source cut at most once per round
-  trip, by at most β2 = 40 %, keeps on average about (1/β2)(1 − β2/2) = 2 packets in
-  flight when marked every round trip. On the step's 1.5 Mbit/s × 108 ms pipe (19.5
-  packets) 22 flows then hold about 44 packets, so no marking probability brings the
-  average to the 9–12 band: both schemes sit just below max_th after the increase, and
-  Adaptive MECN's Pmax climbs to its ceiling trying. With fewer flows joining (six) it
-  does return to the band within 15 s while MECN does not (a test asserts it). The
-  100-flow dumbbell is in the same regime (100 flows against a 109-packet pipe): measured
-  delay follows the target but sits above it, more so for Adaptive RED (whose gentle
-  region lets the average pass max_th) than for Adaptive MECN.
-- **Throughput at equal delay.** On the parking lot (40 flows per trunk, queues at
-  target within a few per cent from 40 ms up) Adaptive MECN delivers about 1 % more than
-  Adaptive RED at the 10 and 20 ms targets and the same above, as the seed's Fig. 11
-  has it. On the 100-flow dumbbell it does not: Adaptive MECN keeps the lower delay at
-  every target, but at equal measured delay Adaptive RED keeps the link busier (e.g.
-  99.9 % at 97 ms against 99.5 % at 108 ms), the opposite of the seed's Fig. 8; both
-  run at the flow-count floor there, where MECN's drop wall at max_th (Adaptive RED
-  marks on to 2·max_th) costs more timeouts.
+- **The throughput rows say little.** With a 25 % band a stated 94.5 % admits anything
+  from 71 %; the rows that matter compare the schemes. Adaptive MECN's throughput is not
+  above MECN's on either of the paper's steps (+0.1 ± 0.9 % and −0.3 ± 1.7 %, 10 seeds):
+  not comparable, where the paper has +1.9 % and +1.2 %.
+- **The paper's decrease cannot tell the schemes apart (Fig. 7).** Under 22 flows
+  Adaptive MECN's Pmax climbs to its 0.5 ceiling; after the 20 flows stop it comes back to
+  about 0.1 (0.085 ± 0.012 at the end), which is MECN's fixed Pmax, so MECN ends in the
+  band as well (late average 9.4 ± 0.4 against 9.7 ± 0.1). Fig. 7's "back in the band"
+  is therefore not comparable as evidence of the adaptation. Our steps to eight flows do
+  exercise it: after 2 → 8 MECN's average stays at 13.3 ± 0.2 while Adaptive MECN raises
+  Pmax from 0.1 to 0.49 and settles at 10.4 ± 0.1; after 22 → 8 MECN sits at 13.4 ± 0.2
+  and Adaptive MECN, holding the 0.5 it reached under 22 flows, at 10.3 ± 0.1 (Pmax
+  figures below; MECN's stays at 0.1).
+- **Flow counts set a floor under the queue (Fig. 5).** A Reno source cut at most once
+  per round trip, by at most β2 = 40 %, keeps on average about (1/β2)(1 − β2/2) = 2
+  packets in flight when marked every round trip. On the step's 1.5 Mbit/s × 108 ms pipe
+  (19.5 packets) 22 flows then hold about 44 packets, so no marking probability brings
+  the average to the band: both schemes sit just below max_th after the paper's
+  increase, and Adaptive MECN's Pmax is pinned at its ceiling. The 100-flow dumbbell is
+  in the same regime (100 flows against a 109-packet pipe): measured delay rises with the
+  target but sits 34–72 % above it for Adaptive MECN, so every "measured = target" row
+  is contradicted, under either reading of Adaptive RED.
+- **Adaptive RED's reading decides Fig. 9's comparison.** Marking, Adaptive RED's
+  measured delay is 47–95 % above Adaptive MECN's (contradicting "both conform very
+  closely"); dropping, it is within −10 % to +5 % of it (reproduced at every target):
+  16.0, 26.7, 55.1 and 112.9 ms against Adaptive MECN's 17.2, 29.7, 53.5 and 107.3 ms
+  (marking: 32.7, 57.7, 96.7 and 157.5 ms). Against the targets themselves both
+  readings are contradicted (dropping: 33–60 % above).
+- **Throughput at equal target (Figs. 8, 11).** On the 100-flow dumbbell Adaptive MECN's
+  link utilisation is below marking Adaptive RED's at 20, 40 and 80 ms (contradicted;
+  95.8 % against 99.8 % at 40 ms, where Adaptive MECN's drops peak) and within noise at
+  10 ms; against dropping Adaptive RED it is within noise at 10, 20 and 80 ms and below at
+  40 ms. On the parking lot Adaptive MECN delivers more than marking Adaptive RED at 10,
+  20 and 40 ms (+1.3 %, +0.7 %, +0.2 %) and less at 80 ms (−0.2 %); against dropping
+  Adaptive RED it delivers less at 10 and 20 ms and more at 40 and 80 ms.
 - The seed's results were in ns-2 with constants it does not give (source delays, the
   long flows' windows, β1 and β2, the initial Pmax, the web traffic's model and load);
   each is a key here.
