@@ -309,3 +309,48 @@ fn adaptive_red_conforms_like_adaptive_mecn_only_when_it_drops() {
     assert!(marking > 1.5 * amecn, "marking {marking} vs {amecn}");
     assert!((dropping - amecn).abs() < 0.25 * amecn, "dropping {dropping} vs {amecn}");
 }
+
+/// The recorder samples max_p beside the average queue: MECN's stays at its 0.1, Adaptive
+/// MECN's sits near 0.1 under two flows and climbs after six more join at 25 s, ending
+/// where the summary has it.
+#[test]
+fn max_p_is_recorded_over_time() {
+    for adaptive in [false, true] {
+        let mut sets = vec![format!("traffic[2].from={}", names(3, 8))];
+        if adaptive {
+            sets.push("protocols.mecn.adaptive={}".into());
+        }
+        let text = cnsim::scenario::bundled::get("sridharan2004-increase").unwrap();
+        let s = parse(text, "increase", &sets).unwrap();
+        let mut sim = build(&s, "increase").unwrap();
+        sim.run_to_end();
+        let r = sim.recorder();
+        let col = r.max_ps.columns.iter().find(|c| c.name == "r1->r2").expect("the bottleneck's max_p");
+        let at = |from: f64, to: f64| -> Vec<f64> {
+            r.max_ps
+                .times_s
+                .iter()
+                .zip(&col.values)
+                .filter(|(t, _)| (from..to).contains(*t))
+                .map(|(_, v)| *v)
+                .collect()
+        };
+        let (before, after) = (at(0.0, 25.0), at(45.0, 51.0));
+        let end = Summary::of(&sim, "increase", 1)
+            .queues
+            .iter()
+            .find(|q| q.port == "r1->r2")
+            .unwrap()
+            .aqm
+            .as_ref()
+            .unwrap()
+            .max_p;
+        assert_eq!(*col.values.last().unwrap(), end, "the last sample is the summary's");
+        if adaptive {
+            assert!(before.iter().all(|&p| p < 0.15), "{before:?}");
+            assert!(after.iter().all(|&p| p > 0.35), "{after:?}");
+        } else {
+            assert!(col.values.iter().all(|&p| p == 0.1));
+        }
+    }
+}
