@@ -541,95 +541,95 @@ pub fn study() -> Study {
     let figures = vec![
         series(
             "increase-mecn",
-            "Fig. 4, MECN: the bottleneck's average (EWMA) and instantaneous queue over time, 20 flows joining 2 from 25 s (first seed); dashed: max_th",
+            "Fig. 4, MECN: average and instantaneous queue, 2 → 22 flows from 25 s",
             &[("experiment", "increase"), ("scheme", "mecn"), ("target", "paper")],
         ),
         series(
             "increase-amecn",
-            "Fig. 5, Adaptive MECN: the same queues on the same step (first seed); the target range is 9–11 packets",
+            "Fig. 5, Adaptive MECN: average and instantaneous queue, 2 → 22 flows from 25 s",
             &[("experiment", "increase"), ("scheme", "amecn"), ("target", "paper")],
         ),
         pmax(
             "increase-amecn-pmax",
-            "Fig. 5, Adaptive MECN: Pmax over time on the same step (first seed), pinned at its 0.5 ceiling after the step",
+            "Fig. 5, Adaptive MECN: Pmax over time, 2 → 22 flows from 25 s",
             &[("experiment", "increase"), ("scheme", "amecn"), ("target", "paper")],
         ),
         series(
             "decrease-mecn",
-            "Fig. 6, MECN: average and instantaneous queue over time, 20 of 22 flows stopping at 25 s (first seed)",
+            "Fig. 6, MECN: average and instantaneous queue, 22 → 2 flows at 25 s",
             &[("experiment", "decrease"), ("scheme", "mecn"), ("target", "paper")],
         ),
         series(
             "decrease-amecn",
-            "Fig. 7, Adaptive MECN: the same queues on the same step (first seed)",
+            "Fig. 7, Adaptive MECN: average and instantaneous queue, 22 → 2 flows at 25 s",
             &[("experiment", "decrease"), ("scheme", "amecn"), ("target", "paper")],
         ),
         pmax(
             "decrease-amecn-pmax",
-            "Fig. 7, Adaptive MECN: Pmax over time on the same step (first seed)",
+            "Fig. 7, Adaptive MECN: Pmax over time, 22 → 2 flows at 25 s",
             &[("experiment", "decrease"), ("scheme", "amecn"), ("target", "paper")],
         ),
         series(
             "increase8-mecn",
-            "Our step, MECN (Pmax fixed at 0.1): average and instantaneous queue, 6 flows joining 2 from 25 s (first seed)",
+            "Our step, MECN (Pmax fixed at 0.1): average and instantaneous queue, 2 → 8 flows",
             &[("experiment", "increase8"), ("scheme", "mecn"), ("target", "paper")],
         ),
         series(
             "increase8-amecn",
-            "Our step, Adaptive MECN: the same queues on the same step (first seed); the target range is 9–11 packets",
+            "Our step, Adaptive MECN: average and instantaneous queue, 2 → 8 flows at 25 s",
             &[("experiment", "increase8"), ("scheme", "amecn"), ("target", "paper")],
         ),
         pmax(
             "increase8-amecn-pmax",
-            "Our step, Adaptive MECN: Pmax over time as it answers 6 flows joining 2 (first seed); MECN's stays at 0.1",
+            "Our step, Adaptive MECN: Pmax over time, 2 → 8 flows at 25 s",
             &[("experiment", "increase8"), ("scheme", "amecn"), ("target", "paper")],
         ),
         series(
             "decrease8-mecn",
-            "Our step, MECN (Pmax fixed at 0.1): average and instantaneous queue, 14 of 22 flows stopping at 25 s (first seed)",
+            "Our step, MECN (Pmax fixed at 0.1): average and instantaneous queue, 22 → 8 flows",
             &[("experiment", "decrease8"), ("scheme", "mecn"), ("target", "paper")],
         ),
         series(
             "decrease8-amecn",
-            "Our step, Adaptive MECN: the same queues on the same step (first seed)",
+            "Our step, Adaptive MECN: average and instantaneous queue, 22 → 8 flows at 25 s",
             &[("experiment", "decrease8"), ("scheme", "amecn"), ("target", "paper")],
         ),
         pmax(
             "decrease8-amecn-pmax",
-            "Our step, Adaptive MECN: Pmax over time, 22 → 8 flows (first seed); MECN's stays at 0.1",
+            "Our step, Adaptive MECN: Pmax over time, 22 → 8 flows at 25 s",
             &[("experiment", "decrease8"), ("scheme", "amecn"), ("target", "paper")],
         ),
         bars(
             "dumbbell-throughput",
-            "Dumbbell, 100 flows: bottleneck throughput (second half) against target delay, Adaptive MECN and Adaptive RED marking or dropping (Fig. 8's y)",
+            "Dumbbell, 100 flows: link utilisation against target delay (Fig. 8's y)",
             "%",
             &[("experiment", "dumbbell")],
             "throughput_pct",
         ),
         bars(
             "dumbbell-delay",
-            "Dumbbell, 100 flows: measured queueing delay (second half) against target delay, both readings of Adaptive RED (Fig. 9)",
+            "Dumbbell, 100 flows: measured queueing delay against target delay (Fig. 9)",
             "ms",
             &[("experiment", "dumbbell")],
             "avg_delay_ms",
         ),
         bars(
             "parking-lot-throughput",
-            "Parking lot: mean trunk throughput (second half) against target delay (Fig. 11's y)",
+            "Parking lot: mean trunk utilisation against target delay (Fig. 11's y)",
             "%",
             &[("experiment", "parking-lot")],
             "throughput_pct",
         ),
         bars(
             "parking-lot-delay",
-            "Parking lot: queueing delay summed over the three trunks against target delay (Fig. 11's x)",
+            "Parking lot: queueing delay summed over the trunks against target delay (Fig. 11's x)",
             "ms",
             &[("experiment", "parking-lot")],
             "avg_delay_ms",
         ),
         Figure::Curve {
             file: "dumbbell-throughput-delay",
-            caption: "Dumbbell, 100 flows: throughput against measured delay, a point per target delay (10–80 ms), per scheme and reading (Fig. 8)",
+            caption: "Dumbbell, 100 flows: utilisation against measured delay, a point per target (Fig. 8)",
             at: &[("experiment", "dumbbell")],
             points: "target",
             series: ("scheme", &["amecn", "ared", "ared-drop"]),
@@ -638,7 +638,7 @@ pub fn study() -> Study {
         },
         Figure::Curve {
             file: "dumbbell-measured-target",
-            caption: "Dumbbell, 100 flows: measured against target delay, per scheme and reading; the paper has both on the diagonal (Fig. 9)",
+            caption: "Dumbbell, 100 flows: measured against target delay, a point per target (Fig. 9)",
             at: &[("experiment", "dumbbell")],
             points: "target",
             series: ("scheme", &["amecn", "ared", "ared-drop"]),
@@ -647,7 +647,7 @@ pub fn study() -> Study {
         },
         Figure::Curve {
             file: "parking-lot-throughput-delay",
-            caption: "Parking lot: total goodput of the forward flows against summed delay, a point per target delay (Fig. 11)",
+            caption: "Parking lot: total forward goodput against summed delay, a point per target (Fig. 11)",
             at: &[("experiment", "parking-lot")],
             points: "target",
             series: ("scheme", &["amecn", "ared", "ared-drop"]),
@@ -771,6 +771,13 @@ const GAPS: &str = r#"
   40 ms. On the parking lot Adaptive MECN delivers more than marking Adaptive RED at 10,
   20 and 40 ms (+1.3 %, +0.7 %, +0.2 %) and less at 80 ms (−0.2 %); against dropping
   Adaptive RED it delivers less at 10 and 20 ms and more at 40 and 80 ms.
+- **The figures.** Each step figure is the first seed's run: the bottleneck's average
+  queue (the EWMA the scheme acts on) and instantaneous queue every 100 ms, with max_th
+  (15 packets) dashed; the target range is 9–11 packets. Each Pmax figure is Adaptive
+  MECN's maximum marking probability on the same run, with its 0.5 ceiling dashed;
+  MECN's is 0.1 throughout. The sweep figures are means over the seeds of the second
+  half of each run, for Adaptive MECN, Adaptive RED marking and Adaptive RED dropping;
+  the paper has both schemes on the diagonal of Fig. 9.
 - The seed's results were in ns-2 with constants it does not give (source delays, the
   long flows' windows, β1 and β2, the initial Pmax, the web traffic's model and load);
   each is a key here.
