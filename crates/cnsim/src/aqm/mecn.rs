@@ -129,8 +129,9 @@ pub enum ErrorFrom {
     /// and α to 0).
     #[default]
     Target,
-    /// The range's edge that was crossed: the upper for α, the lower for β (the form of
-    /// Refined Adaptive RED).
+    /// The range's edge that was crossed: the upper for α, the lower for β (Fig. 2's
+    /// "target" read as the range throughout, so that α and β start from 0 and 1 at its
+    /// edges rather than jumping there).
     Edges,
 }
 
