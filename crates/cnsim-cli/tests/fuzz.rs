@@ -258,6 +258,8 @@ target_delay = "1ms"
 [protocols.mecn.adaptive]
 interval = "500us"
 target = "6 frames"
+range = [0.2, 0.6]
+error_from = "edges"
 bottom = 0.02
 top = 0.4
 "#
@@ -310,6 +312,7 @@ ports = ["r1->r2"]
 min_th = "4 frames"
 mid_th = "8 frames"
 max_th = "12 frames"
+above_max = "mark"
 "#
         ),
     ),

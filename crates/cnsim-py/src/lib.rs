@@ -477,6 +477,7 @@ fn simulate(
     let tables = [
         recorder.queues,
         recorder.avg_queues,
+        recorder.max_ps,
         recorder.utilisation,
         recorder.throughput,
         recorder.rates,

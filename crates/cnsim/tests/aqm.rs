@@ -125,13 +125,19 @@ fn red_marks_ecn_capable_tcp_instead_of_dropping() {
 /// average queue over 40–50 s and the bottleneck's utilisation over the run.
 fn step(joining: usize, adaptive: bool, seed: u64) -> (f64, f64, Summary) {
     let list: Vec<String> = (3..3 + joining).map(|i| format!("\"s{i}\"")).collect();
-    let mut sets = vec![format!("traffic[2].from=[{}]", list.join(", ")), format!("seed={seed}")];
+    step_in("sridharan2004-increase", vec![format!("traffic[2].from=[{}]", list.join(", "))], adaptive, seed)
+}
+
+/// A load step of `scenario` with `sets`: (the average queue over 40–50 s, the
+/// bottleneck's utilisation over the run, the summary).
+fn step_in(scenario: &str, mut sets: Vec<String>, adaptive: bool, seed: u64) -> (f64, f64, Summary) {
+    sets.push(format!("seed={seed}"));
     if adaptive {
         sets.push("protocols.mecn.adaptive={}".into());
     }
-    let text = cnsim::scenario::bundled::get("sridharan2004-increase").unwrap();
-    let s = parse(text, "increase.toml", &sets).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = build(&s, "increase.toml").unwrap_or_else(|e| panic!("{e}"));
+    let text = cnsim::scenario::bundled::get(scenario).unwrap();
+    let s = parse(text, scenario, &sets).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build(&s, scenario).unwrap_or_else(|e| panic!("{e}"));
     sim.run_to_end();
     sim.check_conservation().unwrap();
     let avg = &sim.recorder().avg_queues;
@@ -143,10 +149,15 @@ fn step(joining: usize, adaptive: bool, seed: u64) -> (f64, f64, Summary) {
         .filter(|(t, _)| **t >= 40.0)
         .map(|(_, v)| *v)
         .collect();
-    let summary = Summary::of(&sim, "increase", seed);
+    let summary = Summary::of(&sim, scenario, seed);
     let q = bottleneck(&summary);
     let utilisation = q.sent_bytes as f64 * 8.0 / 50.0 / 1.5e6;
     (late.iter().sum::<f64>() / late.len() as f64, utilisation, summary)
+}
+
+fn names(from: usize, to: usize) -> String {
+    let list: Vec<String> = (from..=to).map(|i| format!("\"s{i}\"")).collect();
+    format!("[{}]", list.join(", "))
 }
 
 /// After a step in load (here six flows joining two), Adaptive MECN brings the average
@@ -180,15 +191,60 @@ fn twenty_joining_flows_pin_the_average_at_max_th() {
     assert!(a.max_p > 0.45, "{a:?}");
 }
 
+/// The paper's own decrease (Figs. 6 and 7: twenty of twenty-two flows stop at 25 s)
+/// cannot tell the schemes apart: MECN with Pmax fixed at 0.1 ends in the 9–12 band too,
+/// because the Pmax Adaptive MECN returns to for two flows is about MECN's own 0.1 (it
+/// climbs to its 0.5 ceiling under 22 flows and comes back).
+#[test]
+fn the_papers_decrease_cannot_tell_the_schemes_apart() {
+    for seed in [1, 2] {
+        let (mecn, _, _) = step_in("sridharan2004-decrease", Vec::new(), false, seed);
+        let (amecn, _, s) = step_in("sridharan2004-decrease", Vec::new(), true, seed);
+        let pmax = bottleneck(&s).aqm.as_ref().unwrap().max_p;
+        eprintln!("seed {seed}: MECN {mecn:.1}, AMECN {amecn:.1}, Pmax {pmax:.3}");
+        assert!((8.5..=12.0).contains(&mecn), "MECN {mecn}");
+        assert!((8.5..=12.0).contains(&amecn), "AMECN {amecn}");
+        assert!((0.05..=0.2).contains(&pmax), "Pmax {pmax}");
+    }
+}
+
+/// A decrease that the fixed Pmax does not answer: twenty-two flows down to eight at
+/// 25 s. Adaptive MECN keeps the Pmax it reached under 22 flows (its 0.5 ceiling) and
+/// its average settles in the band; MECN's stays above it.
+#[test]
+fn from_twenty_two_flows_to_eight_only_adaptive_mecn_returns_to_its_band() {
+    let sets =
+        || vec![format!("traffic[0].from={}", names(1, 8)), format!("traffic[2].from={}", names(9, 22))];
+    for seed in [1, 2] {
+        let (mecn, _, _) = step_in("sridharan2004-decrease", sets(), false, seed);
+        let (amecn, _, s) = step_in("sridharan2004-decrease", sets(), true, seed);
+        let pmax = bottleneck(&s).aqm.as_ref().unwrap().max_p;
+        eprintln!("seed {seed}: MECN {mecn:.1}, AMECN {amecn:.1}, Pmax {pmax:.3}");
+        assert!((9.0..=12.0).contains(&amecn), "AMECN {amecn}");
+        assert!(mecn > 12.5, "MECN {mecn}");
+        assert!(pmax > 0.45, "Pmax {pmax}");
+    }
+}
+
+/// The scheme of a sweep cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scheme {
+    Amecn,
+    /// Adaptive RED marking ECN (the reproduction's reading).
+    Ared,
+    /// Adaptive RED dropping (the other reading).
+    AredDrop,
+}
+
 /// A cell of Sridharan et al.'s sweeps: (forward goodput bit/s, mean queue per bottleneck
 /// port over the second half, packets).
-fn sweep(scenario: &str, ared: bool, target_ms: u32, seed: u64) -> (f64, f64) {
+fn sweep(scenario: &str, scheme: Scheme, target_ms: u32, seed: u64) -> (f64, f64) {
     let mut text = cnsim::scenario::bundled::get(scenario).unwrap().to_string();
-    let table = if ared {
-        text = cnsim::repro::sridharan2004::as_ared(&text);
-        "red"
-    } else {
+    let table = if scheme == Scheme::Amecn {
         "mecn"
+    } else {
+        text = cnsim::repro::sridharan2004::as_ared(&text, scheme == Scheme::Ared);
+        "red"
     };
     let sets = vec![format!("protocols.{table}.target_delay=\"{target_ms}ms\""), format!("seed={seed}")];
     let s = parse(&text, scenario, &sets).unwrap_or_else(|e| panic!("{e}"));
@@ -211,13 +267,15 @@ fn sweep(scenario: &str, ared: bool, target_ms: u32, seed: u64) -> (f64, f64) {
 /// queue up), and on both topologies it rises with the target.
 #[test]
 fn measured_delay_tracks_target_delay() {
-    for ared in [false, true] {
+    for ared in [Scheme::Amecn, Scheme::Ared] {
         let mut last = [0.0, 0.0];
         for target in [10, 40, 80] {
             let (_, lot) = sweep("sridharan2004-parking-lot", ared, target, 1);
             let (_, bell) = sweep("sridharan2004-dumbbell", ared, target, 1);
             let expected = (f64::from(target) * 0.875).max(10.0);
-            eprintln!("ared {ared} target {target} ms: parking lot {lot:.1}, dumbbell {bell:.1} (target {expected})");
+            eprintln!(
+                "{ared:?} target {target} ms: parking lot {lot:.1}, dumbbell {bell:.1} (target {expected})"
+            );
             assert!((lot - expected).abs() < 0.3 * expected, "parking lot {lot} against {expected}");
             assert!(lot > last[0] && bell > last[1], "rises with the target");
             last = [lot, bell];
@@ -231,9 +289,85 @@ fn measured_delay_tracks_target_delay() {
 #[test]
 fn adaptive_mecn_delivers_at_least_ared_on_the_parking_lot() {
     for target in [10, 20] {
-        let (amecn, _) = sweep("sridharan2004-parking-lot", false, target, 1);
-        let (ared, _) = sweep("sridharan2004-parking-lot", true, target, 1);
+        let (amecn, _) = sweep("sridharan2004-parking-lot", Scheme::Amecn, target, 1);
+        let (ared, _) = sweep("sridharan2004-parking-lot", Scheme::Ared, target, 1);
         eprintln!("target {target} ms: AMECN {amecn:.4e}, ARED {ared:.4e}");
         assert!(amecn >= 0.999 * ared, "AMECN {amecn} vs ARED {ared}");
     }
+}
+
+/// Fig. 9's verdict on Adaptive RED turns on how it signals: marking ECN (the reading the
+/// paper's "binary congestion feedback" implies) its measured delay on the 100-flow
+/// dumbbell is about twice Adaptive MECN's (+95 % at 20 ms over 10 seeds), dropping it is
+/// within 10 % of Adaptive MECN's, as the paper has both "conform very closely".
+#[test]
+fn adaptive_red_conforms_like_adaptive_mecn_only_when_it_drops() {
+    let (_, amecn) = sweep("sridharan2004-dumbbell", Scheme::Amecn, 20, 1);
+    let (_, marking) = sweep("sridharan2004-dumbbell", Scheme::Ared, 20, 1);
+    let (_, dropping) = sweep("sridharan2004-dumbbell", Scheme::AredDrop, 20, 1);
+    eprintln!("AMECN {amecn:.1}, ARED marking {marking:.1}, dropping {dropping:.1} packets");
+    assert!(marking > 1.5 * amecn, "marking {marking} vs {amecn}");
+    assert!((dropping - amecn).abs() < 0.25 * amecn, "dropping {dropping} vs {amecn}");
+}
+
+/// The recorder samples max_p beside the average queue: MECN's stays at its 0.1, Adaptive
+/// MECN's sits near 0.1 under two flows and climbs after six more join at 25 s, ending
+/// where the summary has it.
+#[test]
+fn max_p_is_recorded_over_time() {
+    for adaptive in [false, true] {
+        let mut sets = vec![format!("traffic[2].from={}", names(3, 8))];
+        if adaptive {
+            sets.push("protocols.mecn.adaptive={}".into());
+        }
+        let text = cnsim::scenario::bundled::get("sridharan2004-increase").unwrap();
+        let s = parse(text, "increase", &sets).unwrap();
+        let mut sim = build(&s, "increase").unwrap();
+        sim.run_to_end();
+        let r = sim.recorder();
+        let col = r.max_ps.columns.iter().find(|c| c.name == "r1->r2").expect("the bottleneck's max_p");
+        let at = |from: f64, to: f64| -> Vec<f64> {
+            r.max_ps
+                .times_s
+                .iter()
+                .zip(&col.values)
+                .filter(|(t, _)| (from..to).contains(*t))
+                .map(|(_, v)| *v)
+                .collect()
+        };
+        let (before, after) = (at(0.0, 25.0), at(45.0, 51.0));
+        let end = Summary::of(&sim, "increase", 1)
+            .queues
+            .iter()
+            .find(|q| q.port == "r1->r2")
+            .unwrap()
+            .aqm
+            .as_ref()
+            .unwrap()
+            .max_p;
+        assert_eq!(*col.values.last().unwrap(), end, "the last sample is the summary's");
+        if adaptive {
+            assert!(before.iter().all(|&p| p < 0.15), "{before:?}");
+            assert!(after.iter().all(|&p| p > 0.35), "{after:?}");
+        } else {
+            assert!(col.values.iter().all(|&p| p == 0.1));
+        }
+    }
+}
+
+/// Marking 11 above max_th (`above_max = "mark"`, the seed's "all packets are marked"
+/// read literally) in place of dropping: on the paper's increase MECN's late average
+/// passes max_th (15.7 ± 0.04 against 14.4 ± 0.09 packets over 10 seeds) and the drops,
+/// now only from the full buffer, fall to a tenth (124 ± 8 against 1489 ± 31).
+#[test]
+fn marking_above_max_th_lifts_the_average_past_it() {
+    let run = |above: &str| {
+        step_in("sridharan2004-increase", vec![format!("protocols.mecn.above_max=\"{above}\"")], false, 1)
+    };
+    let (drop, _, s_drop) = run("drop");
+    let (mark, _, s_mark) = run("mark");
+    let (d_drop, d_mark) = (bottleneck(&s_drop).dropped_frames, bottleneck(&s_mark).dropped_frames);
+    eprintln!("drop: {drop:.2} ({d_drop} drops), mark: {mark:.2} ({d_mark} drops)");
+    assert!(mark > 15.0 && mark > drop + 0.8, "{mark} vs {drop}");
+    assert!(d_mark * 5 < d_drop, "{d_mark} vs {d_drop}");
 }

@@ -27,6 +27,7 @@ else:
 TABLES: Dict[str, str] = {
     "queues": "queue_length",
     "avg_queues": "queue_average",
+    "max_ps": "max_p",
     "utilisation": "utilisation",
     "throughput": "throughput",
     "rates": "rp_rate",
@@ -71,6 +72,8 @@ class Result:
 
     - `queues`: queue length (frames) per recorded port (``queue_length.parquet``);
     - `avg_queues`: the average queue a RED/ARED/MECN discipline keeps (``queue_average``);
+    - `max_ps`: the same ports' maximum marking probability, which Adaptive RED and
+      Adaptive MECN move (``max_p``);
     - `utilisation`: fraction of each recorded port's link rate used per interval;
     - `throughput`: delivered bit/s per recorded flow over each interval;
     - `rates`: every reaction point's rate, bit/s (``rp_rate``);
@@ -152,6 +155,10 @@ class Result:
     @property
     def avg_queues(self) -> DataFrame:
         return self.frame("avg_queues")
+
+    @property
+    def max_ps(self) -> DataFrame:
+        return self.frame("max_ps")
 
     @property
     def utilisation(self) -> DataFrame:

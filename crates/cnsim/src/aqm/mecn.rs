@@ -7,19 +7,24 @@
 //! p1 = P1max·(avg − min_th)/(max_th − min_th) (the seed's Eq. 1; `p1_span = "mid"`
 //! reaches P1max at mid_th instead); from mid_th to 11, *moderate congestion*, with
 //! p2 = P2max·(avg − mid_th)/(max_th − mid_th) (and, failing that, to 10 with p1:
-//! `incipient_above_mid`); above max_th the frame is dropped, *severe congestion* (with
-//! `gentle`, dropped with a probability rising from P2max to 1 at 2·max_th, else marked
-//! 11). A mark only raises a level a router upstream set. A frame that is not
-//! MECN-capable is dropped where it would be marked. Marks are spread by the count of
-//! arrivals since the last one as RED spreads them (`wait`, `spread`).
+//! `incipient_above_mid`); above max_th the frame is dropped, *severe congestion*, the
+//! fourth level (with `gentle`, dropped with a probability rising from P2max to 1 at
+//! 2·max_th, else marked 11; with `above_max = "mark"`, marked 11, the seed's "all
+//! packets are marked" read literally). A mark only raises a level a router upstream
+//! set. A frame that is not MECN-capable is dropped where it would be marked. Marks are
+//! spread by the count of arrivals since the last one as RED spreads them (`wait`,
+//! `spread`).
 //!
 //! **Adaptive MECN** (the seed's Fig. 2): every `interval`, on the first arrival after
-//! it (as ns-2's Adaptive RED runs; the seed does not say), Pmax moves towards the target
-//! average: above it Pmax += α with α = 0.25·((avg − target)/target)·Pmax, below it
-//! Pmax ·= β with β = 1 − 0.17·(target − avg)/(target − min_th), Pmax kept in
-//! [`bottom`, `top`] = [0.01, 0.5]. Both maxima move by the same factor (the seed adapts
-//! one Pmax). Automatic settings: w_q = 1 − exp(−1/C), min_th from the target delay as
-//! ARED's (max(5, target_delay·C/2) packets), mid_th = 2.25·min_th, max_th = 3·min_th,
+//! it (as ns-2's Adaptive RED runs; the seed does not say), Pmax moves when the average
+//! lies outside the target range [min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th −
+//! min_th)] (`range`; `"point"`: whenever it differs from the target): above it
+//! Pmax += α with α = 0.25·((avg − target)/target)·Pmax, below it Pmax ·= β with
+//! β = 1 − 0.17·(target − avg)/(target − min_th) (`error_from = "edges"` puts the range's
+//! upper or lower edge in place of the target), Pmax kept in [`bottom`, `top`] =
+//! [0.01, 0.5]. Both maxima move by the same factor (the seed adapts one Pmax).
+//! Automatic settings: w_q = 1 − exp(−1/C), min_th from the target delay as ARED's
+//! (max(5, target_delay·C/2) packets), mid_th = 2.25·min_th, max_th = 3·min_th,
 //! target = 2·min_th.
 
 use serde::{Deserialize, Serialize};
@@ -48,6 +53,88 @@ pub enum Span {
     Mid,
 }
 
+/// What happens to an arrival while the average is at or above max_th (without `gentle`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AboveMax {
+    /// Dropped: severe congestion, the fourth level the seed counts ("with packet-drop,
+    /// four different levels of congestion"), in its "marking/dropping policy".
+    #[default]
+    Drop,
+    /// Marked 11, as the seed's "above the max_th all packets are marked" reads
+    /// literally; only a full buffer drops.
+    Mark,
+}
+
+/// Where Adaptive MECN leaves Pmax alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Band {
+    /// Only at the target itself: Pmax moves whenever the average differs from it.
+    Point,
+    /// [min_th + lo·(max_th − min_th), min_th + hi·(max_th − min_th)] (the seed's Fig. 2:
+    /// 0.4 and 0.6).
+    Range(f64, f64),
+}
+
+impl Default for Band {
+    fn default() -> Self {
+        Band::Range(0.4, 0.6)
+    }
+}
+
+impl<'de> Deserialize<'de> for Band {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Band;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "\"point\" or two fractions [lo, hi], e.g. [0.4, 0.6]")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Band, E> {
+                if s == "point" {
+                    Ok(Band::Point)
+                } else {
+                    Err(E::custom(format!("\"{s}\" is not \"point\"; expected \"point\" or [lo, hi]")))
+                }
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Band, A::Error> {
+                let lo: f64 =
+                    seq.next_element()?.ok_or_else(|| serde::de::Error::invalid_length(0, &self))?;
+                let hi: f64 =
+                    seq.next_element()?.ok_or_else(|| serde::de::Error::invalid_length(1, &self))?;
+                if seq.next_element::<f64>()?.is_some() {
+                    return Err(serde::de::Error::invalid_length(3, &self));
+                }
+                Ok(Band::Range(lo, hi))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Band {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Band::Point => s.serialize_str("point"),
+            Band::Range(lo, hi) => [lo, hi].serialize(s),
+        }
+    }
+}
+
+/// What Adaptive MECN's α and β measure the average's distance from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorFrom {
+    /// The target (the seed's "targetqueue = 2·min_th", by which §III-C scales β to 1
+    /// and α to 0).
+    #[default]
+    Target,
+    /// The range's edge that was crossed: the upper for α, the lower for β (Fig. 2's
+    /// "target" read as the range throughout, so that α and β start from 0 and 1 at its
+    /// edges rather than jumping there).
+    Edges,
+}
+
 /// Adaptive MECN (`[protocols.mecn.adaptive]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +145,13 @@ pub struct AdaptiveParams {
     /// Target average; "auto": 2·min_th.
     #[serde(default)]
     pub target: Threshold,
+    /// Where Pmax stays put: the seed's range [0.4, 0.6] of the way from min_th to
+    /// max_th, or "point".
+    #[serde(default)]
+    pub range: Band,
+    /// What α and β measure the error from.
+    #[serde(default)]
+    pub error_from: ErrorFrom,
     /// Pmax is kept at or above this (0.01).
     #[serde(default = "bottom")]
     pub bottom: f64,
@@ -102,6 +196,9 @@ pub struct MecnParams {
     /// 11 otherwise), rather than always.
     #[serde(default)]
     pub gentle: bool,
+    /// Above max_th (without `gentle`): drop every arrival, or mark it 11.
+    #[serde(default)]
+    pub above_max: AboveMax,
     /// Spread marks by the count since the last one, as RED does.
     #[serde(default = "yes")]
     pub spread: bool,
@@ -141,6 +238,8 @@ pub struct MecnSettings {
     pub mean_pktsize: u64,
     /// Adaptive MECN's target average.
     pub target: f64,
+    /// Adaptive MECN's range, (lower, upper) edge: Pmax stays put within it.
+    pub band: (f64, f64),
 }
 
 impl MecnParams {
@@ -167,7 +266,27 @@ impl MecnParams {
                 format!("is {target}, not above min_th {min_th}; expected a target above min_th"),
             ));
         }
-        Ok(MecnSettings { min_th, mid_th, max_th, in_bytes, w_q, ptc, mean_pktsize: mean, target })
+        let band = match self.adaptive.as_ref().map(|a| a.range) {
+            Some(Band::Range(lo, hi)) => (min_th + lo * (max_th - min_th), min_th + hi * (max_th - min_th)),
+            _ => (target, target),
+        };
+        let edges = self.adaptive.as_ref().is_some_and(|a| a.error_from == ErrorFrom::Edges);
+        if edges && band.0 <= min_th {
+            return Err((
+                "adaptive.range".into(),
+                format!("puts the lower edge at min_th ({min_th}); expected it above min_th with error_from = \"edges\""),
+            ));
+        }
+        if !(band.0 <= target && target <= band.1) {
+            return Err((
+                "adaptive.range".into(),
+                format!(
+                    "gives [{}, {}], which does not hold the target {target}; expected a range around the target",
+                    band.0, band.1
+                ),
+            ));
+        }
+        Ok(MecnSettings { min_th, mid_th, max_th, in_bytes, w_q, ptc, mean_pktsize: mean, target, band })
     }
 
     fn check(&self, path: &str, cx: &InstallCx) -> Result<(), ScenarioError> {
@@ -190,6 +309,22 @@ impl MecnParams {
                 ));
             }
             check_interval(cx, &key("adaptive.interval"), a.interval)?;
+            if let Band::Range(lo, hi) = a.range {
+                let fraction = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
+                if !(fraction(lo) && fraction(hi) && lo <= hi) {
+                    return Err(cx.err(
+                        &key("adaptive.range"),
+                        format!("[{lo}, {hi}] is out of range; expected 0 ≤ lo ≤ hi ≤ 1"),
+                    ));
+                }
+            }
+        }
+        if self.gentle && self.above_max == AboveMax::Mark {
+            return Err(cx.err(
+                &key("above_max"),
+                "\"mark\" with gentle = true; expected one of them: gentle decides above max_th by a probability"
+                    .into(),
+            ));
         }
         Ok(())
     }
@@ -210,6 +345,7 @@ struct Adaptive {
     interval: Time,
     bottom: f64,
     top: f64,
+    error_from: ErrorFrom,
     lastset: Time,
 }
 
@@ -238,6 +374,7 @@ pub struct Mecn {
     p1_span: Span,
     incipient_above_mid: bool,
     gentle: bool,
+    above_max: AboveMax,
     spread: bool,
     wait: bool,
     adaptive: Option<Adaptive>,
@@ -261,12 +398,14 @@ impl Mecn {
             p1_span: p.p1_span,
             incipient_above_mid: p.incipient_above_mid,
             gentle: p.gentle,
+            above_max: p.above_max,
             spread: p.spread,
             wait: p.wait,
             adaptive: p.adaptive.as_ref().map(|a| Adaptive {
                 interval: a.interval.0,
                 bottom: a.bottom,
                 top: a.top,
+                error_from: a.error_from,
                 lastset: 0,
             }),
             count: 0,
@@ -281,14 +420,19 @@ impl Mecn {
         &self.s
     }
 
-    /// The seed's Fig. 2: Pmax towards the target (both maxima by the same factor).
+    /// The seed's Fig. 2: Pmax towards the target range (both maxima by the same factor).
     fn adapt(&mut self, now: Time) {
         let Some(a) = &mut self.adaptive else { return };
-        let (avg, target, min_th) = (self.average.avg, self.s.target, self.s.min_th);
-        let factor = if avg > target && self.max_p <= a.top {
-            1.0 + 0.25 * (avg - target) / target
-        } else if avg < target && self.max_p >= a.bottom {
-            1.0 - 0.17 * (target - avg) / (target - min_th)
+        let (avg, min_th) = (self.average.avg, self.s.min_th);
+        let (lo, hi) = self.s.band;
+        let (up, down) = match a.error_from {
+            ErrorFrom::Target => (self.s.target, self.s.target),
+            ErrorFrom::Edges => (hi, lo),
+        };
+        let factor = if avg > hi && self.max_p <= a.top {
+            1.0 + 0.25 * (avg - up) / up
+        } else if avg < lo && self.max_p >= a.bottom {
+            1.0 - 0.17 * (down - avg) / (down - min_th)
         } else {
             return;
         };
@@ -332,6 +476,9 @@ impl Mecn {
         let avg = self.average.avg;
         let (min_th, mid_th, max_th) = (self.s.min_th, self.s.mid_th, self.s.max_th);
         if avg >= max_th {
+            if !self.gentle && self.above_max == AboveMax::Mark {
+                return 2;
+            }
             if !self.gentle || avg >= 2.0 * max_th {
                 return 3;
             }
@@ -508,6 +655,43 @@ mod tests {
         assert!(drops > 900, "{drops}");
         // Severe congestion.
         assert_eq!(offer(&mut m, 16, Ecn::Ect1, 0).0, Verdict::Drop);
+        // Read literally, "all packets are marked" above max_th: 11, and only a frame
+        // that cannot be marked is dropped.
+        m.above_max = AboveMax::Mark;
+        let (moderate, drops) = (m.stats.moderate, m.stats.drops);
+        for i in 0..100 {
+            assert_eq!(offer(&mut m, 16, Ecn::Ect1, i), (Verdict::Mark, Ecn::Ce));
+        }
+        assert_eq!(m.stats.moderate, moderate + 100, "counted as moderate marks");
+        assert_eq!(m.stats.drops, drops);
+        assert_eq!(offer(&mut m, 16, Ecn::NotEct, 0).0, Verdict::Drop);
+        // A full buffer still drops.
+        let mut frame = Frame { size: 1000, ecn: Ecn::Ect1, ..Frame::default() };
+        assert_eq!(m.on_enqueue(view(40), &mut frame, 0), Verdict::Drop);
+    }
+
+    /// `above_max = "mark"` and `gentle` are two answers to one question: together they
+    /// are an error, each alone is not.
+    #[test]
+    fn above_max_mark_excludes_gentle() {
+        let text = |extra: &str| {
+            format!(
+                "name = \"t\"\nduration = \"1ms\"\n[topology.dumbbell]\nsenders = 1\nreceivers = 1\n\
+                 sender_link = {{ rate = \"10Mbps\", delay = \"1ms\" }}\n\
+                 bottleneck = {{ rate = \"1.5Mbps\", delay = \"1ms\" }}\n\
+                 receiver_link = {{ rate = \"10Mbps\", delay = \"1ms\" }}\n\
+                 [protocols.mecn]\nports = [\"r1->r2\"]\nmin_th = \"5 frames\"\nmid_th = \"10 frames\"\n\
+                 max_th = \"15 frames\"\n{extra}"
+            )
+        };
+        let build = |extra: &str| {
+            let s = crate::scenario::parse(&text(extra), "t", &[]).unwrap();
+            crate::scenario::build(&s, "t").map(|_| ())
+        };
+        build("above_max = \"mark\"").unwrap();
+        build("gentle = true").unwrap();
+        let e = build("above_max = \"mark\"\ngentle = true").unwrap_err().to_string();
+        assert!(e.contains("above_max"), "{e}");
     }
 
     /// Automatic settings: mid_th = 2.25·min_th, max_th = 3·min_th, target 2·min_th,
@@ -554,5 +738,72 @@ mod tests {
         m.adapt(5 * t);
         assert_eq!(m.max_p, 0.5);
         assert_eq!(m.adaptive.unwrap().lastset, 5 * t);
+    }
+
+    /// The target range (the seed's Fig. 2: [min_th + 0.4·(max_th − min_th), min_th +
+    /// 0.6·(max_th − min_th)] = [9, 11] packets here) leaves Pmax alone inside it; the
+    /// point reading moves it whenever avg ≠ 10; `error_from = "edges"` measures α and β
+    /// from the edge crossed.
+    #[test]
+    fn target_range_point_and_edges() {
+        let t = PS_PER_S;
+        let mut m = mecn(&params(true));
+        assert_eq!(m.settings().band, (9.0, 11.0));
+        // Inside the range: no change.
+        for (i, avg) in [9.0, 10.5, 11.0].into_iter().enumerate() {
+            m.average.avg = avg;
+            m.adapt((i as u64 + 1) * t);
+            assert_eq!(m.max_p, 0.1, "avg {avg}");
+        }
+        // Above it, α from the target: 0.25·(1.5/10)·0.1 = 0.00375.
+        m.average.avg = 11.5;
+        m.adapt(5 * t);
+        assert!((m.max_p - 0.10375).abs() < 1e-12, "{}", m.max_p);
+        // Below it, β = 1 − 0.17·1.5/5 = 0.949.
+        m.max_p = 0.1;
+        m.average.avg = 8.5;
+        m.adapt(6 * t);
+        assert!((m.max_p - 0.0949).abs() < 1e-12, "{}", m.max_p);
+
+        // The point reading: avg 10.5 moves Pmax by α = 0.25·(0.5/10)·0.1 = 0.00125.
+        let mut p = params(true);
+        p.adaptive.as_mut().unwrap().range = Band::Point;
+        let mut m = mecn(&p);
+        assert_eq!(m.settings().band, (10.0, 10.0));
+        m.average.avg = 10.5;
+        m.adapt(t);
+        assert!((m.max_p - 0.10125).abs() < 1e-12, "{}", m.max_p);
+
+        // From the edges: α = 0.25·(0.5/11)·0.1, β = 1 − 0.17·(9 − 8.5)/(9 − 5) = 0.97875.
+        let mut p = params(true);
+        p.adaptive.as_mut().unwrap().error_from = ErrorFrom::Edges;
+        let mut m = mecn(&p);
+        m.average.avg = 11.5;
+        m.adapt(t);
+        assert!((m.max_p - (0.1 + 0.25 * 0.5 / 11.0 * 0.1)).abs() < 1e-12, "{}", m.max_p);
+        m.max_p = 0.1;
+        m.average.avg = 8.5;
+        m.adapt(2 * t);
+        assert!((m.max_p - 0.097875).abs() < 1e-12, "{}", m.max_p);
+    }
+
+    /// The range parses as "point" or [lo, hi]; a range that leaves out the target, or
+    /// (with error_from = "edges") starts at min_th, is refused.
+    #[test]
+    fn range_parsing_and_checks() {
+        let a: AdaptiveParams = toml::from_str("range = \"point\"").unwrap();
+        assert_eq!(a.range, Band::Point);
+        let a: AdaptiveParams = toml::from_str("range = [0.3, 0.7]").unwrap();
+        assert_eq!(a.range, Band::Range(0.3, 0.7));
+        assert!(toml::from_str::<AdaptiveParams>("range = \"band\"").is_err());
+        assert!(toml::from_str::<AdaptiveParams>("range = [0.3]").is_err());
+        assert!(toml::from_str::<AdaptiveParams>("range = [0.3, 0.5, 0.7]").is_err());
+        let mut p = params(true);
+        p.adaptive.as_mut().unwrap().range = Band::Range(0.6, 0.8); // [11, 13] leaves out 10
+        assert!(p.settings(1_500_000).is_err());
+        p.adaptive.as_mut().unwrap().range = Band::Range(0.0, 0.6);
+        p.settings(1_500_000).unwrap();
+        p.adaptive.as_mut().unwrap().error_from = ErrorFrom::Edges;
+        assert!(p.settings(1_500_000).is_err(), "β would divide by zero at min_th");
     }
 }

@@ -108,6 +108,17 @@ impl AnyDiscipline {
         }
     }
 
+    /// The maximum marking probability the discipline applies now (Adaptive RED's and
+    /// Adaptive MECN's moving max_p; MECN's P1max), if it has one.
+    pub fn max_p(&self) -> Option<f64> {
+        let AnyDiscipline::Aqm(a) = self else { return None };
+        match &**a {
+            Aqm::EcnThreshold(_) => None,
+            Aqm::Red(d) => Some(d.cur_max_p),
+            Aqm::Mecn(d) => Some(d.max_p),
+        }
+    }
+
     /// A frame is offered to the queue.
     #[inline]
     pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {

@@ -22,6 +22,9 @@ pub struct Recorder {
     /// its kin), in the discipline's unit.
     pub avg_queues: TimeSeries,
     avg_ports: Vec<PortId>,
+    /// The maximum marking probability of every port in `avg_queues` (Adaptive RED's and
+    /// Adaptive MECN's max_p, which the adaptation moves).
+    pub max_ps: TimeSeries,
     /// Utilisation of every recorded port's link over the previous interval (bytes sent
     /// × 8 ÷ interval ÷ rate).
     pub utilisation: TimeSeries,
@@ -76,6 +79,11 @@ fn served_bits(port: &crate::net::Port, now: Time) -> u64 {
     started - left
 }
 
+/// The maximum marking probability of port `p`'s first class, if its discipline has one.
+fn max_p(net: &Network, p: PortId) -> Option<f64> {
+    net.ports[p as usize].classes.queues().next().and_then(|q| q.discipline.max_p())
+}
+
 impl Recorder {
     /// A recorder for the given ports and flows.
     pub fn new(
@@ -96,6 +104,7 @@ impl Recorder {
             queue_ports.iter().copied().filter(|&p| average(net, p).is_some()).collect();
         let avg_queues =
             TimeSeries::new("queue_average", "frames or bytes", avg_ports.iter().map(|&p| net.port_name(p)));
+        let max_ps = TimeSeries::new("max_p", "probability", avg_ports.iter().map(|&p| net.port_name(p)));
         let throughput =
             TimeSeries::new("throughput", "bit/s", flow_ids.iter().map(|&f| flows[f as usize].name.clone()));
         Self {
@@ -106,6 +115,7 @@ impl Recorder {
             queues,
             avg_queues,
             avg_ports,
+            max_ps,
             utilisation,
             last_served_bits,
             flow_ids,
@@ -119,14 +129,14 @@ impl Recorder {
 
     /// The tables [`Recorder::new`] makes for these ports and flows and, with `rates`,
     /// [`Recorder::record_reaction_points`] adds, in the order the recorder keeps them:
-    /// queue_length, queue_average, utilisation, throughput, rp_rate, rp_cnms.
+    /// queue_length, queue_average, max_p, utilisation, throughput, rp_rate, rp_cnms.
     pub fn shapes(
         net: &Network,
         queue_ports: &[PortId],
         flows: &[Flow],
         flow_ids: &[u32],
         rates: bool,
-    ) -> [TableShape; 6] {
+    ) -> [TableShape; 7] {
         let shape = |name, names: &mut dyn Iterator<Item = usize>| {
             let (columns, name_bytes) = names.fold((0u64, 0u64), |(c, b), n| (c + 1, b + n as u64));
             TableShape { name, columns, name_bytes }
@@ -136,6 +146,7 @@ impl Recorder {
         [
             shape("queue_length", &mut queue_ports.iter().map(port)),
             shape("queue_average", &mut queue_ports.iter().filter(|&&p| average(net, p).is_some()).map(port)),
+            shape("max_p", &mut queue_ports.iter().filter(|&&p| average(net, p).is_some()).map(port)),
             shape("utilisation", &mut queue_ports.iter().map(port)),
             shape("throughput", &mut flow_ids.iter().map(|&f| flows[f as usize].name.len())),
             shape("rp_rate", &mut rps()),
@@ -170,8 +181,12 @@ impl Recorder {
         }
         if !self.avg_ports.is_empty() {
             self.avg_queues.times_s.push(t);
-            for (col, &p) in self.avg_queues.columns.iter_mut().zip(&self.avg_ports) {
+            self.max_ps.times_s.push(t);
+            for ((col, max), &p) in
+                self.avg_queues.columns.iter_mut().zip(&mut self.max_ps.columns).zip(&self.avg_ports)
+            {
                 col.values.push(average(net, p).unwrap_or(f64::NAN));
+                max.values.push(max_p(net, p).unwrap_or(f64::NAN));
             }
         }
         self.throughput.times_s.push(t);

@@ -361,7 +361,7 @@ fn write_comparison(w: &mut String, study: &Study, rows: &[ComparisonRow]) {
         };
         let _ = writeln!(
             w,
-            "- {} ({}): paper {}; ours {}{reference}. **{}**{why}.{bound}",
+            "- {} ({}): paper {}; {}{reference}. **{}**{why}.{bound}",
             p.what,
             r.place,
             fmt_paper(p),
@@ -638,6 +638,18 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
     Ok(out)
 }
 
+/// The simulated time of the runs: "of 50s simulated" where all agree, else "simulating
+/// 50s (24 runs) and 100s (36 runs)".
+fn durations(d: &[(crate::scenario::units::Duration, usize)]) -> String {
+    match d {
+        [(one, _)] => format!("of {one} simulated"),
+        _ => {
+            let parts: Vec<String> = d.iter().map(|(x, n)| format!("{x} ({n} runs)")).collect();
+            format!("simulating {}", parts.join(" and "))
+        }
+    }
+}
+
 /// Writes `report.md`, its figures, `comparison.*` and `scenarios/` into `dir` (which
 /// exists).
 pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), String> {
@@ -658,7 +670,7 @@ pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), St
     let _ = writeln!(w, "# Reproduction of {}\n", study.title);
     let _ = writeln!(
         w,
-        "Produced by `cnsim reproduce {}` (cnsim {}): {cells} cells × {} seeds ({}) = {} runs of {} simulated{}. \
+        "Produced by `cnsim reproduce {}` (cnsim {}): {cells} cells × {} seeds ({}) = {} runs {}{}. \
          Every figure below is the mean over the seeds; where a ± or an error bar is shown it is the 95 % \
          confidence interval of that mean (Student's t). `results.parquet` has every run and \
          `comparison.parquet` the comparison with the paper; every cell's resolved scenario (first seed) is \
@@ -668,7 +680,7 @@ pub fn write_report(dir: &Path, results: &Results, quick: bool) -> Result<(), St
         results.seeds.len(),
         results.seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
         results.records.len(),
-        results.duration,
+        durations(&results.durations),
         if quick { " (`--quick`: shorter than the full reproduction)" } else { "" }
     );
     w.push_str(study.intro);
@@ -892,7 +904,16 @@ mod tests {
                 records.push(Record { cell: cell.clone(), seed, measured, scenario_toml: None });
             }
         }
-        Results::new(study, records, vec![1, 2], Duration(1))
+        let runs = records.len();
+        Results::new(study, records, vec![1, 2], vec![(Duration(1), runs)])
+    }
+
+    /// The header names every run length with its run count where they differ.
+    #[test]
+    fn the_header_lists_each_run_length() {
+        let s = |secs| Duration(secs * crate::engine::PS_PER_S);
+        assert_eq!(durations(&[(s(50), 60)]), "of 50s simulated");
+        assert_eq!(durations(&[(s(50), 24), (s(100), 36)]), "simulating 50s (24 runs) and 100s (36 runs)");
     }
 
     #[test]
@@ -973,9 +994,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains(
-                "- loss change A→B at load 1 (load 1): paper -50 %; ours coarse n/a (base ≈ 0) (2 seeds)"
-            ),
+            md.contains("- loss change A→B at load 1 (load 1): paper -50 %; coarse n/a (base ≈ 0) (2 seeds)"),
             "{md}"
         );
     }

@@ -41,8 +41,9 @@ pub struct Results<'s> {
     pub records: Vec<Record>,
     /// The seeds of each cell.
     pub seeds: Vec<u64>,
-    /// Simulated time per run.
-    pub duration: Duration,
+    /// Simulated time per run: each distinct duration with its number of runs, in grid
+    /// order (the cells' scenarios may differ, e.g. 50 s load steps and 100 s sweeps).
+    pub durations: Vec<(Duration, usize)>,
     by_cell: HashMap<Cell, Vec<usize>>,
 }
 
@@ -87,19 +88,30 @@ pub fn run<'s>(
         Ok(Record { cell: (*cell).clone(), seed: *seed, measured, scenario_toml })
     })
     .map_err(|e| e.to_string())?;
-    let duration =
-        duration.unwrap_or_else(|| cells.first().map_or(Duration(0), |c| (study.scenario)(c).duration));
-    Ok(Results::new(study, records, seeds.to_vec(), duration))
+    let mut durations: Vec<(Duration, usize)> = Vec::new();
+    for c in &cells {
+        let d = duration.unwrap_or_else(|| (study.scenario)(c).duration);
+        match durations.iter_mut().find(|(x, _)| *x == d) {
+            Some((_, n)) => *n += seeds.len(),
+            None => durations.push((d, seeds.len())),
+        }
+    }
+    Ok(Results::new(study, records, seeds.to_vec(), durations))
 }
 
 impl<'s> Results<'s> {
     /// Results of `records` (as [`run`] returns them).
-    pub fn new(study: &'s Study, records: Vec<Record>, seeds: Vec<u64>, duration: Duration) -> Results<'s> {
+    pub fn new(
+        study: &'s Study,
+        records: Vec<Record>,
+        seeds: Vec<u64>,
+        durations: Vec<(Duration, usize)>,
+    ) -> Results<'s> {
         let mut by_cell: HashMap<Cell, Vec<usize>> = HashMap::new();
         for (i, r) in records.iter().enumerate() {
             by_cell.entry(r.cell.clone()).or_default().push(i);
         }
-        Results { study, records, seeds, duration, by_cell }
+        Results { study, records, seeds, durations, by_cell }
     }
 
     /// The runs of `cell` (or of the cell it is an alias of).

@@ -209,6 +209,7 @@ pub fn write_run_files(
             "average queue (the discipline's unit)".to_string(),
             ChartStyle { step: Step::None, worst_is_lowest: false },
         ),
+        (&r.max_ps, 1.0, "max_p".to_string(), ChartStyle { step: Step::None, worst_is_lowest: false }),
         (
             &r.utilisation,
             1.0,

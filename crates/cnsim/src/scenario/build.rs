@@ -1000,7 +1000,7 @@ fn charge_recording(
     let groups: [(&str, std::ops::Range<usize>, String, &str); 3] = [
         (
             "metrics.queues",
-            0..3,
+            0..4,
             format!(
                 "the queue lengths and utilisation of the {} ports metrics.queues selects",
                 queue_ports.len()
@@ -1010,14 +1010,14 @@ fn charge_recording(
         ),
         (
             "metrics.flows",
-            3..4,
+            4..5,
             format!("the throughput of {} flows", flow_ids.len()),
             "to fit, use metrics.flows = false or a longer metrics.interval",
         ),
         (
             "metrics.rates",
-            4..6,
-            format!("the rates of {} reaction points", shapes[4].columns),
+            5..7,
+            format!("the rates of {} reaction points", shapes[5].columns),
             "to fit, use metrics.rates = false or a longer metrics.interval",
         ),
     ];
