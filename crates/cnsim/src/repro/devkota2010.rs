@@ -27,7 +27,9 @@ const fn level(key: &'static str, label: &'static str) -> Level {
 
 /// The configurations, as (key, label, `--set` assignments). Those ending in `+udp` add
 /// the paper's Section VIII flow: 400 Mbit/s of UDP CBR from one more host to the client.
-const CONFIGS: [(&str, &str, &[&str]); 15] = [
+/// Those from `tcp-1ms` on are the paper's other runs (§IV-B's 1 ms, §VII-A's
+/// sample-every-packet) and the readings we did not choose, run where [`skip`] keeps them.
+const CONFIGS: [(&str, &str, &[&str]); 22] = [
     ("tcp", "NewReno, 200 ms min RTO", &[]),
     ("tcp-10ms", "NewReno, 10 ms min RTO", &[TCP_10MS]),
     ("tcp-10ms-tick", "NewReno, 10 ms min RTO, ns-2's 10 ms tick", &[TCP_10MS_TICK]),
@@ -43,7 +45,31 @@ const CONFIGS: [(&str, &str, &[&str]); 15] = [
     ("qcn+udp", "I: QCN, + 400 Mbit/s UDP", &[QCN]),
     ("v+udp", "V: II + IV, + 400 Mbit/s UDP", &[QCN_V]),
     ("vi+udp", "VI: III + IV, + 400 Mbit/s UDP", &[QCN_VI]),
+    ("tcp-1ms", "NewReno, 1 ms min RTO", &[TCP_1MS]),
+    ("qcn-per-frame", "QCN sampling every frame (§VII-A)", &[QCN_PER_FRAME]),
+    ("qcn-10ms-tick", "QCN, 10 ms min RTO, ns-2's 10 ms tick", &[QCN, TCP_10MS_TICK]),
+    ("qcn-qeq20", "I: QCN, Qeq 20 % of the buffer", &[QCN_QEQ20]),
+    ("ii-calm", "II, memory −1 per calm sample", &[QCN_II_CALM]),
+    ("iii-split-top", "III, |Fb| 56–63 split, 10 KB floor", &[QCN_III_SPLIT_TOP]),
+    ("iii-per-value", "III, one level per |Fb| up to 14", &[QCN_III_PER_VALUE]),
 ];
+
+/// The cells that do not run: the readings we did not choose and the extra TCP-over-QCN
+/// runs only at 128 KB (Tables II and III's buffer), the sample-every-packet run and Qeq
+/// as a fraction of the buffer also at 32 KB (where §VII-A says per-frame sampling
+/// avoided the collapse, and where a fixed 26 KB Qeq is 81 % of the buffer).
+fn skip(cell: &Cell) -> bool {
+    match cell.get("config") {
+        "qcn-per-frame" | "qcn-qeq20" => !matches!(cell.get("buffer"), "32" | "128"),
+        "qcn-10ms-tick" | "ii-calm" | "iii-split-top" | "iii-per-value" => cell.get("buffer") != "128",
+        _ => false,
+    }
+}
+
+/// Every cell's flows start at a uniformly drawn instant in the first millisecond
+/// (half an SRU's time at 1 Gbit/s): without it a cell without QCN has no random
+/// draw at all and every seed is the same run.
+const START_PHASE: &str = r#"traffic[0].start={uniform=["0s","1ms"]}"#;
 
 /// The extra UDP flow of the configurations ending in `+udp` (the paper's Section VIII):
 /// CBR, so QCN's reaction point (`flows = "*"`) drives its rate limiter too.
@@ -58,6 +84,7 @@ jitter = 0.5
 "#;
 
 const TCP_10MS: &str = r#"traffic[0].tcp={min_rto="10ms"}"#;
+const TCP_1MS: &str = r#"traffic[0].tcp={min_rto="1ms"}"#;
 /// ns-2's default timer granularity (`tcpTick_` 10 ms): the RTO is kept in ticks and
 /// never falls below two of them past the smoothed RTT, so a 10 ms minimum acts near 30 ms.
 const TCP_10MS_TICK: &str = r#"traffic[0].tcp={min_rto="10ms", tick="10ms"}"#;
@@ -66,6 +93,15 @@ const QCN_II: &str =
     r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={congestion_memory={}}}"#;
 const QCN_III: &str =
     r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={sampling="detailed"}}"#;
+const QCN_PER_FRAME: &str =
+    r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={sampling="per-frame"}}"#;
+const QCN_QEQ20: &str =
+    r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={qeq_fraction=0.2}}"#;
+const QCN_II_CALM: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={congestion_memory={decay="calm-sample"}}}"#;
+/// The detailed-sampling reading of cnsim before this audit: |Fb| 56–63 split, the new
+/// levels continuing 150 KB/(k + 1) down to 10 KB.
+const QCN_III_SPLIT_TOP: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={sampling="detailed", detailed_levels="split-top", detailed_table=["150000B","75000B","50000B","37500B","30000B","25000B","21500B","18500B","16667B","15000B","13636B","12500B","11538B","10714B","10000B"]}}"#;
+const QCN_III_PER_VALUE: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={sampling="detailed", detailed_levels="per-value"}}"#;
 const QCN_IV: &str =
     r#"protocols.qcn={congestion_points=["sw->client"], flows="*", rp={adaptive_increase=true}}"#;
 const QCN_V: &str = r#"protocols.qcn={congestion_points=["sw->client"], flows="*", cp={congestion_memory={}}, rp={adaptive_increase=true}}"#;
@@ -87,6 +123,7 @@ pub fn cell_overrides(buffer_kb: &str, servers: &str, config: &str) -> Vec<Strin
         format!("topology.star.hosts=[\"client\"{udp}, {list}]"),
         format!("traffic[0].from=[{list}]"),
         format!("queues.capacity=\"{buffer_kb}000B\""),
+        START_PHASE.to_string(),
     ];
     let c = CONFIGS.iter().find(|c| c.0 == config).expect("a configuration");
     sets.extend(c.2.iter().map(|s| s.to_string()));
@@ -165,7 +202,100 @@ fn paper_numbers() -> Vec<PaperNumber> {
         quantity: Quantity::Metric(metric),
         rule: Rule::VALUE,
     };
-    vec![
+    let beyond = |what, at, value, unit, metric, above| PaperNumber {
+        what,
+        at,
+        value,
+        unit,
+        quantity: Quantity::Metric(metric),
+        rule: Rule::Beyond { above },
+    };
+    let per_frame_cnms = |what, at| PaperNumber {
+        what,
+        at,
+        value: 400.0,
+        unit: "%",
+        quantity: Quantity::Change { metric: "cnms", axis: "config", from: "qcn", to: "qcn-per-frame" },
+        rule: Rule::VALUE,
+    };
+    let mut extra = vec![
+        beyond(
+            "§VII-A text: sampling every packet, \"collapse did not occur even for simulations with 32KB\" (collapse: below 500 Mbit/s, §V), 32 servers",
+            &[("buffer", "32"), ("servers", "32"), ("config", "qcn-per-frame")],
+            500.0,
+            "Mbit/s",
+            "goodput_mbps",
+            true,
+        ),
+        beyond(
+            "§VII-A text: sampling every packet, no collapse at 32 KB, 64 servers",
+            &[("buffer", "32"), ("servers", "64"), ("config", "qcn-per-frame")],
+            500.0,
+            "Mbit/s",
+            "goodput_mbps",
+            true,
+        ),
+        per_frame_cnms(
+            "§VII-A text: sampling every packet sends \"around 5 times\" I's CNMs (+400 %), 2 servers",
+            &[("buffer", "128"), ("servers", "2")],
+        ),
+        per_frame_cnms(
+            "§VII-A text: sampling every packet sends \"around 5 times\" I's CNMs (+400 %), 32 servers",
+            &[("buffer", "128"), ("servers", "32")],
+        ),
+        beyond(
+            "§VII-C text: average queue below 30 KB up to 64 flows at 256 KB, V",
+            &[("buffer", "256"), ("servers", "64"), ("config", "v")],
+            30.0,
+            "KB",
+            "avg_queue_kb",
+            false,
+        ),
+        beyond(
+            "§VII-C text: average queue below 30 KB up to 64 flows at 256 KB, VI",
+            &[("buffer", "256"), ("servers", "64"), ("config", "vi")],
+            30.0,
+            "KB",
+            "avg_queue_kb",
+            false,
+        ),
+        n(
+            "§VIII text: NewReno 10 ms without QCN \"yielded 400Mbps to the UDP flow\", 256 KB, 32 servers",
+            &[("buffer", "256"), ("servers", "32"), ("config", "tcp-10ms+udp")],
+            400.0,
+            "Mbit/s",
+            "udp_mbps",
+        ),
+        n(
+            "§VIII text: V + UDP, synchronized requests \"around 800Mbps\" at 128 KB past 8 flows, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "v+udp")],
+            800.0,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "§VIII text: VI + UDP, synchronized requests \"around 800Mbps\" at 128 KB past 8 flows, 32 servers",
+            &[("buffer", "128"), ("servers", "32"), ("config", "vi+udp")],
+            800.0,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "§VIII text: V + UDP, synchronized requests \"around 700Mbps for 32 Kb\" past 8 flows, 32 servers",
+            &[("buffer", "32"), ("servers", "32"), ("config", "v+udp")],
+            700.0,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+        n(
+            "§VIII text: VI + UDP, synchronized requests \"around 700Mbps for 32 Kb\" past 8 flows, 32 servers",
+            &[("buffer", "32"), ("servers", "32"), ("config", "vi+udp")],
+            700.0,
+            "Mbit/s",
+            "goodput_mbps",
+        ),
+    ];
+    let mut numbers = vec![
         n(
             "§V text: average queue, NewReno 10 ms, 8 servers, 256 KB",
             &[("buffer", "256"), ("servers", "8"), ("config", "tcp-10ms")],
@@ -740,8 +870,125 @@ fn paper_numbers() -> Vec<PaperNumber> {
             "per flow",
             "timeouts_per_flow",
         ),
-    ]
+    ];
+    numbers.append(&mut extra);
+    numbers
 }
+
+/// Goodput against servers, one bar per buffer, for each configuration the paper draws
+/// (file, configuration, caption).
+const GOODPUT_FIGURES: [(&str, &str, &str); 17] = [
+    ("goodput-tcp", "tcp", "Goodput vs servers per buffer, NewReno with 200 ms minimum RTO, no QCN (the paper's Fig. 2)"),
+    ("goodput-tcp-10ms", "tcp-10ms", "Goodput vs servers per buffer, NewReno with 10 ms minimum RTO, no QCN (the paper's Fig. 3)"),
+    ("goodput-tcp-1ms", "tcp-1ms", "Goodput vs servers per buffer, NewReno with 1 ms minimum RTO, no QCN (§IV-B's text; no figure)"),
+    (
+        "goodput-tcp-10ms-tick",
+        "tcp-10ms-tick",
+        "Goodput vs servers per buffer, NewReno with 10 ms minimum RTO and ns-2's 10 ms tick, no QCN (no paper figure)",
+    ),
+    ("goodput-qcn", "qcn", "Goodput vs servers per buffer, NewReno 200 ms over unmodified QCN, I (the paper's Fig. 4)"),
+    ("goodput-qcn-10ms", "qcn-10ms", "Goodput vs servers per buffer, NewReno 10 ms over unmodified QCN (the paper's Fig. 5)"),
+    ("goodput-ii", "ii", "Goodput vs servers per buffer, II: congestion-memory sampling (the paper's Fig. 9)"),
+    ("goodput-iii", "iii", "Goodput vs servers per buffer, III: detailed sampling (the paper's Fig. 10)"),
+    ("goodput-iv", "iv", "Goodput vs servers per buffer, IV: adaptive R_AI (the paper's Fig. 11)"),
+    ("goodput-v", "v", "Goodput vs servers per buffer, V: congestion-memory sampling + adaptive R_AI (the paper's Fig. 12)"),
+    ("goodput-vi", "vi", "Goodput vs servers per buffer, VI: detailed sampling + adaptive R_AI (the paper's Fig. 13)"),
+    ("goodput-tcp+udp", "tcp+udp", "TCP goodput vs servers per buffer beside 400 Mbit/s of UDP, NewReno 200 ms, no QCN (the paper's Fig. 14)"),
+    (
+        "goodput-tcp-10ms+udp",
+        "tcp-10ms+udp",
+        "TCP goodput vs servers per buffer beside 400 Mbit/s of UDP, NewReno 10 ms, no QCN (the paper's Fig. 15)",
+    ),
+    ("goodput-qcn+udp", "qcn+udp", "TCP goodput vs servers per buffer beside 400 Mbit/s of UDP, unmodified QCN (the paper's Fig. 16)"),
+    ("goodput-v+udp", "v+udp", "TCP goodput vs servers per buffer beside 400 Mbit/s of UDP, V (the paper's Fig. 17)"),
+    ("goodput-vi+udp", "vi+udp", "TCP goodput vs servers per buffer beside 400 Mbit/s of UDP, VI (the paper's Fig. 18)"),
+    (
+        "goodput-qcn-per-frame",
+        "qcn-per-frame",
+        "Goodput vs servers, 32 and 128 KB, QCN sampling every frame (§VII-A's text; no figure)",
+    ),
+];
+
+/// The figures: a goodput figure per configuration of [`GOODPUT_FIGURES`], and the queue
+/// and rates at 8 servers and 128 KB under I (the paper's Figs. 6 and 7) and VI.
+fn figures() -> Vec<Figure> {
+    let mut figures: Vec<Figure> = GOODPUT_FIGURES
+        .iter()
+        .map(|&(file, config, caption)| Figure::Bars {
+            file,
+            caption,
+            y_label: "goodput (Mbit/s)",
+            at: match config {
+                "tcp" => &[("config", "tcp")],
+                _ => GOODPUT_AT.iter().find(|a| a[0].1 == config).expect("a configuration"),
+            },
+            categories: "servers",
+            series: ("buffer", &BUFFERS),
+            metric: "goodput_mbps",
+            y_max: Some(1000.0),
+        })
+        .collect();
+    for (config, queue_caption, rates_caption) in [
+        (
+            &[("buffer", "128"), ("servers", "8"), ("config", "qcn")],
+            "Switch queue towards the client, I (unmodified QCN), 8 servers, 128 KB, first seed (frames of 1040 bytes, 1 ms samples; the paper's Fig. 6 setting, which it does not draw)",
+            "Each server's QCN rate CR, I (unmodified QCN), 8 servers, 128 KB, first seed (the paper's Figs. 6 and 7)",
+        ),
+        (
+            &[("buffer", "128"), ("servers", "8"), ("config", "vi")],
+            "Switch queue towards the client, VI (detailed sampling + adaptive R_AI), 8 servers, 128 KB, first seed (no paper figure)",
+            "Each server's QCN rate CR, VI (detailed sampling + adaptive R_AI), 8 servers, 128 KB, first seed (no paper figure)",
+        ),
+    ] {
+        let at: &'static [(&'static str, &'static str)] = config;
+        let tag = if at[2].1 == "qcn" { "" } else { "-vi" };
+        figures.push(Figure::Series {
+            file: if tag.is_empty() { "queue" } else { "queue-vi" },
+            caption: queue_caption,
+            at,
+            series: "queue",
+            scale: 1.0,
+            rebin: 1,
+            y_label: "queue (frames)",
+            reference: Some(("buffer: 123 frames", 128000.0 / 1040.0)),
+            step: Step::After,
+            worst_is_lowest: false,
+        });
+        figures.push(Figure::Series {
+            file: if tag.is_empty() { "rates" } else { "rates-vi" },
+            caption: rates_caption,
+            at,
+            series: "rates",
+            scale: 1e-6,
+            rebin: 1,
+            y_label: "CR (Mbit/s)",
+            reference: Some(("fair share 125 Mbit/s", 125.0)),
+            step: Step::After,
+            worst_is_lowest: true,
+        });
+    }
+    figures
+}
+
+/// The `at` of each goodput figure (a static slice per configuration).
+const GOODPUT_AT: [&[(&str, &str)]; 16] = [
+    &[("config", "tcp-10ms")],
+    &[("config", "tcp-1ms")],
+    &[("config", "tcp-10ms-tick")],
+    &[("config", "qcn")],
+    &[("config", "qcn-10ms")],
+    &[("config", "ii")],
+    &[("config", "iii")],
+    &[("config", "iv")],
+    &[("config", "v")],
+    &[("config", "vi")],
+    &[("config", "tcp+udp")],
+    &[("config", "tcp-10ms+udp")],
+    &[("config", "qcn+udp")],
+    &[("config", "v+udp")],
+    &[("config", "vi+udp")],
+    &[("config", "qcn-per-frame")],
+];
 
 /// The declaration.
 pub fn study() -> Study {
@@ -818,10 +1065,12 @@ pub fn study() -> Study {
         alternative: None,
         bounds: &[],
         tolerance: 0.25,
-        note: "Each row is a number of the paper's Tables I–III (all at 128 KB per port), or of its text on average queues \
-               (§V, at 256 KB), next to ours, the mean over seeds \
-               ± the 95 % confidence interval. Table III's I is QCN with 10 ms minimum RTO (the paper's \"unmodified QCN with \
-               modified TCP\"); its II–VI, and Table II, are with ns-2's 200 ms.",
+        note: "Each row is a number of the paper's Tables I–III (all at 128 KB per port), or of its text (§V's average \
+               queues at 256 KB, §VII-A's sample-every-packet run, §VII-C's queues, §VIII's mixed runs), next to ours, \
+               the mean over 5 seeds (each seed draws every server's start in the first millisecond) ± the 95 % \
+               confidence interval; \"± 0.00\" means every seed gave the same value. Table III's I is QCN with 10 ms \
+               minimum RTO (the paper's \"unmodified QCN with modified TCP\"); its II–VI, and Table II, are with \
+               ns-2's 200 ms.",
     };
     let tables = Tables {
         sections: "buffer",
@@ -846,60 +1095,21 @@ pub fn study() -> Study {
             },
         ],
     };
-    let figures = vec![Figure::Bars {
-        file: "goodput",
-        caption: "Goodput against the number of servers, per buffer size (the paper's Figs. 2–5, 9–18)",
-        y_label: "Mbit/s",
-        at: &[],
-        categories: "servers",
-        series: ("buffer", &BUFFERS),
-        metric: "goodput_mbps",
-        y_max: Some(1000.0),
-    }];
-    let figures = [
-        figures,
-        vec![
-            Figure::Series {
-                file: "queue",
-                caption: "The switch queue towards the client, 8 servers, 128 KB (frames of 1040 bytes; 1 ms samples)",
-                at: SERIES_AT,
-                series: "queue",
-                scale: 1.0,
-                rebin: 1,
-                y_label: "queue (frames)",
-                reference: Some(("buffer: 123 frames", 128000.0 / 1040.0)),
-                step: Step::After,
-                worst_is_lowest: false,
-            },
-            Figure::Series {
-                file: "rates",
-                caption: "Each server's QCN rate CR, 8 servers, 128 KB (the paper's Figs. 6 and 7)",
-                at: SERIES_AT,
-                series: "rates",
-                scale: 1e-6,
-                rebin: 1,
-                y_label: "CR (Mbit/s)",
-                reference: Some(("fair share 125 Mbit/s", 125.0)),
-                step: Step::After,
-                worst_is_lowest: true,
-            },
-        ],
-    ]
-    .concat();
+    let figures = figures();
     Study {
         name: "devkota2010",
         title: "Devkota & Reddy 2010: QCN in TCP incast",
-        seeds: (2, 1),
+        seeds: (5, 1),
         quick_duration: Duration(2 * PS_PER_S),
         axes,
         alias: |_| None,
-        skip: |_| false,
+        skip,
         scenario,
         measure,
         metrics,
         comparison,
         tables,
-        facets: &["config"],
+        facets: &[],
         figures,
         every_cell: Vec::new(),
         intro: INTRO,
