@@ -878,6 +878,39 @@ mod tests {
         assert_eq!((d, cp.time_to_mark), (Decision::Send(Cnm { fb: 7, cpid: 7 }), 75_000.0));
     }
 
+    /// Devkota & Reddy's detailed sampling, `detailed_levels = "per-value"`: level
+    /// min(|Fb|, 14), so |Fb| = 1 samples after 75 KB and |Fb| ≥ 14 after the last level.
+    #[test]
+    fn detailed_sampling_levels_per_value() {
+        let pv = DetailedLevels::PerValue;
+        let levels: Vec<usize> = [0, 1, 7, 13, 14, 63].iter().map(|&f| detailed_level(f, pv)).collect();
+        assert_eq!(levels, [0, 1, 7, 13, 14, 14]);
+        let params = CpParams {
+            qeq: Size::Bytes(26_000),
+            sampling: Sampling::Detailed,
+            detailed_levels: pv,
+            jitter: [1.0, 1.0],
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 7, rng());
+        // Q = 30000 = Qold: Fb = −4000 → |Fb| = 1 → level 1, 75 KB (even: level 0, 150 KB).
+        cp.q_old = 30_000.0;
+        cp.on_sample(
+            QueueView { frames: 20, bytes: 30_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 75_000.0);
+        // Q = 31000, Qold = 26000: |Fb| = 7 → level 7, 18.5 KB.
+        cp.q_old = 26_000.0;
+        cp.on_sample(
+            QueueView { frames: 21, bytes: 31_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 18_500.0);
+    }
+
     /// Congestion memory with `decay = "calm-sample"`: each rise above 90 % of the
     /// buffer counts one event, and the sampling interval is divided by 2^count; a
     /// sample with Fb ≥ 0 counts one down.
