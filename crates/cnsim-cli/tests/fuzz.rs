@@ -79,6 +79,8 @@ jitter = [0.9, 1.1]
 qold_update = "feedback"
 base_probability = 0.02
 detailed_table = ["100KB", "10KB"]
+detailed_levels = "per-value"
+qeq_fraction = 0.25
 [protocols.qcn.cp.congestion_memory]
 threshold = 0.8
 decay = "below-qeq"

@@ -181,12 +181,13 @@ fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
 
 /// Devkota & Reddy's QCN changes on the incast workload (32 servers, 128 KB buffers,
 /// 200 ms minimum RTO, 802.1Qau's QCN on the client's port), two seeds of the paper's
-/// 20 s (adaptive R_AI's memory builds over seconds): unmodified QCN
-/// (their I) keeps the average queue well below the buffer; adaptive R_AI sends fewer
-/// CNMs than either sampling change alone (Table II's ordering); every combination with
-/// adaptive R_AI (IV, V, VI) raises goodput by more than a third over I; the sampling
-/// changes alone (II, III) do not lower it. (The paper has II and III raise it too; ours
-/// stay within a few per cent of I here: the report explains why.)
+/// 20 s (adaptive R_AI's memory builds over seconds): unmodified QCN (their I) keeps the
+/// average queue well below the buffer; adaptive R_AI sends fewer CNMs than either
+/// sampling change alone (Table II's ordering); every change (II–VI) raises goodput by
+/// more than a third over I (Figs. 9–13: "considerably better"; ours: 292 → 683–761
+/// Mbit/s), and so does sampling every frame (§VII-A), which sends several times I's
+/// CNMs. The readings cnsim had before (II's memory −1 per calm sample, III's split top
+/// level) gave II and III within a few per cent of I.
 #[test]
 fn devkota_reddy_changes_on_incast() {
     let qcn =
@@ -210,19 +211,104 @@ fn devkota_reddy_changes_on_incast() {
     let (g4, c4, _) = run_all(", rp={adaptive_increase=true}");
     let (g5, _, _) = run_all(", cp={congestion_memory={}}, rp={adaptive_increase=true}");
     let (g6, _, _) = run_all(", cp={sampling=\"detailed\"}, rp={adaptive_increase=true}");
+    let (gp, cp, _) = run_all(", cp={sampling=\"per-frame\"}");
     eprintln!(
-        "goodput I {g1:.3e}, II {g2:.3e}, III {g3:.3e}, IV {g4:.3e}, V {g5:.3e}, VI {g6:.3e}; \
-         CNMs I {c1}, II {c2}, III {c3}, IV {c4}; queue I {q1:.0} B"
+        "goodput I {g1:.3e}, II {g2:.3e}, III {g3:.3e}, IV {g4:.3e}, V {g5:.3e}, VI {g6:.3e}, per frame {gp:.3e}; \
+         CNMs I {c1}, II {c2}, III {c3}, IV {c4}, per frame {cp}; queue I {q1:.0} B"
     );
     assert!(q1 < 0.3 * 128000.0, "QCN's average queue {q1} B against a 128 KB buffer");
     assert!(c4 < c2 && c4 < c3, "CNMs: adaptive {c4}, memory {c2}, detailed {c3}");
-    assert!(c2 > c1, "congestion memory samples more: {c2} vs {c1}");
-    for (name, g) in [("IV", g4), ("V", g5), ("VI", g6)] {
+    assert!(c2 > c1 && c3 > c1, "both sampling changes sample more: {c2}, {c3} vs {c1}");
+    assert!(cp > 3 * c1, "sampling every frame: {cp} CNMs vs {c1}");
+    for (name, g) in [("II", g2), ("III", g3), ("IV", g4), ("V", g5), ("VI", g6), ("per frame", gp)] {
         assert!(g > 1.33 * g1, "goodput: {name} {g} vs I {g1}");
     }
-    for (name, g) in [("II", g2), ("III", g3)] {
-        assert!(g > 0.9 * g1, "goodput: {name} {g} vs I {g1}");
+}
+
+/// The readings of Devkota & Reddy's sampling changes that the paper's Table II and §VII
+/// rule out or leave behind, at 32 servers and 128 KB, seed 1 of 20 s: II's memory
+/// counting down at calm samples, and III's split top level (with the 150 KB/(k + 1)
+/// table), each leave goodput within a tenth of I's, where the chosen readings (never
+/// decaying, even slices with the halving table) more than double it.
+#[test]
+fn devkota_reddy_sampling_readings() {
+    let run_with = |cp: &str| {
+        let text = cnsim::scenario::bundled::get("devkota2010-incast").unwrap();
+        let qcn = format!(r#"protocols.qcn={{congestion_points=["sw->client"], flows="*", cp={{{cp}}}}}"#);
+        goodput(&run(text, &[&qcn, "duration=\"20s\""]))
+    };
+    let i = run_with("");
+    let calm = run_with(r#"congestion_memory={decay="calm-sample"}"#);
+    let never = run_with("congestion_memory={}");
+    let split = run_with(
+        r#"sampling="detailed", detailed_levels="split-top", detailed_table=["150000B","75000B","50000B","37500B","30000B","25000B","21500B","18500B","16667B","15000B","13636B","12500B","11538B","10714B","10000B"]"#,
+    );
+    let even = run_with(r#"sampling="detailed""#);
+    eprintln!("I {i:.3e}; II calm {calm:.3e}, never {never:.3e}; III split top {split:.3e}, even {even:.3e}");
+    for (name, g) in [("calm-sample", calm), ("split-top", split)] {
+        assert!((g - i).abs() < 0.1 * i, "{name}: {g} vs I {i}");
     }
+    for (name, g) in [("never", never), ("even", even)] {
+        assert!(g > 2.0 * i, "{name}: {g} vs I {i}");
+    }
+}
+
+/// Devkota & Reddy's §VII-C: with the CP and RP changes combined (V, VI) the average
+/// queue stays "constantly below 30KB even with 256KB buffer size, upto 64 flows"; under
+/// unmodified QCN it is higher (§V: 70 KB at 64 flows). 64 servers, 256 KB, 2 s (ours
+/// over 20 s and 5 seeds: V 10.3, VI 28.9, I 45.4 KB).
+#[test]
+fn combined_changes_keep_the_queue_below_30kb() {
+    let queue = |extra: &str| {
+        let servers: Vec<String> = (1..=64).map(|i| format!("\"s{i}\"")).collect();
+        let list = servers.join(", ");
+        let text = cnsim::scenario::bundled::get("devkota2010-incast").unwrap();
+        let qcn = format!(r#"protocols.qcn={{congestion_points=["sw->client"], flows="*"{extra}}}"#);
+        let s = run(
+            text,
+            &[
+                &format!("topology.star.hosts=[\"client\", {list}]"),
+                &format!("traffic[0].from=[{list}]"),
+                "queues.capacity=\"256000B\"",
+                &qcn,
+            ],
+        );
+        s.queues.iter().find(|q| q.port == "sw->client").unwrap().mean_bytes
+    };
+    let i = queue("");
+    let v = queue(", cp={congestion_memory={}}, rp={adaptive_increase=true}");
+    let vi = queue(", cp={sampling=\"detailed\"}, rp={adaptive_increase=true}");
+    eprintln!("average queue: I {i:.0}, V {v:.0}, VI {vi:.0} B");
+    assert!(v < 30_000.0 && vi < 30_000.0, "V {v}, VI {vi}");
+    assert!(i > 30_000.0, "I {i}");
+}
+
+/// Devkota & Reddy's §VIII mix (16 servers, 128 KB, one more host sending 400 Mbit/s of
+/// UDP to the client, 2 s): without QCN the UDP flow keeps its rate (the paper: TCP with
+/// a 10 ms minimum RTO "yielded 400Mbps to the UDP flow"); under QCN its rate limiter
+/// cuts it below 300 Mbit/s (ours: 108 over 20 s), which the paper's "around 800Mbps"
+/// for TCP beside it implies.
+#[test]
+fn qcn_throttles_the_udp_flow_of_the_mix() {
+    let udp_rate = |qcn: bool| {
+        let mut text = cnsim::scenario::bundled::get("devkota2010-incast").unwrap().to_string();
+        text.push_str(
+            "\n[[traffic]]\nname = \"udp\"\nkind = \"cbr\"\nfrom = \"udp\"\nto = \"client\"\nframe_size = \"1040B\"\nrate = \"400Mbps\"\njitter = 0.5\n",
+        );
+        let servers: Vec<String> = (1..=16).map(|i| format!("\"s{i}\"")).collect();
+        let list = servers.join(", ");
+        let hosts = format!("topology.star.hosts=[\"client\", \"udp\", {list}]");
+        let from = format!("traffic[0].from=[{list}]");
+        let mut sets = vec![hosts.as_str(), from.as_str(), r#"traffic[0].tcp={min_rto="10ms"}"#];
+        if qcn {
+            sets.push(r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#);
+        }
+        let s = run(&text, &sets);
+        s.flows.iter().filter(|f| f.tcp.is_none()).map(|f| f.throughput_bps).sum::<f64>()
+    };
+    let (alone, under_qcn) = (udp_rate(false), udp_rate(true));
+    assert!(alone > 390e6, "without QCN: {alone}");
+    assert!(under_qcn < 300e6, "under QCN: {under_qcn}");
 }
 
 /// Devkota & Reddy's Table I check, with 802.1Qau's QCN on the incast workload (128 KB):

@@ -148,6 +148,14 @@ impl Validate for CpParams {
                 ));
             }
         }
+        if let Some(f) = self.qeq_fraction {
+            if !(f > 0.0 && f <= 1.0) {
+                return Err((
+                    "qeq_fraction".into(),
+                    format!("{f:?} is not a fraction of the buffer; expected a number in (0, 1], e.g. 0.2"),
+                ));
+            }
+        }
         jitter_rule("jitter", self.jitter)
     }
 }
@@ -255,7 +263,21 @@ impl Install for QcnConfig {
                 .guidance
                 .as_ref()
                 .map(|g| crate::l2::probing::FairShare::new(g, cx.net.ports[p as usize].rate_bps));
-            let cp = CongestionPoint { cp: Cp::new(&self.cp, p + 1, rng), format, guidance };
+            let cp = match self.cp.qeq_fraction {
+                None => Cp::new(&self.cp, p + 1, rng),
+                Some(f) => {
+                    // Qeq in the unit of the port's buffer (of its first class, where data
+                    // queue), at least one byte or frame.
+                    let qeq = match cx.net.ports[p as usize].classes.queue(0).capacity {
+                        crate::net::Capacity::Frames(n) => {
+                            Size::Frames(((n as f64 * f).round() as u64).max(1))
+                        }
+                        crate::net::Capacity::Bytes(b) => Size::Bytes(((b as f64 * f).round() as u64).max(1)),
+                    };
+                    Cp::new(&CpParams { qeq, ..self.cp.clone() }, p + 1, rng)
+                }
+            };
+            let cp = CongestionPoint { cp, format, guidance };
             cx.attach_congestion_point(p, AnyCongestionPoint::Qcn(cp), &cp_key)?;
         }
         let params = std::sync::Arc::new(self.rp.clone());

@@ -48,20 +48,48 @@ pub enum Sampling {
     Detailed,
 }
 
-/// When Devkota & Reddy's congestion memory counts down (the paper does not say;
-/// reference l3-tcp.md §7.1 lists readings).
+/// Which of the 15 levels of Devkota & Reddy's detailed sampling a quantized |Fb| selects
+/// (`cp.detailed_levels`). Devkota & Reddy 2010, §VII-A-2: "We expanded the heaviest
+/// congestion level into eight more sampling frequency levels", "a sampling lookup
+/// table that has 15 levels instead of 8 levels".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DetailedLevels {
+    /// 15 equal slices of the 6-bit |Fb|: level ⌊15·|Fb|/64⌋ (|Fb| 0–4 → 0, 5–8 → 1, …,
+    /// 60–63 → 14). The 8-level table is |Fb| in 8 equal slices; this is the same table
+    /// with 15. Sampling at Fb ≥ 0 is unchanged (level 0), sampling at every |Fb| ≥ 5
+    /// is stepped up: the paper's Table II has III sending 1.9–5.6 times I's CNMs at
+    /// 128 KB from 2 flows up, where |Fb| stays far below 56.
+    #[default]
+    Even,
+    /// The standard level |Fb|>>3 up to 6, then one level per |Fb| from 56 to 63 (the
+    /// words "expanded the heaviest congestion level" taken literally). Below |Fb| = 56
+    /// it samples as I does, so III ≡ I wherever |Fb| cannot reach 56 (a 32 KB buffer:
+    /// |Fb| ≤ 33; 2 flows of window 20: ≤ 48), against Table II's 2.5 times at 2 flows.
+    SplitTop,
+    /// One level per quantized |Fb| from 0 to 13, |Fb| ≥ 14 the last: level min(|Fb|, 14).
+    /// Any negative feedback steps sampling up at once (|Fb| = 1: 75 KB), the 15 levels
+    /// spent where the feedback of an incast round lies.
+    PerValue,
+}
+
+/// When Devkota & Reddy's congestion memory counts down. Devkota & Reddy 2010, §VII-A-1,
+/// gives the CP's memory as "a memory variable (simple counter) ... incremented every
+/// time a congestion event occurs", its cost as one memory element and right shifts, and
+/// no decrement; for the RP's memory (§VII-B) it states one ("decremented by 1 each
+/// time the RP timer expires"). Reference l3-tcp.md §7.1 lists the readings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MemoryDecay {
+    /// Never: the counter the paper describes, only incremented (up to `max_count`).
+    #[default]
+    Never,
     /// By one at every sample whose Fb ≥ 0 (no congestion seen): the memory lasts
     /// through a silent period, when few frames arrive, and fades once traffic flows
-    /// uncongested.
-    #[default]
+    /// uncongested (our invention: the paper states no decay).
     CalmSample,
-    /// To zero when the queue drains below Qeq.
+    /// To zero when the queue drains below Qeq (our invention).
     BelowQeq,
-    /// Never.
-    Never,
 }
 
 /// Devkota & Reddy's congestion-memory sampling: a counter c raised at each congestion
@@ -80,7 +108,7 @@ pub struct CongestionMemory {
 
 impl Default for CongestionMemory {
     fn default() -> Self {
-        CongestionMemory { threshold: 0.9, decay: MemoryDecay::CalmSample, max_count: 7 }
+        CongestionMemory { threshold: 0.9, decay: MemoryDecay::Never, max_count: 7 }
     }
 }
 
@@ -112,6 +140,11 @@ pub enum QueueUnit {
 pub struct CpParams {
     /// Set point Qeq ("26000B" = the MIB default cpQSp; Mliki et al. 2016 uses "25 frames" etc.).
     pub qeq: Size,
+    /// Qeq as this fraction of the port's buffer, in the buffer's unit, replacing `qeq`
+    /// (htsim's QCN sets 0.2 × the buffer; 802.1Qau's MIB gives one fixed 26000 octets
+    /// whatever the buffer); absent = `qeq`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qeq_fraction: Option<f64>,
     /// Weight w of the rate-excess term (MIB cpW = 1 → w = 2).
     pub w: f64,
     /// Sampling rule.
@@ -128,9 +161,15 @@ pub struct CpParams {
     pub base_probability: f64,
     /// Rate guidance in probe replies (QCN-PR); absent = replies carry no rate.
     pub guidance: Option<crate::l2::probing::GuidanceParams>,
-    /// The 15 byte intervals of `sampling = "detailed"`: the standard eight, the last
-    /// being |Fb| = 56, then |Fb| = 57…63 continuing 150 KB/(k + 1).
+    /// The 15 byte intervals of `sampling = "detailed"`: the standard eight, then eight
+    /// more each half the one before (9250 B … 145 B). The paper gives no values; it
+    /// says the heavier levels are "stepped up aggressively" and that per-frame sampling
+    /// sent "around 5 times" I's CNMs, as III does at 64 flows in its Table II (5.6
+    /// times): a table continuing 150 KB/(k + 1) stops at 10 KB, ten frames (Devkota &
+    /// Reddy 2010, §VII-A).
     pub detailed_table: Vec<Size>,
+    /// Which level a quantized |Fb| selects under `sampling = "detailed"`.
+    pub detailed_levels: DetailedLevels,
     /// Devkota & Reddy's congestion-memory sampling; absent = off.
     pub congestion_memory: Option<CongestionMemory>,
 }
@@ -139,6 +178,7 @@ impl Default for CpParams {
     fn default() -> Self {
         Self {
             qeq: Size::Bytes(26_000),
+            qeq_fraction: None,
             w: 2.0,
             sampling: Sampling::Standard,
             sample_table: [150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500]
@@ -150,12 +190,13 @@ impl Default for CpParams {
             base_probability: 0.01,
             guidance: None,
             detailed_table: [
-                150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500, 16_667, 15_000, 13_636,
-                12_500, 11_538, 10_714, 10_000,
+                150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500, 9_250, 4_625, 2_313, 1_156,
+                578, 289, 145,
             ]
             .into_iter()
             .map(Size::Bytes)
             .collect(),
+            detailed_levels: DetailedLevels::Even,
             congestion_memory: None,
         }
     }
@@ -194,15 +235,22 @@ pub struct CpStats {
     pub suppressed: u64,
 }
 
-/// The level of the detailed (15-level) table for quantized feedback `qfb`: the
-/// standard level |Fb|>>3 up to 6, then one level per |Fb| from 56 to 63.
+/// The level (0–14) of the detailed (15-level) table for quantized feedback `qfb` under
+/// `levels` (see [`DetailedLevels`]).
 #[inline]
-pub fn detailed_level(qfb: u8) -> usize {
-    let k = usize::from(qfb >> 3);
-    if k < 7 {
-        k
-    } else {
-        7 + usize::from(qfb.min(FB_MAX) - 56)
+pub fn detailed_level(qfb: u8, levels: DetailedLevels) -> usize {
+    let qfb = qfb.min(FB_MAX);
+    match levels {
+        DetailedLevels::Even => usize::from(qfb) * 15 / 64,
+        DetailedLevels::PerValue => usize::from(qfb.min(14)),
+        DetailedLevels::SplitTop => {
+            let k = usize::from(qfb >> 3);
+            if k < 7 {
+                k
+            } else {
+                7 + usize::from(qfb - 56)
+            }
+        }
     }
 }
 
@@ -253,6 +301,7 @@ pub struct Cp {
     /// The detailed table (boxed: read only at samples, and 15 entries would double
     /// the congestion point's size).
     detailed: Box<[f64; 15]>,
+    detailed_levels: DetailedLevels,
     memory: Option<CongestionMemory>,
     /// The congestion memory's count c.
     pub memory_count: u32,
@@ -304,6 +353,7 @@ impl Cp {
             time_to_mark: table[0],
             quiet_granted: 0,
             detailed: Box::new(detailed),
+            detailed_levels: params.detailed_levels,
             memory: params.congestion_memory,
             memory_count: 0,
             above: false,
@@ -441,7 +491,7 @@ impl Cp {
                 let interval = if self.sampling == Sampling::Standard {
                     self.table[(qfb >> 3) as usize]
                 } else {
-                    self.detailed[detailed_level(qfb)]
+                    self.detailed[detailed_level(qfb, self.detailed_levels)]
                 };
                 let u = self.rng.uniform_range(self.jitter[0], self.jitter[1]);
                 // Congestion memory: the interval divided by 2^c.
@@ -749,22 +799,36 @@ mod tests {
         assert_eq!(cp.q_old, 12_800.0);
     }
 
-    /// Devkota & Reddy's detailed sampling: |Fb| up to 55 uses the standard levels, each
-    /// |Fb| from 56 to 63 its own: at |Fb| = 60 the next sample comes after 12.5 KB.
+    /// Devkota & Reddy's detailed sampling, `detailed_levels = "split-top"`: |Fb| up to 55
+    /// uses the standard levels, each |Fb| from 56 to 63 its own: at |Fb| = 60 the next
+    /// sample comes after level 11's 1156 bytes (18.5 KB halved four times).
     #[test]
-    fn detailed_sampling_levels() {
+    fn detailed_sampling_levels_split_top() {
+        let top = DetailedLevels::SplitTop;
         assert_eq!(
-            (detailed_level(0), detailed_level(55), detailed_level(56), detailed_level(63)),
+            (
+                detailed_level(0, top),
+                detailed_level(55, top),
+                detailed_level(56, top),
+                detailed_level(63, top)
+            ),
             (0, 6, 7, 14)
         );
-        let mut cp = exact_cp(Size::Bytes(26_000), Sampling::Detailed);
-        // Q = 120000, Qold = 0: Fb = −(94000 + 240000) → clamp, |Fb| = 63 → 10 KB.
+        let params = CpParams {
+            qeq: Size::Bytes(26_000),
+            sampling: Sampling::Detailed,
+            detailed_levels: top,
+            jitter: [1.0, 1.0],
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 7, rng());
+        // Q = 120000, Qold = 0: Fb = −(94000 + 240000) → clamp, |Fb| = 63 → level 14, 145 B.
         cp.on_sample(
             QueueView { frames: 80, bytes: 120_000 },
             Representative::default(),
             MulticastScheme::Standard,
         );
-        assert_eq!(cp.time_to_mark, 10_000.0);
+        assert_eq!(cp.time_to_mark, 145.0);
         // |Fb| = 60: Fb = −60/63·130000 = −123810: Q − Qeq + 2(Q − Qold) with Qold = Q.
         cp.q_old = 26_000.0 + 123_900.0;
         cp.on_sample(
@@ -772,17 +836,93 @@ mod tests {
             Representative::default(),
             MulticastScheme::Standard,
         );
-        assert_eq!(cp.time_to_mark, 12_500.0);
+        assert_eq!(cp.time_to_mark, 1_156.0);
     }
 
-    /// Congestion memory: each rise above 90 % of the buffer counts one event, and the
-    /// sampling interval is divided by 2^count; a sample with Fb ≥ 0 counts one down.
+    /// Devkota & Reddy's detailed sampling, `detailed_levels = "even"` (the default): 15
+    /// equal slices of |Fb|, level ⌊15·|Fb|/64⌋. |Fb| = 5 already samples after 75 KB
+    /// (the standard table: 150 KB up to |Fb| = 7); |Fb| = 26 after 150/7 KB.
+    #[test]
+    fn detailed_sampling_levels_even() {
+        let even = DetailedLevels::Even;
+        let levels: Vec<usize> =
+            [0, 4, 5, 8, 9, 26, 55, 59, 60, 63].iter().map(|&f| detailed_level(f, even)).collect();
+        assert_eq!(levels, [0, 0, 1, 1, 2, 6, 12, 13, 14, 14]);
+        assert_eq!(CpParams::default().detailed_levels, even);
+        let mut cp = exact_cp(Size::Bytes(26_000), Sampling::Detailed);
+        // Reference §1.5's example: Q = 60000, Qold = 50000 → |Fb| = 26 → level 6 →
+        // 21.5 KB (the standard table's 150/7, rounded as 802.1Qau rounds it).
+        cp.q_old = 50_000.0;
+        cp.on_sample(
+            QueueView { frames: 40, bytes: 60_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 21_500.0);
+        // Q = 30000, Qold = 30000: Fb = −4000 → |Fb| = ⌊4000·63/130000⌋ = 1 → level 0.
+        cp.q_old = 30_000.0;
+        cp.on_sample(
+            QueueView { frames: 20, bytes: 30_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 150_000.0);
+        // Q = 31000, Qold = 26000: Fb = −(5000 + 2·5000) → |Fb| = ⌊15000·63/130000⌋ = 7
+        // → level ⌊105/64⌋ = 1, 75 KB (the standard table: 150 KB up to |Fb| = 7).
+        cp.q_old = 26_000.0;
+        let d = cp.on_sample(
+            QueueView { frames: 21, bytes: 31_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!((d, cp.time_to_mark), (Decision::Send(Cnm { fb: 7, cpid: 7 }), 75_000.0));
+    }
+
+    /// Devkota & Reddy's detailed sampling, `detailed_levels = "per-value"`: level
+    /// min(|Fb|, 14), so |Fb| = 1 samples after 75 KB and |Fb| ≥ 14 after the last level.
+    #[test]
+    fn detailed_sampling_levels_per_value() {
+        let pv = DetailedLevels::PerValue;
+        let levels: Vec<usize> = [0, 1, 7, 13, 14, 63].iter().map(|&f| detailed_level(f, pv)).collect();
+        assert_eq!(levels, [0, 1, 7, 13, 14, 14]);
+        let params = CpParams {
+            qeq: Size::Bytes(26_000),
+            sampling: Sampling::Detailed,
+            detailed_levels: pv,
+            jitter: [1.0, 1.0],
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 7, rng());
+        // Q = 30000 = Qold: Fb = −4000 → |Fb| = 1 → level 1, 75 KB (even: level 0, 150 KB).
+        cp.q_old = 30_000.0;
+        cp.on_sample(
+            QueueView { frames: 20, bytes: 30_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 75_000.0);
+        // Q = 31000, Qold = 26000: |Fb| = 7 → level 7, 18.5 KB.
+        cp.q_old = 26_000.0;
+        cp.on_sample(
+            QueueView { frames: 21, bytes: 31_000 },
+            Representative::default(),
+            MulticastScheme::Standard,
+        );
+        assert_eq!(cp.time_to_mark, 18_500.0);
+    }
+
+    /// Congestion memory with `decay = "calm-sample"`: each rise above 90 % of the
+    /// buffer counts one event, and the sampling interval is divided by 2^count; a
+    /// sample with Fb ≥ 0 counts one down.
     #[test]
     fn congestion_memory_sampling() {
         let params = CpParams {
             qeq: Size::Bytes(26_000),
             jitter: [1.0, 1.0],
-            congestion_memory: Some(CongestionMemory::default()),
+            congestion_memory: Some(CongestionMemory {
+                decay: MemoryDecay::CalmSample,
+                ..CongestionMemory::default()
+            }),
             ..CpParams::default()
         };
         let mut cp = Cp::new(&params, 7, rng());
@@ -807,5 +947,48 @@ mod tests {
             cp.observe(true, false);
         }
         assert_eq!(cp.memory_count, 7, "capped");
+    }
+
+    /// Congestion memory with `decay = "never"` (the default: the paper's counter is
+    /// only incremented): a calm sample leaves the count, a drain below Qeq too.
+    #[test]
+    fn congestion_memory_never_decays() {
+        assert_eq!(CongestionMemory::default().decay, MemoryDecay::Never);
+        let params = CpParams {
+            qeq: Size::Bytes(26_000),
+            jitter: [1.0, 1.0],
+            congestion_memory: Some(CongestionMemory::default()),
+            ..CpParams::default()
+        };
+        let mut cp = Cp::new(&params, 7, rng());
+        for _ in 0..3 {
+            cp.observe(true, false);
+            cp.observe(false, true);
+        }
+        assert_eq!(cp.memory_count, 3);
+        // Calm samples (queue empty): 150 KB / 8 each time, the count kept.
+        for _ in 0..5 {
+            cp.on_sample(
+                QueueView { frames: 0, bytes: 0 },
+                Representative::default(),
+                MulticastScheme::Standard,
+            );
+        }
+        assert_eq!((cp.memory_count, cp.time_to_mark), (3, 150_000.0 / 8.0));
+        // Below Qeq: the "below-qeq" reading would reset it; "never" keeps it.
+        let mut reset = Cp::new(
+            &CpParams {
+                congestion_memory: Some(CongestionMemory {
+                    decay: MemoryDecay::BelowQeq,
+                    ..CongestionMemory::default()
+                }),
+                ..params.clone()
+            },
+            7,
+            rng(),
+        );
+        reset.observe(true, false);
+        reset.observe(false, true);
+        assert_eq!(reset.memory_count, 0);
     }
 }
