@@ -56,6 +56,10 @@ enum Command {
         /// Runs at once with --repeat [default: number of cores].
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also write report.html into the run directory, as `cnsim report DIR` does (a
+        /// sweep, and so --repeat, always writes one).
+        #[arg(long)]
+        report: bool,
     },
     /// Run a scenario over a grid of key values and seeds, resumably, into one results table.
     ///
@@ -258,7 +262,19 @@ fn hold(phase: &str, signals: &Signals) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { scenario, out, mut set, force, csv, quiet, max_memory, seed, repeat, jobs } => {
+        Command::Run {
+            scenario,
+            out,
+            mut set,
+            force,
+            csv,
+            quiet,
+            max_memory,
+            seed,
+            repeat,
+            jobs,
+            report,
+        } => {
             if let Some(k) = repeat.filter(|&k| k != 1) {
                 let args = cnsim::sweep::SweepArgs { repeat: Some(k), seed, ..Default::default() };
                 let options =
@@ -269,7 +285,8 @@ fn main() -> ExitCode {
                 set.push(format!("seed={seed}"));
             }
             let limits = memory_limits(max_memory);
-            cmd_run(&scenario, out, &set, force, csv, quiet, &limits, &Signals::install())
+            let run = RunCli { out, force, csv, quiet, report };
+            cmd_run(&scenario, run, &set, &limits, &Signals::install())
         }
         Command::Sweep {
             scenario,
@@ -476,11 +493,33 @@ fn clock(secs: f64) -> String {
 }
 
 /// A progress callback that shows a bar on a terminal once a run has taken a second.
+/// Seconds between two status lines when stderr is not a terminal (a log, a batch job).
+const STATUS_EVERY_S: f64 = 10.0;
+
 fn progress_reporter(quiet: bool, interrupted: Arc<AtomicBool>) -> impl FnMut(&Progress) -> bool {
     let show = !quiet && std::io::stderr().is_terminal();
+    // Where no bar can be drawn, a status line every STATUS_EVERY_S seconds, as
+    // OMNeT++'s Cmdenv writes them: a long run in a log says how far it is.
+    let status = !quiet && !show;
+    let mut next_status = STATUS_EVERY_S;
     let t0 = Instant::now();
     let mut bar: Option<ProgressBar> = None;
     move |p: &Progress| {
+        if status && p.now < p.end && t0.elapsed().as_secs_f64() >= next_status {
+            let elapsed = t0.elapsed().as_secs_f64();
+            let done = p.now as f64 / (p.end as f64).max(1.0);
+            let eta = if done > 0.0 { elapsed * (1.0 - done) / done } else { f64::NAN };
+            eprintln!(
+                "status: sim {:.3}/{:.3} s ({:.0} %), {:.1} M events/s, {} elapsed, ETA {}",
+                p.now as f64 / 1e12,
+                p.end as f64 / 1e12,
+                100.0 * done,
+                p.events as f64 / elapsed.max(1e-9) / 1e6,
+                clock(elapsed),
+                clock(eta)
+            );
+            next_status = elapsed + STATUS_EVERY_S;
+        }
         if interrupted.load(Ordering::SeqCst) {
             if let Some(b) = &bar {
                 b.abandon();
@@ -518,16 +557,23 @@ fn progress_reporter(quiet: bool, interrupted: Arc<AtomicBool>) -> impl FnMut(&P
 }
 
 #[allow(clippy::too_many_arguments)]
-fn cmd_run(
-    path: &str,
+/// Command-line options of a single run.
+struct RunCli {
     out: Option<PathBuf>,
-    set: &[String],
     force: bool,
     csv: bool,
     quiet: bool,
+    report: bool,
+}
+
+fn cmd_run(
+    path: &str,
+    cli: RunCli,
+    set: &[String],
     limits: &scenario::Limits,
     signals: &Signals,
 ) -> ExitCode {
+    let RunCli { out, force, csv, quiet, report } = cli;
     let mut s = match scenario::load(path, set) {
         Ok(s) => s,
         Err(e) => return fail(&RunError::Scenario(e)),
@@ -588,6 +634,17 @@ fn cmd_run(
             c.dropped - c.dropped_at_sources,
             dir.display()
         );
+        match std::fs::read_to_string(dir.join("summary.json")).map(|t| serde_json::from_str(&t)) {
+            Ok(Ok(summary)) => print!("{}", cnsim::report::text::run_text(&summary)),
+            _ => eprintln!("warning: {}: no summary to show", dir.join("summary.json").display()),
+        }
+    }
+    if report {
+        match cnsim::report::html::write_report(&dir) {
+            Ok(page) if !quiet => eprintln!("report: {}", page.display()),
+            Ok(_) => {}
+            Err(e) => return fail(&RunError::Output(e)),
+        }
     }
     ExitCode::SUCCESS
 }
@@ -889,6 +946,13 @@ fn cmd_sweep(
                     t0.elapsed().as_secs_f64(),
                     dir.join("results.parquet").display()
                 );
+            }
+            // The key figures per point where people look: mean ± 95 % CI over seeds.
+            if cli.summarize && !cli.quiet {
+                match cnsim::report::text::sweep_text(&dir) {
+                    Ok(table) => print!("{table}"),
+                    Err(e) => eprintln!("warning: the summary table: {e}"),
+                }
             }
             ExitCode::SUCCESS
         }

@@ -258,3 +258,39 @@ fn keys_read_as_text_and_filter() {
     let md = out(&["keys", "--markdown"]);
     assert_eq!(md, include_str!("../../../docs/scenario-keys.md"));
 }
+
+/// `run` prints its key figures, `sweep --summarize` a row per point with mean ± CI,
+/// and `run --report` writes report.html beside the results.
+#[test]
+fn runs_and_sweeps_print_their_key_figures() {
+    let dir = TempDir::new("figures");
+    let stdout = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let o = cnsim(dir.path(), &["run", "star-multicast", "--set", "duration=2ms", "--out", "r", "--report"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("  throughput (Mbit/s)") && text.contains("  fairness vs max-min"), "{text}");
+    assert!(dir.path().join("r/report.html").is_file());
+    let o = cnsim(
+        dir.path(),
+        &[
+            "sweep",
+            "star-multicast",
+            "--set",
+            "duration=2ms",
+            "--grid",
+            "seed=[1,2]",
+            "--repeat",
+            "2",
+            "--summarize",
+            "--out",
+            "s",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = stdout(&o);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("seed  ") && lines[0].contains("throughput (Mbit/s)"), "{table}");
+    assert!(lines[1].starts_with("1 ") && lines[2].starts_with("2 ") && lines[1].contains(" ± "), "{table}");
+    let quiet = cnsim(dir.path(), &["run", "star-multicast", "--set", "duration=2ms", "--out", "q", "-q"]);
+    assert!(quiet.stdout.is_empty(), "-q prints nothing");
+}

@@ -276,7 +276,7 @@ fn read(path: &Path, max: u64) -> Result<String, String> {
     Ok(text)
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
+pub(super) fn read_json(path: &Path) -> Result<Value, String> {
     serde_json::from_str(&read(path, MAX_JSON)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -430,12 +430,15 @@ fn run_report(dir: &Path) -> Result<String, String> {
 
 /// The report of a sweep directory: per point, the key figures' mean and 95 % CI over
 /// seeds, and a figure of each against the first swept key.
-fn sweep_report(dir: &Path) -> Result<String, String> {
-    let sweep = read_json(&dir.join("sweep.json"))?;
-    let scenario = sweep.get("scenario").and_then(Value::as_str).unwrap_or("sweep");
+/// A sweep's axes (key, values) and its runs' key figures grouped by point (in point
+/// order, each with its swept values), read from `dir`'s `sweep.json` and run summaries.
+pub(super) type Points = (Vec<(String, Vec<String>)>, Vec<(Vec<String>, Vec<KeyFigures>)>);
+
+/// Reads what [`Points`] holds from the sweep directory `dir` (its `sweep.json` parsed).
+pub(super) fn sweep_points(dir: &Path, sweep: &Value) -> Result<Points, String> {
     let axes: Vec<(String, Vec<String>)> = ["grid", "zip"]
         .iter()
-        .flat_map(|k| list(&sweep, k))
+        .flat_map(|k| list(sweep, k))
         .map(|a| {
             let key = a.get("key").and_then(Value::as_str).unwrap_or("").to_string();
             let values = list(a, "values").iter().map(|v| v.as_str().unwrap_or("").to_string()).collect();
@@ -443,7 +446,7 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
         })
         .collect();
     // Key figures of every run, grouped by point (in point order).
-    let runs = list(&sweep, "runs");
+    let runs = list(sweep, "runs");
     let mut points: Vec<(Vec<String>, Vec<KeyFigures>)> = Vec::new();
     let bad = |what: String| format!("{}: {what}", dir.join("sweep.json").display());
     for (i, r) in runs.iter().enumerate() {
@@ -484,6 +487,13 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
         points[point].0 = values;
         points[point].1.push(KeyFigures::of(&summary));
     }
+    Ok((axes, points))
+}
+
+fn sweep_report(dir: &Path) -> Result<String, String> {
+    let sweep = read_json(&dir.join("sweep.json"))?;
+    let scenario = sweep.get("scenario").and_then(Value::as_str).unwrap_or("sweep");
+    let (axes, points) = sweep_points(dir, &sweep)?;
     let seeds = list(&sweep, "seeds").len();
     let mut b = String::new();
     let _ = writeln!(

@@ -2,3 +2,4 @@
 
 pub mod html;
 pub mod plot;
+pub mod text;
