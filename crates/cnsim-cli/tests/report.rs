@@ -81,12 +81,13 @@ fn reports_render_in_a_browser() {
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("s.toml"), SMALL).unwrap();
 
-    // A run: its plots (queue length, link utilisation, throughput) inline.
+    // A run: its plots (queue length, link utilisation, throughput, each flow against its
+    // fair share) inline.
     let o = cnsim(&root, &["run", "s.toml", "--out", "run", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = cnsim(&root, &["report", "run"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    check_report(&root.join("run/report.html"), Some(3));
+    check_report(&root.join("run/report.html"), Some(4));
 
     // A sweep writes its report itself: 8 key figures against the swept rate (all but
     // the frame counts: throughput, both fairness indices, network loss, frames lost

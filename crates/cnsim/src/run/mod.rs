@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::metrics::output::{write_csv, write_json, write_parquet};
 use crate::metrics::summary::Summary;
 use crate::metrics::TimeSeries;
-use crate::report::plot::{plot_time_series, ChartStyle, Step};
+use crate::report::plot::{line_chart, plot_time_series, ChartStyle, Line, Role, Step};
 use crate::scenario::{build_until, BuildError, Limits, Scenario, ScenarioError};
 use crate::sim::{Halt, Progress, Sim};
 pub use outdir::StagedDir;
@@ -223,7 +223,38 @@ pub fn write_run_files(
         check()?;
         write_table(s, table, dir, scale, &unit, style).map_err(out)?;
     }
+    if s.metrics.plots {
+        write_fair_share_plot(s, &summary, dir).map_err(out)?;
+    }
     check()
+}
+
+/// `plots/fair_share.svg`: each unicast flow's throughput over its max-min fair rate,
+/// the flows sorted from the worst served, against the line at 1 where every flow gets
+/// its fair share: who is starved and by how much, at a glance, whatever the number of
+/// flows. Nothing where no flow has a fair rate.
+fn write_fair_share_plot(s: &Scenario, summary: &Summary, dir: &Path) -> Result<(), String> {
+    let mut shares: Vec<f64> = summary.flows.iter().filter_map(|f| f.maxmin_share).collect();
+    if shares.is_empty() {
+        return Ok(());
+    }
+    shares.sort_by(f64::total_cmp);
+    let ranks: Vec<f64> = (1..=shares.len()).map(|i| i as f64).collect();
+    let fair = vec![1.0; shares.len()];
+    let lines = [
+        Line { label: "flows, worst served first", xs: &ranks, ys: &shares, role: Role::Data },
+        Line { label: "max-min fair share", xs: &ranks, ys: &fair, role: Role::Reference },
+    ];
+    let title = format!("throughput ÷ max-min fair share, flows sorted — {}, seed {}", s.name, s.seed);
+    let path = dir.join("plots").join("fair_share.svg");
+    let style = ChartStyle { step: Step::None, worst_is_lowest: true };
+    line_chart(&path, &title, "flow (rank)", "throughput ÷ fair share", &lines, style)?;
+    if s.metrics.png {
+        let svg = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let png = crate::report::plot::svg_to_png(&svg).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path.with_extension("png"), png).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Writes every output of a finished run into the run directory `dir`, safely (see
