@@ -641,12 +641,39 @@ pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, 
     let meta = table_metadata(plan);
     results.write_files(dir, "results", &meta).map_err(RunError::Output)?;
     if summarize {
+        // The swept keys and their numeric columns ("key [unit]") name the point.
         let axes: Vec<String> = plan.grid.axes().map(|a| a.key.clone()).collect();
-        table::summarize(&results, &axes)
+        let keys: Vec<String> = results
+            .names
+            .iter()
+            .filter(|n| {
+                axes.iter()
+                    .any(|a| *n == a || n.strip_prefix(a.as_str()).is_some_and(|r| r.starts_with(" [")))
+            })
+            .cloned()
+            .collect();
+        table::summarize(&results, &keys)
             .write_files(dir, "results_summary", &meta)
             .map_err(RunError::Output)?;
     }
     Ok(results)
+}
+
+/// A swept value with a unit as a number in a fixed unit, for a numeric column beside
+/// the text one: a rate in bit/s, a time in s, a size in bytes or frames.
+pub fn quantity(text: &str) -> Option<(&'static str, f64)> {
+    use crate::scenario::units::{Duration, Rate, Size};
+    if let Ok(Rate(bps)) = text.parse::<Rate>() {
+        return Some(("bit/s", bps as f64));
+    }
+    if let Ok(Duration(ps)) = text.parse::<Duration>() {
+        return Some(("s", ps as f64 / crate::engine::PS_PER_S as f64));
+    }
+    match text.parse::<Size>() {
+        Ok(Size::Bytes(b)) => Some(("B", b as f64)),
+        Ok(Size::Frames(f)) => Some(("frames", f as f64)),
+        Err(_) => None,
+    }
 }
 
 /// The metadata a results table carries.
@@ -673,7 +700,12 @@ pub fn results_table(plan: &Plan, dir: &Path, complete_only: bool) -> Result<Tab
             ("run".to_string(), Cell::Text(r.id.clone())),
             ("point".to_string(), Cell::Int(r.point as i64)),
         ];
-        cells.extend(axes.iter().zip(&r.values).map(|(k, v)| (k.clone(), Cell::of_toml(v))));
+        for (k, v) in axes.iter().zip(&r.values) {
+            cells.push((k.clone(), Cell::of_toml(v)));
+            if let Some((unit, x)) = v.as_str().and_then(quantity) {
+                cells.push((format!("{k} [{unit}]"), Cell::Float(x)));
+            }
+        }
         cells.push(("seed".to_string(), Cell::Int(r.seed as i64)));
         cells.extend(table::flatten(&summary));
         results.push_row(cells);
@@ -684,6 +716,15 @@ pub fn results_table(plan: &Plan, dir: &Path, complete_only: bool) -> Result<Tab
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn swept_quantities_get_numeric_columns() {
+        assert_eq!(quantity("25 frames"), Some(("frames", 25.0)));
+        assert_eq!(quantity("1Gbps"), Some(("bit/s", 1e9)));
+        assert_eq!(quantity("10us"), Some(("s", 1e-5)));
+        assert_eq!(quantity("150KB"), Some(("B", 150_000.0)));
+        assert_eq!(quantity("pfc"), None);
+    }
 
     const SMALL: &str = r#"
 name = "small"
