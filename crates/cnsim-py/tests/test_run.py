@@ -190,9 +190,10 @@ def test_the_package_offers_no_stray_names() -> None:
     assert not {"Any", "Optional", "Union", "os", "Path"} & set(dir(cnsim))
 
 
-def test_the_readme_example_shows_the_effect_of_qeq() -> None:
-    """The README's Python example, run as written (less the Dask cluster): congested,
-    so that QCN sends feedback and the queue follows the set point."""
+def test_the_readme_example_shows_the_effect_of_qeq(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Python example, run as written (less the Dask cluster) in a fresh
+    directory: congested, so that QCN sends feedback and the queue follows the set point."""
+    monkeypatch.chdir(tmp_path)
     readme = (ROOT / "README.md").read_text()
     code = readme.split("```python\n", 1)[1].split("```", 1)[0]
     code = code.split("from dask.distributed", 1)[0]
