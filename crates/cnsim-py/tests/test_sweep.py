@@ -117,11 +117,10 @@ def test_dask_gives_the_local_pools_table(client, tmp_path: Path, small_qcn: dic
     assert sorted(i["run"] for i in seen) == sorted(local["run"]) and all(i["ran"] for i in seen)
     assert {i["values"]["protocols.qcn.cp.qeq"] for i in seen} == {"25 frames", "50 frames"}
     assert all(i["summary"]["cnsim_version"] == cnsim.__version__ for i in seen)
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(tmp_path / "dask" / "results_summary.parquet"),
-        pd.read_parquet(tmp_path / "local" / "results_summary.parquet"),
-        check_exact=True,
-    )
+    summary = cnsim.open_sweep(tmp_path / "dask", summary=True)
+    pd.testing.assert_frame_equal(summary, cnsim.open_sweep(tmp_path / "local", summary=True), check_exact=True)
+    assert len(summary) == 2 and (summary["runs"] == 3).all()
+    assert list(summary["protocols.qcn.cp.qeq [frames]"]) == [25.0, 50.0]
     polars = cnsim.open_sweep(tmp_path / "dask", backend="polars")
     assert polars.shape == remote.shape
 
@@ -276,7 +275,9 @@ def test_python_m_cnsim_and_cnsim_sweep_dask(cli: Path, client, tmp_path: Path, 
 
 def test_ctrl_c_stops_a_local_sweep_keeping_its_finished_runs(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
-    overrides = {"duration": "300ms", "topology.dumbbell.senders": 16}
+    # Runs of about two seconds each (six, one at a time): the signal, sent once the
+    # first is written, reaches the sweep seconds before it could finish.
+    overrides = {"duration": "10s"}
     code = (
         "import cnsim\n"
         f"s = cnsim.load('dumbbell-qcn-64', {overrides!r})\n"
@@ -368,7 +369,9 @@ def test_sigterm_stops_a_local_sweep_cleanly(tmp_path: Path, sig: int) -> None:
     # run being written as a temporary directory. While cnsim works they stop it as
     # Ctrl-C does, and the interpreter exits with 128 + the signal.
     out = tmp_path / "sweep"
-    overrides = {"duration": "300ms", "topology.dumbbell.senders": 16}
+    # Runs of about two seconds each (six, one at a time): the signal, sent once the
+    # first is written, reaches the sweep seconds before it could finish.
+    overrides = {"duration": "10s"}
     code = (
         "import cnsim\n"
         f"s = cnsim.load('dumbbell-qcn-64', {overrides!r})\n"

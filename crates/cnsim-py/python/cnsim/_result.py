@@ -244,12 +244,16 @@ def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
     return Result(summary, timing, tables, scenario, d, backend)
 
 
-def open_sweep(directory: Union[str, Path], backend: str = "pandas") -> DataFrame:
-    """The results table of a sweep directory (one row per run)."""
+def open_sweep(directory: Union[str, Path], backend: str = "pandas", summary: bool = False) -> DataFrame:
+    """The results table of a sweep directory (one row per run); with `summary`, its
+    summary table (one row per point: mean, std and 95 % CI over the seeds), which a
+    sweep writes with ``summarize=True``."""
     from ._errors import RunError
 
     check_backend(backend)
-    path = Path(directory) / "results.parquet"
+    stem = "results_summary" if summary else "results"
+    path = Path(directory) / f"{stem}.parquet"
     if not _regular_file(path):
-        raise RunError(f"{directory}: no results.parquet; expected a finished cnsim sweep directory")
+        hint = "a sweep run with summarize=True" if summary else "a finished cnsim sweep directory"
+        raise RunError(f"{directory}: no {stem}.parquet; expected {hint}")
     return to_frame(_read_parquet(path), backend)

@@ -103,7 +103,8 @@ def sweep(
             ``dask.distributed.Client`` (of a ``LocalCluster``, a scheduler address or
             a ``dask_jobqueue.SLURMCluster``), or a scheduler's address as a string,
             runs each run as a Dask task, retried `retries` times on failure.
-        summarize: also write ``results_summary.parquet`` (mean, std, 95 % CI per point).
+        summarize: also write ``results_summary.parquet`` (mean, std, 95 % CI per point),
+            which ``open_sweep(out, summary=True)`` reads.
         csv: also write each run's time series as CSV.
         allow_mixed_versions: use runs made by another cnsim version instead of refusing.
         max_memory: most memory each run may need, bytes (default: half the machine's,
