@@ -712,20 +712,25 @@ fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> E
         return ExitCode::SUCCESS;
     }
     println!(
-        "{:<width$} {:>9} {:>14} {:>16} {:>22} {:>12}   (median of {runs}; bottleneck min–max)",
-        "scenario", "wall s", "events/s", "frame-hops/s", "bottleneck frames/s", "ns/frame"
+        "{:<width$} {:>9} {:>14} {:>16} {:>22} {:>9} {:>8}   (median of {runs}; bottleneck min–max)",
+        "scenario", "wall s", "events/s", "frame-hops/s", "bottleneck frames/s", "ns/frame", "noise"
     );
     for r in &report.cases {
+        // The rounds' spread, (max − min) ÷ median: what a difference must exceed to mean anything.
+        let (lo, hi) = r.bottleneck_min_max;
+        let noise =
+            if r.bottleneck_frames_per_s > 0.0 { 100.0 * (hi - lo) / r.bottleneck_frames_per_s } else { 0.0 };
         println!(
-            "{:<width$} {:>9.3} {:>14.0} {:>16.0} {:>22.0} {:>12.0}   ({:.2}–{:.2} M)",
+            "{:<width$} {:>9.3} {:>14} {:>16} {:>22} {:>9} {:>7.1}%   ({:.2}–{:.2} M)",
             r.scenario,
             r.wall_s,
-            r.events_per_s,
-            r.frame_hops_per_s,
-            r.bottleneck_frames_per_s,
-            r.ns_per_delivered_frame,
-            r.bottleneck_min_max.0 / 1e6,
-            r.bottleneck_min_max.1 / 1e6
+            grouped(r.events_per_s),
+            grouped(r.frame_hops_per_s),
+            grouped(r.bottleneck_frames_per_s),
+            grouped(r.ns_per_delivered_frame),
+            noise,
+            lo / 1e6,
+            hi / 1e6
         );
     }
     if !report.ratios.is_empty() {
@@ -1021,4 +1026,37 @@ fn keys_as_text(page: &str, filter: Option<&str>, markdown: bool) -> String {
         out.push_str("\n\n");
     }
     out
+}
+
+/// A whole number with its thousands grouped by commas: 5,803,214.
+fn grouped(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0.0 && digits != "0" {
+        out.insert(0, '-');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(grouped(5_803_214.4), "5,803,214");
+        assert_eq!(grouped(999.0), "999");
+        assert_eq!(grouped(1000.0), "1,000");
+        assert_eq!(grouped(-1234.0), "-1,234");
+        assert_eq!(grouped(0.2), "0");
+    }
 }

@@ -283,7 +283,14 @@ def test_ctrl_c_stops_a_local_sweep_keeping_its_finished_runs(tmp_path: Path) ->
         f"s = cnsim.load('dumbbell-qcn-64', {overrides!r})\n"
         f"cnsim.sweep(s, grid={GRID!r}, repeat=3, out={str(out)!r}, jobs=1)\n"
     )
-    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    # Under nohup SIGHUP is ignored, and the child would inherit (and rightly honour)
+    # that: it starts with the default action, as a terminal's job does.
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while not ((out / "runs").is_dir() and complete_runs(out)):
         assert time.monotonic() < deadline and p.poll() is None, "no run finished"
@@ -377,7 +384,14 @@ def test_sigterm_stops_a_local_sweep_cleanly(tmp_path: Path, sig: int) -> None:
         f"s = cnsim.load('dumbbell-qcn-64', {overrides!r})\n"
         f"cnsim.sweep(s, grid={GRID!r}, repeat=3, out={str(out)!r}, jobs=1)\n"
     )
-    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    # Under nohup SIGHUP is ignored, and the child would inherit (and rightly honour)
+    # that: it starts with the default action, as a terminal's job does.
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while not ((out / "runs").is_dir() and complete_runs(out)):
         assert time.monotonic() < deadline and p.poll() is None, "no run finished"

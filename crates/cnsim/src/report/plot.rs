@@ -243,7 +243,7 @@ pub fn tick(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
-    if !(1e-3..1e7).contains(&v.abs()) {
+    if !(1e-4..1e7).contains(&v.abs()) {
         return format!("{v:.2e}");
     }
     let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
@@ -1162,6 +1162,7 @@ mod tests {
         assert_eq!(tick(10000.0), "10000");
         assert_eq!(tick(0.25), "0.25");
         assert_eq!(tick(2.5e-5), "2.50e-5");
+        assert_eq!(tick(5e-4), "0.0005", "half a millisecond, as an axis of seconds has it");
         assert_eq!(tick(0.0), "0");
     }
 
