@@ -43,6 +43,24 @@ fn rendered_dom(browser: &Path, page: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Saves a screenshot of the top of `page` (1200 × 2000 pixels) as
+/// `target/tmp/report-screenshots/<name>.png`, for a person to look at: the figures
+/// and tables as a reader sees them.
+fn screenshot(browser: &Path, page: &Path, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&png);
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,2000"])
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("start the browser");
+    assert!(png.is_file(), "no screenshot of {}: {}", page.display(), String::from_utf8_lossy(&out.stderr));
+    png
+}
+
 fn attribute(dom: &str, name: &str) -> Option<usize> {
     let at = dom.find(&format!("{name}=\""))? + name.len() + 2;
     dom[at..].split('"').next()?.parse().ok()
@@ -72,6 +90,11 @@ fn check_report(page: &Path, expected_figures: Option<usize>) {
     }
     assert!(figures.is_some_and(|n| n > 0), "no figures in {}", page.display());
     assert_eq!(rendered, figures, "figures laid out with a drawing in {}", page.display());
+    let name =
+        page.parent().and_then(Path::file_name).map_or("report".into(), |n| n.to_string_lossy().into_owned());
+    let png = std::fs::read(screenshot(&browser, page, &name)).unwrap();
+    // A page with its tables and figures drawn compresses to far more than a blank one.
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 50_000, "{name}.png: {} bytes", png.len());
 }
 
 #[test]
