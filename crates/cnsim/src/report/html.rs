@@ -140,6 +140,21 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Key figure `i` (an index into [`DEFINITIONS`]) of each run that has it.
+pub(super) fn figure_values(figs: &[KeyFigures], i: usize) -> Vec<f64> {
+    figs.iter().filter_map(|k| k.shown()[i]).collect()
+}
+
+/// The mean of `values` ± the half-width of its 95 % confidence interval, as a report
+/// shows it ("–" for no values, the mean alone for one).
+pub(super) fn fmt_mean_ci(values: &[f64]) -> String {
+    match (!values.is_empty()).then(|| mean_std_ci95(values)) {
+        None => "–".to_string(),
+        Some((m, _, Some(ci))) => format!("{} ± {}", fmt_num(Some(m)), fmt_num(Some(ci))),
+        Some((m, _, None)) => fmt_num(Some(m)),
+    }
+}
+
 /// A number as a report shows it: 4 significant digits, no exponent for everyday
 /// magnitudes, "–" for what is not defined.
 pub fn fmt_num(v: Option<f64>) -> String {
@@ -210,7 +225,7 @@ fn strip_tags(html: &str) -> String {
 }
 
 /// A figure's name with its unit in parentheses, if it has one.
-fn labelled(name: &str, unit: &str) -> String {
+pub(super) fn labelled(name: &str, unit: &str) -> String {
     if unit.is_empty() {
         name.to_string()
     } else {
@@ -513,7 +528,7 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
         b.push_str("</table>\n");
     }
     let stats = |figs: &[KeyFigures], i: usize| {
-        let v: Vec<f64> = figs.iter().filter_map(|k| k.shown()[i]).collect();
+        let v = figure_values(figs, i);
         (!v.is_empty()).then(|| mean_std_ci95(&v))
     };
     b.push_str("<h2>Key figures (mean ± 95 % CI over seeds)</h2>\n<table><tr>");
@@ -530,12 +545,7 @@ fn sweep_report(dir: &Path) -> Result<String, String> {
             let _ = write!(b, "<td>{}</td>", escape(v));
         }
         for i in 0..DEFINITIONS.len() {
-            let cell = match stats(figs, i) {
-                None => "–".to_string(),
-                Some((m, _, Some(ci))) => format!("{} ± {}", fmt_num(Some(m)), fmt_num(Some(ci))),
-                Some((m, _, None)) => fmt_num(Some(m)),
-            };
-            let _ = write!(b, "<td>{cell}</td>");
+            let _ = write!(b, "<td>{}</td>", fmt_mean_ci(&figure_values(figs, i)));
         }
         b.push_str("</tr>\n");
     }

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::html::{fmt_num, read_json, sweep_points, KeyFigures, DEFINITIONS};
-use crate::sweep::table::mean_std_ci95;
+use super::html::{
+    figure_values, fmt_mean_ci, fmt_num, labelled, read_json, sweep_points, KeyFigures, DEFINITIONS,
+};
 
 /// The key figures printed, as indices into [`DEFINITIONS`]: all but the frame counts
 /// delivered and created.
@@ -15,11 +16,7 @@ const SHOWN: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
 /// A figure's column heading: its name and unit.
 fn heading(i: usize) -> String {
     let (name, unit, _) = DEFINITIONS[i];
-    if unit.is_empty() {
-        name.to_string()
-    } else {
-        format!("{name} ({unit})")
-    }
+    labelled(name, unit)
 }
 
 /// The key figures of one run's `summary.json`, one per line.
@@ -51,12 +48,7 @@ pub fn sweep_text(dir: &Path) -> Result<String, String> {
         let mut row: Vec<String> =
             if axes.is_empty() { vec![figs.len().to_string()] } else { values.clone() };
         for &i in &SHOWN {
-            let v: Vec<f64> = figs.iter().filter_map(|k| k.shown()[i]).collect();
-            row.push(match (!v.is_empty()).then(|| mean_std_ci95(&v)) {
-                None => "–".into(),
-                Some((m, _, Some(ci))) => format!("{} ± {}", fmt_num(Some(m)), fmt_num(Some(ci))),
-                Some((m, _, None)) => fmt_num(Some(m)),
-            });
+            row.push(fmt_mean_ci(&figure_values(figs, i)));
         }
         rows.push(row);
     }

@@ -153,11 +153,7 @@ fn write_table(
         let path = dir.join("plots").join(format!("{}.svg", table.name));
         plot_time_series(table, &path, scale, unit, &context, style)?;
         if s.metrics.png {
-            let svg = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let png =
-                crate::report::plot::svg_to_png(&svg).map_err(|e| format!("{}: {e}", path.display()))?;
-            let png_path = path.with_extension("png");
-            std::fs::write(&png_path, png).map_err(|e| format!("{}: {e}", png_path.display()))?;
+            write_png_beside(&path)?;
         }
     }
     Ok(())
@@ -229,6 +225,14 @@ pub fn write_run_files(
     check()
 }
 
+/// Renders the plot in the SVG file `path` as a PNG beside it (`metrics.png`).
+fn write_png_beside(path: &Path) -> Result<(), String> {
+    let svg = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let png = crate::report::plot::svg_to_png(&svg).map_err(|e| format!("{}: {e}", path.display()))?;
+    let png_path = path.with_extension("png");
+    std::fs::write(&png_path, png).map_err(|e| format!("{}: {e}", png_path.display()))
+}
+
 /// `plots/fair_share.svg`: each unicast flow's throughput over its max-min fair rate,
 /// the flows sorted from the worst served, against the line at 1 where every flow gets
 /// its fair share: who is starved and by how much, at a glance, whatever the number of
@@ -250,9 +254,7 @@ fn write_fair_share_plot(s: &Scenario, summary: &Summary, dir: &Path) -> Result<
     let style = ChartStyle { step: Step::None, worst_is_lowest: true };
     line_chart(&path, &title, "flow (rank)", "throughput ÷ fair share", &lines, style)?;
     if s.metrics.png {
-        let svg = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let png = crate::report::plot::svg_to_png(&svg).map_err(|e| format!("{}: {e}", path.display()))?;
-        std::fs::write(path.with_extension("png"), png).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_png_beside(&path)?;
     }
     Ok(())
 }
