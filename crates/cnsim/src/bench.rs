@@ -37,6 +37,16 @@ pub const CASES: &[BenchCase] = &[
         ],
         bottleneck: "r1->r2",
     },
+    // The same with DCTCP (K = 65 frames, the paper's value at 10 Gbit/s).
+    BenchCase {
+        name: "dumbbell-dctcp-64",
+        scenario: "dumbbell-tcp-64",
+        settings: &[
+            "traffic[0].tcp={dctcp={}}",
+            r#"protocols.ecn_threshold={k="65 frames", ports=["r1->r2"]}"#,
+        ],
+        bottleneck: "r1->r2",
+    },
     // 32 servers, 128 KB buffers, with QCN (802.1Qau defaults) on the port to the client.
     BenchCase {
         name: "incast-32",
@@ -145,6 +155,12 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("dumbbell-tcp-red-64", "dumbbell-tcp-64"),
         figure: Figure::BottleneckFramesPerS,
         target: ">= 0.90",
+    },
+    BenchRatio {
+        name: "DCTCP vs NewReno, bottleneck frames/s",
+        cases: ("dumbbell-dctcp-64", "dumbbell-tcp-64"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.95",
     },
     BenchRatio {
         name: "4096 vs 64 senders, wall ns per delivered frame",

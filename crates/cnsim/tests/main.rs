@@ -5,6 +5,7 @@
 mod aqm;
 #[path = "core.rs"]
 mod core_engine;
+mod dctcp;
 mod determinism;
 mod maxmin;
 mod output_safety;

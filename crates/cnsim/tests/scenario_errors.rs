@@ -1353,3 +1353,49 @@ fn packet_trace_settings_are_checked() {
     let e = error_of(&pcap("{ ports = [\"r1->r2\"], max_size = \"500GiB\" }"), &[]);
     assert_located(&e, "metrics.pcap.max_size", &["packet trace"]);
 }
+
+#[test]
+fn dctcp_keys_are_checked() {
+    let e = error_of(&with_tcp("tcp = { dctcp = { g = 1.5 } }"), &[]);
+    assert_located(&e, "traffic[0].tcp.dctcp.g", &["1.5 is not a weight", "expected a fraction in (0, 1]"]);
+    let e = error_of(&with_tcp("tcp = { dctcp = { alpha_init = -1 } }"), &[]);
+    assert_located(&e, "traffic[0].tcp.dctcp.alpha_init", &["-1 is not a fraction"]);
+    let e = error_of(&with_tcp("tcp = { dctcp = {}, mecn = {} }"), &[]);
+    assert_located(&e, "traffic[0].tcp.dctcp", &["given with \"mecn\""]);
+    let e = error_of(&with_tcp("tcp = { dctcp = { k = 3 } }"), &[]);
+    assert_located(&e, "traffic[0].tcp.dctcp.k", &["unknown"]);
+}
+
+/// A marking threshold at or above the port's buffer would never mark.
+#[test]
+fn an_ecn_threshold_above_the_buffer_is_an_error() {
+    let marked = |k: &str| {
+        format!("{DUMBBELL}\n[queues]\ncapacity = \"100 frames\"\n[protocols.ecn_threshold]\nk = \"{k}\"\nports = [\"r1->r2\"]\n")
+    };
+    let e = error_of(&marked("100 frames"), &[]);
+    assert_located(
+        &e,
+        "protocols.ecn_threshold.k",
+        &[
+            "\"100 frames\" is not below the capacity of port \"r1->r2\" (100 frames)",
+            "expected a threshold below",
+        ],
+    );
+    assert!(warnings_of(&marked("99 frames"), &[]).is_empty());
+}
+
+/// DCTCP on paths where no queue marks is NewReno: a warning at its table.
+#[test]
+fn dctcp_without_marking_is_a_warning() {
+    let dctcp = with_tcp("tcp = { dctcp = {} }");
+    let w = warnings_of(&dctcp, &[]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("traffic[0].tcp.dctcp: has no effect: no queue on the flows' paths marks CE"),
+        "{w:?}"
+    );
+    let marked = format!("{dctcp}\n[protocols.ecn_threshold]\nk = \"20 frames\"\nports = [\"r1->r2\"]\n");
+    assert!(warnings_of(&marked, &[]).is_empty());
+    let elsewhere = format!("{dctcp}\n[protocols.ecn_threshold]\nk = \"20 frames\"\nports = [\"r2->r1\"]\n");
+    assert_eq!(warnings_of(&elsewhere, &[]).len(), 1);
+}

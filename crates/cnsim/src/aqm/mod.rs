@@ -98,6 +98,15 @@ impl AnyDiscipline {
         }
     }
 
+    /// Whether the discipline may mark an ECN-capable frame CE (or with an MECN level).
+    pub fn marks(&self) -> bool {
+        let AnyDiscipline::Aqm(a) = self else { return false };
+        match &**a {
+            Aqm::EcnThreshold(_) | Aqm::Mecn(_) => true,
+            Aqm::Red(d) => d.marks(),
+        }
+    }
+
     /// The average queue the discipline keeps, if it keeps one.
     pub fn average(&self) -> Option<f64> {
         let AnyDiscipline::Aqm(a) = self else { return None };

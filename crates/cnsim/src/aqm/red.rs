@@ -438,6 +438,11 @@ pub struct Red {
 }
 
 impl Red {
+    /// Whether it marks ECN-capable frames (else it drops early).
+    pub fn marks(&self) -> bool {
+        self.ecn
+    }
+
     /// A RED queue with `p`'s options and resolved settings, serving a link of `rate_bps`.
     pub fn new(p: &RedParams, s: RedSettings, rate_bps: u64, rng: RngStream) -> Self {
         let adaptive = p.adaptive.as_ref().map(|a| Adaptive {

@@ -96,6 +96,18 @@ pub struct TcpSummary {
     pub acks_sent: u64,
     /// ACKs dropped in the network.
     pub acks_dropped: u64,
+    /// DCTCP: α at the end and the estimates taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp: Option<DctcpSummary>,
+}
+
+/// A DCTCP sender's estimate of the marked fraction.
+#[derive(Clone, Debug, Serialize)]
+pub struct DctcpSummary {
+    /// α at the end of the run.
+    pub alpha: f64,
+    /// Times α was updated (windows of data acknowledged).
+    pub alpha_updates: u64,
 }
 
 /// One egress queue's counters and derived figures.
@@ -363,6 +375,10 @@ impl Summary {
                         sender: c.sender.stats.clone(),
                         acks_sent: c.acks_sent,
                         acks_dropped: c.acks_dropped,
+                        dctcp: c
+                            .sender
+                            .dctcp
+                            .map(|d| DctcpSummary { alpha: d.alpha, alpha_updates: d.updates }),
                     }),
                 }
             })

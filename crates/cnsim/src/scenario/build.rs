@@ -859,9 +859,11 @@ pub fn build_until(
                 // ns-2 draws each agent's clock phase uniformly within a tick.
                 let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
                 flow.tcp = connections.len() as u32;
-                let ecn = t.ecn || tcp.mecn.is_some();
+                let ecn = t.ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
                 if tcp.mecn.is_some() {
                     flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
+                } else if tcp.dctcp.is_some() {
+                    flow.ecn = crate::net::Ecn::Ect0;
                 }
                 // The send delays (`overhead`) come from a stream of their own, so that
                 // turning them on leaves the flow's other draws as they were.

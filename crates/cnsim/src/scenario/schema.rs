@@ -596,6 +596,7 @@ pub struct Traffic {
 /// What a traffic source sends: one variant per `kind`, with that kind's keys. A key of
 /// another kind is refused where the entry is read, with its key path.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // one per traffic entry, read once at build
 pub enum Source {
     /// `kind = "cbr"`: one frame every 8·L/rate.
     Cbr {

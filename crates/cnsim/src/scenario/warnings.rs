@@ -30,11 +30,20 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
     }
     // A congestion point on a port no flow crosses never sees a frame.
     let mut crossed = vec![false; net.ports.len()];
+    // DCTCP answers marks: without a marking queue on its path it is NewReno.
+    let mut dctcp_marked = vec![None; s.traffic.len()];
     for (i, f) in sim.flows().iter().enumerate() {
         match f.dst {
             Destination::Host(dst) => {
+                let dctcp = sim.tcp_connection(i as u32).is_some_and(|c| c.sender.dctcp.is_some());
+                let entry = s.traffic.iter().position(|t| f.name.split('/').next() == Some(&t.name));
+                let mut marks = false;
                 for p in sim.routes().path(net, f.src, dst, i as u32) {
                     crossed[p as usize] = true;
+                    marks |= net.ports[p as usize].classes.queues().any(|q| q.discipline.marks());
+                }
+                if let (true, Some(e)) = (dctcp, entry) {
+                    *dctcp_marked[e].get_or_insert(false) |= marks;
                 }
             }
             Destination::Tree { tree, .. } => {
@@ -49,6 +58,17 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
                 crossed.fill(true);
                 break;
             }
+        }
+    }
+    for (i, marked) in dctcp_marked.iter().enumerate() {
+        if *marked == Some(false) {
+            out.push(ScenarioError::new(
+                file,
+                format!("traffic[{i}].tcp.dctcp"),
+                "has no effect: no queue on the flows' paths marks CE, so DCTCP never sees a mark and \
+                 behaves as NewReno; expected protocols.ecn_threshold (or red with ecn = true) on a port \
+                 the flows cross",
+            ));
         }
     }
     for (path, name) in named_congestion_points(s) {

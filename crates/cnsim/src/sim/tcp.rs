@@ -135,6 +135,7 @@ impl Sim {
         if frame.ecn.capable() {
             c.receiver.echo(segment.cwr, level);
         }
+        let early = c.receiver.early.take();
         let seq = i64::from(seq);
         let receipt = c.receiver.receive(seq, c.is_syn(seq), now);
         let in_order = receipt.in_order;
@@ -154,6 +155,9 @@ impl Sim {
         st.delivered_bytes += bytes;
         st.delay_sum += u128::from(now - frame.born);
         st.delay.record(now - frame.born);
+        if let Some(ack) = early {
+            self.tcp_send_ack(f, host, frame.src, frame.priority, ack, now);
+        }
         if let Some(ack) = receipt.ack {
             self.tcp_send_ack(f, host, frame.src, frame.priority, ack, now);
         }

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::receiver::DelayedAck;
+use super::dctcp::DctcpParams;
+use super::receiver::{DelayedAck, Echo};
 use super::sender::{CutBase, CutRules, EcnResponse};
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
 use crate::engine::{RngStream, Time, TimerId, PS_PER_MS, PS_PER_S};
@@ -44,6 +45,10 @@ pub struct TcpParams {
     /// Absent: RFC 3168 ECN when the entry's `ecn` is true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mecn: Option<MecnParams>,
+    /// DCTCP: data leave ECN-capable, the receiver echoes each segment's CE, and the
+    /// sender cuts by α/2 ([`super::dctcp`]); `{}` takes the paper's g = 1/16.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp: Option<DctcpParams>,
     /// The rule set of the window cuts: a preset of `ssthresh_from` and `ecn_floor`.
     #[serde(skip_serializing_if = "Rules::is_ns2")]
     pub rules: Rules,
@@ -155,6 +160,7 @@ impl Default for TcpParams {
             header: Size::Bytes(40),
             ack_size: Size::Bytes(64),
             mecn: None,
+            dctcp: None,
             rules: Rules::Ns2,
             ssthresh_from: None,
             ecn_floor: None,
@@ -227,6 +233,15 @@ impl TcpParams {
                     ),
                 ));
             }
+        }
+        if let Some(d) = self.dctcp {
+            if self.mecn.is_some() {
+                return Err((
+                    key("dctcp"),
+                    "given with \"mecn\"; expected one response to marks: DCTCP's or MECN's".into(),
+                ));
+            }
+            d.check(&key("dctcp"))?;
         }
         if !matches!(self.ack_size, Size::Bytes(b) if (1..=9216).contains(&b)) {
             return Err((
@@ -301,10 +316,11 @@ impl TcpParams {
                 max_rto: self.max_rto.0,
                 initial_rto: self.initial_rto.0,
             },
-            ecn: match self.mecn {
-                Some(m) => EcnResponse::Mecn { beta1: m.beta1, beta2: m.beta2 },
-                None if ecn => EcnResponse::Ecn,
-                None => EcnResponse::Off,
+            ecn: match (self.mecn, self.dctcp) {
+                (Some(m), _) => EcnResponse::Mecn { beta1: m.beta1, beta2: m.beta2 },
+                (None, Some(d)) => EcnResponse::Dctcp(d),
+                (None, None) if ecn => EcnResponse::Ecn,
+                (None, None) => EcnResponse::Off,
             },
         }
     }
@@ -463,7 +479,10 @@ impl Connection {
             mecn: matches!(sender.ecn, EcnResponse::Mecn { .. }),
             thinking: false,
             sender: Sender::new(sender, boot).with_overhead(overhead),
-            receiver: Receiver::with_delayed_ack(delayed),
+            receiver: Receiver::with_delayed_ack(delayed).echoing(match sender.ecn {
+                EcnResponse::Dctcp(_) => Echo::PerSegment,
+                _ => Echo::Latch,
+            }),
             payload: frame_size - header,
             segment_size: frame_size,
             ack_size: params.ack_size.value() as u32,

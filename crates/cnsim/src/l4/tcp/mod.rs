@@ -1,7 +1,7 @@
 //! TCP at segment level, after ns-2's one-way agents (reference l3-tcp.md §5): the
-//! Reno and NewReno sender ([`sender`]), the retransmission timeout with its minimum,
-//! backoff and optional clock tick ([`rto`]), and the cumulative-ACK sink
-//! ([`receiver`]).
+//! Reno and NewReno sender ([`sender`]) with RFC 3168 ECN, MECN or DCTCP ([`dctcp`]),
+//! the retransmission timeout with its minimum, backoff and optional clock tick
+//! ([`rto`]), and the cumulative-ACK sink ([`receiver`]).
 //!
 //! A connection ([`config::Connection`]) is a traffic entry of `kind = "tcp"`: its
 //! segments are frames of the flow, through the flow's rate limiter (a QCN reaction
@@ -10,6 +10,7 @@
 //! `sim/tcp.rs`.
 
 pub mod config;
+pub mod dctcp;
 pub mod receiver;
 pub mod rto;
 pub mod sender;
@@ -35,6 +36,6 @@ pub struct Ack {
     /// Congestion level echoed.
     pub echo: u8,
 }
-pub use receiver::Receiver;
+pub use receiver::{Echo, Receiver};
 pub use rto::{Rto, RtoParams};
 pub use sender::{CwndAction, Sender, SenderParams, Variant};

@@ -14,9 +14,11 @@
 //! congestion level any of them carried (RFC 3168 §6.1.3), on top of the latch that holds
 //! it until CWR.
 //!
-//! DCTCP's receiver would add one rule to [`Receiver::receive`]: a segment whose CE
-//! differs from the held segments' sends their ACK at once, with their state, before
-//! this segment is considered.
+//! DCTCP's receiver ([`Echo::PerSegment`]; Alizadeh et al. 2010 §3.1, RFC 8257 §3.2)
+//! echoes each segment's own CE, with no latch and no CWR, so the sender sees how much
+//! of its data was marked. With delayed ACKs it is the paper's two-state machine: a
+//! segment whose CE differs from the held segments' first sends their ACK at once, with
+//! their state (the `early` ACK), then is considered as usual.
 
 use std::collections::BTreeSet;
 
@@ -29,6 +31,16 @@ pub struct DelayedAck {
     pub every: u32,
     /// ACK at the latest this long after the first held segment arrived, ps.
     pub timeout: Time,
+}
+
+/// What an ACK echoes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Echo {
+    /// RFC 3168 (and MECN): the highest level seen, latched until a CWR arrives.
+    #[default]
+    Latch,
+    /// DCTCP: the CE of the segments the ACK covers.
+    PerSegment,
 }
 
 /// What the receiver did with a segment.
@@ -61,6 +73,11 @@ pub struct Receiver {
     held_level: u8,
     /// When the held ACK is due (the delayed-ACK timer), if one is held.
     pub deadline: Option<Time>,
+    /// What ACKs echo.
+    echo: Echo,
+    /// DCTCP: the ACK of the held segments, sent before the segment whose CE differs
+    /// from theirs.
+    pub early: Option<(i64, u8)>,
 }
 
 impl Receiver {
@@ -74,6 +91,12 @@ impl Receiver {
         Receiver { delayed, ..Receiver::new() }
     }
 
+    /// The receiver echoing as `echo` says.
+    pub fn echoing(mut self, echo: Echo) -> Self {
+        self.echo = echo;
+        self
+    }
+
     /// Whether ACKs may be held.
     pub fn delays_acks(&self) -> bool {
         self.delayed.is_some()
@@ -81,8 +104,17 @@ impl Receiver {
 
     /// An ECN-capable data segment arrived with CWR `cwr` and signalling congestion
     /// `level` (0 none): the level every ACK echoes until a CWR comes (ns-2 TCPSink: CWR
-    /// clears the latch, then this segment's mark sets it).
+    /// clears the latch, then this segment's mark sets it). Echoing per segment, the
+    /// level is this segment's, and a change of CE with segments held puts their ACK in
+    /// `early`.
     pub fn echo(&mut self, cwr: bool, level: u8) -> u8 {
+        if self.echo == Echo::PerSegment {
+            if self.held > 0 && (level > 0) != (self.held_level > 0) {
+                self.early = Some(self.ack());
+            }
+            self.held_level = level;
+            return level;
+        }
         if cwr {
             self.latch = 0;
         }
@@ -276,5 +308,41 @@ mod tests {
         r.echo(true, 0);
         assert_eq!(r.receive(1, false, 0).ack, Some((1, 0)));
         assert_eq!(r.deadline, None);
+    }
+
+    /// DCTCP without delayed ACKs: each ACK echoes its own segment's CE; no latch, and
+    /// CWR changes nothing.
+    #[test]
+    fn per_segment_echo_has_no_latch() {
+        let mut r = Receiver::new().echoing(Echo::PerSegment);
+        let mut ack = |seq, ce: u8| {
+            r.echo(false, ce);
+            r.receive(seq, false, 0).ack
+        };
+        assert_eq!(ack(0, 1), Some((0, 1)));
+        assert_eq!(ack(1, 0), Some((1, 0)), "not latched");
+        assert_eq!(ack(2, 1), Some((2, 1)));
+        assert_eq!(ack(3, 0), Some((3, 0)));
+    }
+
+    /// DCTCP's two-state machine with m = 2: 0 unmarked is held; 1 marked differs, so
+    /// the ACK for 0 goes at once echoing no CE, and 1 is held; 2 marked completes the
+    /// pair, ACK 2 with CE; 3 unmarked is held until its timer, ACK 3 without CE.
+    #[test]
+    fn two_state_machine_acks_at_each_change_of_ce() {
+        let mut r = delayed().echoing(Echo::PerSegment);
+        r.echo(false, 0);
+        assert_eq!(r.receive(0, false, 0).ack, None);
+        r.echo(false, 1);
+        assert_eq!(r.early.take(), Some((0, 0)), "the held segment's ACK, with its state");
+        assert_eq!(r.receive(1, false, MS).ack, None, "the marked one is held anew");
+        assert_eq!(r.deadline, Some(101 * MS), "its timer starts from it");
+        r.echo(false, 1);
+        assert_eq!(r.early, None, "same state: no early ACK");
+        assert_eq!(r.receive(2, false, 2 * MS).ack, Some((2, 1)));
+        r.echo(false, 0);
+        assert_eq!(r.early, None, "nothing held: nothing to send early");
+        assert_eq!(r.receive(3, false, 3 * MS).ack, None);
+        assert_eq!(r.on_timer(), Some((3, 0)));
     }
 }

@@ -41,6 +41,9 @@
 //!   reference §4.4): as ECN, but an echo of incipient congestion takes cwnd ← (1 − β1)·w
 //!   and of moderate congestion (1 − β2)·w (at least `ecn_floor`), ssthresh ←
 //!   max(2, ⌊cwnd⌋); loss is β3 = ½.
+//! - **DCTCP** (Alizadeh et al. 2010, [`super::dctcp`]): as ECN, but the cut is
+//!   cwnd ← w·(1 − α/2) (at least `ecn_floor`), ssthresh ← max(2, ⌊cwnd⌋), with α
+//!   updated by every ACK before it acts.
 //! - **Send overhead** (ns-2 `overhead_`, tcp.cc `send_much`): with overhead > 0, a call
 //!   to send new segments that finds the window open sends nothing but starts a
 //!   delayed-send timer of uniform random length in [0, overhead), unless one is
@@ -131,6 +134,8 @@ pub enum EcnResponse {
         /// Fraction removed on moderate congestion (codepoint 11).
         beta2: f64,
     },
+    /// DCTCP: cut in proportion to the fraction of marked data ([`super::dctcp`]).
+    Dctcp(super::dctcp::DctcpParams),
 }
 
 /// The last congestion response (ns-2 `last_cwnd_action_`).
@@ -210,6 +215,8 @@ pub struct Sender {
     pub delsnd: Option<Time>,
     /// The stream the send delays are drawn from (with an `overhead` only).
     overhead_rng: Option<RngStream>,
+    /// DCTCP's estimate of the marked fraction (with its ECN response only).
+    pub dctcp: Option<super::dctcp::Dctcp>,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -248,6 +255,10 @@ impl Sender {
             lt_sent: 0,
             delsnd: None,
             overhead_rng: None,
+            dctcp: match p.ecn {
+                EcnResponse::Dctcp(d) => Some(super::dctcp::Dctcp::new(d)),
+                _ => None,
+            },
             stats: SenderStats::default(),
         }
     }
@@ -433,6 +444,12 @@ impl Sender {
                 self.ssthresh = (self.cwnd as i64).max(2);
                 self.cong_action = true;
             }
+            EcnResponse::Dctcp(_) => {
+                let Some(d) = &self.dctcp else { return };
+                self.cwnd = d.cut(w).max(floor);
+                self.ssthresh = (self.cwnd as i64).max(2);
+                self.cong_action = true;
+            }
         }
         self.stats.ecn_responses += 1;
     }
@@ -521,6 +538,9 @@ impl Sender {
     /// RFC 3168's ECE or MECN's incipient; 2 MECN's moderate).
     pub fn on_ack_echo(&mut self, ack: i64, level: u8, now: Time) {
         let echo = if self.p.ecn == EcnResponse::Off { 0 } else { level };
+        if let Some(d) = &mut self.dctcp {
+            d.on_ack(ack, (ack - self.highest_ack).max(0) as u64, echo > 0, self.t_seqno);
+        }
         if echo > 0 {
             self.ecn(ack, echo);
         }
@@ -642,6 +662,31 @@ mod tests {
         s.send_much(0, 0, false);
         assert_eq!(s.out.drain(..).collect::<Vec<_>>(), (11..=20).collect::<Vec<_>>());
         s
+    }
+
+    /// DCTCP from α = 0, cwnd 10 in congestion avoidance: ACK 0 (unmarked) opens cwnd
+    /// to 10.1; ACK 1 echoing CE completes the first window (ACK 1 > window_end 0) with
+    /// F = 1/2, so α = 1/32, then cuts cwnd to 10.1·(1 − 1/64) and ssthresh to 9; ACK 2
+    /// echoing CE in the same window cuts nothing more.
+    #[test]
+    fn dctcp_cuts_by_half_alpha_once_per_window() {
+        let mut p = params(Variant::NewReno);
+        p.ecn = EcnResponse::Dctcp(super::super::dctcp::DctcpParams { g: 1.0 / 16.0, alpha_init: 0.0 });
+        let mut s = Sender::new(p, 0);
+        s.cwnd = 10.0;
+        s.ssthresh = 5;
+        s.app_send(100, 0);
+        assert_eq!(s.out.drain(..).count(), 10);
+        s.on_ack_echo(0, 0, PS_PER_US);
+        assert!((s.cwnd - 10.1).abs() < 1e-12);
+        s.on_ack_echo(1, 1, 2 * PS_PER_US);
+        let d = s.dctcp.unwrap();
+        assert_eq!(d.alpha, 1.0 / 32.0);
+        assert!((s.cwnd - 10.1 * 63.0 / 64.0).abs() < 1e-12, "{}", s.cwnd);
+        assert_eq!((s.ssthresh, s.stats.ecn_responses), (9, 1));
+        s.on_ack_echo(2, 1, 3 * PS_PER_US);
+        assert_eq!(s.stats.ecn_responses, 1, "once per window");
+        assert!((s.cwnd - 10.1 * 63.0 / 64.0).abs() < 1e-12, "an echoing ACK opens nothing");
     }
 
     #[test]
