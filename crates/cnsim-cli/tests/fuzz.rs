@@ -318,6 +318,58 @@ above_max = "mark"
 "#
         ),
     ),
+    (
+        "fuzz-dctcp",
+        concat!(
+            seed_base!(),
+            r#"
+[[traffic]]
+name = "dctcp"
+kind = "tcp"
+from = "s1"
+to = "d1"
+frame_size = "1500B"
+tcp = { window = 1000, min_rto = "1ms", dctcp = { g = 0.125, alpha_init = 0.5 }, delayed_ack = { every = 2, timeout = "1ms" } }
+[protocols.ecn_threshold]
+k = "20 frames"
+ports = ["r1->r2"]
+"#
+        ),
+    ),
+    (
+        "fuzz-dcqcn",
+        concat!(
+            seed_base!(),
+            r#"
+[protocols.dcqcn]
+congestion_points = ["r1->r2"]
+flows = "*"
+kmin = "10KB"
+kmax = "100KB"
+pmax = 0.05
+cnp_interval = "20us"
+cnp_size = "128B"
+cnp_priority = 1
+[protocols.dcqcn.rp]
+g = 0.0625
+alpha_init = 0.5
+alpha_timer = "50us"
+timer = "100us"
+byte_counter = "1MB"
+fast_recovery = 4
+r_ai = "5Mbps"
+r_hai = "50Mbps"
+min_rate = "10Mbps"
+target_on_cut = "after-increase"
+rate_on_first_cnp = 0.5
+[protocols.pause]
+mode = "pfc"
+[protocols.pause.switches]
+xoff = "80 frames"
+xon = "40 frames"
+"#
+        ),
+    ),
 ];
 
 /// The scenarios that are fuzzed: the bundled ones but the scale reference, and the

@@ -5,6 +5,7 @@
 mod aqm;
 #[path = "core.rs"]
 mod core_engine;
+mod dcqcn;
 mod dctcp;
 mod determinism;
 mod maxmin;

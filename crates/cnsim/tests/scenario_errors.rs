@@ -1399,3 +1399,47 @@ fn dctcp_without_marking_is_a_warning() {
     let elsewhere = format!("{dctcp}\n[protocols.ecn_threshold]\nk = \"20 frames\"\nports = [\"r2->r1\"]\n");
     assert_eq!(warnings_of(&elsewhere, &[]).len(), 1);
 }
+
+/// DCQCN flows whose paths cross no marking port never hear a CNP: a warning.
+#[test]
+fn dcqcn_without_marking_on_the_path_is_a_warning() {
+    let dcqcn =
+        |ports: &str| format!("{DUMBBELL}\n[protocols.dcqcn]\ncongestion_points = {ports}\nflows = \"*\"\n");
+    let w = warnings_of(&dcqcn("[\"r2->r1\"]"), &[]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "protocols.dcqcn.congestion_points: has no effect on 1 of the 1 DCQCN flows (\"a/s1\" first)"
+        ),
+        "{w:?}"
+    );
+    assert!(warnings_of(&dcqcn("[\"r1->r2\"]"), &[]).is_empty());
+    assert!(warnings_of(&dcqcn("\"switches\""), &[]).is_empty());
+}
+
+#[test]
+fn dcqcn_keys_are_checked() {
+    let dcqcn = |extra: &str| {
+        format!("{DUMBBELL}\n[protocols.dcqcn]\ncongestion_points = \"switches\"\nflows = \"*\"\n{extra}\n")
+    };
+    let e = error_of(&dcqcn("kmin = \"200KB\"\nkmax = \"5KB\""), &[]);
+    assert_located(&e, "protocols.dcqcn.kmax", &["\"5KB\" is not above kmin (\"200KB\")"]);
+    let e = error_of(&dcqcn("pmax = 0"), &[]);
+    assert_located(&e, "protocols.dcqcn.pmax", &["0 is not a probability", "expected (0, 1]"]);
+    let e = error_of(&dcqcn("pmax = 1.5"), &[]);
+    assert_located(&e, "protocols.dcqcn.pmax", &["1.5 is not a probability"]);
+    let e = error_of(&dcqcn("cnp_interval = \"0us\""), &[]);
+    assert_located(&e, "protocols.dcqcn.cnp_interval", &["\"0s\" is not an interval"]);
+    let e = error_of(&dcqcn("cnp_priority = 9"), &[]);
+    assert_located(&e, "protocols.dcqcn.cnp_priority", &["9 is not a priority"]);
+    let e = error_of(&dcqcn("[protocols.dcqcn.rp]\ng = 2"), &[]);
+    assert_located(&e, "protocols.dcqcn.rp.g", &["2 is not a weight"]);
+    let e = error_of(&dcqcn("[protocols.dcqcn.rp]\ntimer = \"0s\""), &[]);
+    assert_located(&e, "protocols.dcqcn.rp.timer", &["is not a period"]);
+    let e = error_of(&dcqcn("[protocols.dcqcn.rp]\nrate_on_first_cnp = 0"), &[]);
+    assert_located(&e, "protocols.dcqcn.rp.rate_on_first_cnp", &["0 is not a fraction"]);
+    let e = error_of(&dcqcn("[protocols.dcqcn.rp]\nmin_rate = \"20Gbps\""), &[]);
+    assert_located(&e, "protocols.dcqcn.rp.min_rate", &["is above the line rate"]);
+    let e = error_of(&format!("{}\n[queues]\ncapacity = \"4KB\"\n", dcqcn("")), &[]);
+    assert_located(&e, "protocols.dcqcn.kmin", &["\"5KB\" is not below the capacity of port"]);
+}

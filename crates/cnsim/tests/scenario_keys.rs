@@ -331,6 +331,29 @@ beta = 0.8
 top = 0.4
 bottom = 0.02
 
+[protocols.dcqcn]
+congestion_points = ["hub->b"]
+flows = ["greedy"]
+kmin = "10KB"
+kmax = "100KB"
+pmax = 0.05
+cnp_interval = "20us"
+cnp_size = "128B"
+cnp_priority = 6
+
+[protocols.dcqcn.rp]
+g = 0.0625
+alpha_init = 0.5
+alpha_timer = "50us"
+timer = "300us"
+byte_counter = "1MB"
+fast_recovery = 4
+r_ai = "5Mbps"
+r_hai = "50Mbps"
+min_rate = "10Mbps"
+target_on_cut = "after-increase"
+rate_on_first_cnp = 1.0
+
 [protocols.pause]
 mode = "pfc"
 quanta = 1000

@@ -10,7 +10,8 @@
 //! - [`ecn_threshold`]: drop-tail plus a single marking threshold K on the instantaneous
 //!   queue, as DCTCP switches are configured (Alizadeh et al. 2010 §3.1);
 //! - [`red`]: RED and Adaptive RED on the average queue, as ns-2 runs them;
-//! - [`mecn`]: multi-level ECN and Adaptive MECN (two ECN bits, three levels).
+//! - [`mecn`]: multi-level ECN and Adaptive MECN (two ECN bits, three levels);
+//! - DCQCN's marking ([`crate::l4::dcqcn::cp`]): RED's curve on the instantaneous queue.
 
 pub mod ecn_threshold;
 pub mod mecn;
@@ -83,6 +84,8 @@ pub enum Aqm {
     Red(Red),
     /// MECN or Adaptive MECN.
     Mecn(Mecn),
+    /// DCQCN's marking on the instantaneous queue.
+    Dcqcn(crate::l4::dcqcn::Marker),
 }
 
 impl AnyDiscipline {
@@ -94,6 +97,7 @@ impl AnyDiscipline {
                 Aqm::EcnThreshold(_) => "protocols.ecn_threshold",
                 Aqm::Red(_) => "protocols.red",
                 Aqm::Mecn(_) => "protocols.mecn",
+                Aqm::Dcqcn(_) => "protocols.dcqcn",
             },
         }
     }
@@ -102,7 +106,7 @@ impl AnyDiscipline {
     pub fn marks(&self) -> bool {
         let AnyDiscipline::Aqm(a) = self else { return false };
         match &**a {
-            Aqm::EcnThreshold(_) | Aqm::Mecn(_) => true,
+            Aqm::EcnThreshold(_) | Aqm::Mecn(_) | Aqm::Dcqcn(_) => true,
             Aqm::Red(d) => d.marks(),
         }
     }
@@ -111,7 +115,7 @@ impl AnyDiscipline {
     pub fn average(&self) -> Option<f64> {
         let AnyDiscipline::Aqm(a) = self else { return None };
         match &**a {
-            Aqm::EcnThreshold(_) => None,
+            Aqm::EcnThreshold(_) | Aqm::Dcqcn(_) => None,
             Aqm::Red(d) => Some(d.average.avg),
             Aqm::Mecn(d) => Some(d.average.avg),
         }
@@ -122,7 +126,7 @@ impl AnyDiscipline {
     pub fn max_p(&self) -> Option<f64> {
         let AnyDiscipline::Aqm(a) = self else { return None };
         match &**a {
-            Aqm::EcnThreshold(_) => None,
+            Aqm::EcnThreshold(_) | Aqm::Dcqcn(_) => None,
             Aqm::Red(d) => Some(d.cur_max_p),
             Aqm::Mecn(d) => Some(d.max_p),
         }
@@ -162,6 +166,7 @@ impl Aqm {
             Aqm::EcnThreshold(d) => d.on_enqueue(queue, frame),
             Aqm::Red(d) => d.on_enqueue(queue, frame, now),
             Aqm::Mecn(d) => d.on_enqueue(queue, frame, now),
+            Aqm::Dcqcn(d) => d.on_enqueue(queue, frame),
         }
     }
 
@@ -169,7 +174,7 @@ impl Aqm {
     #[inline(never)]
     pub fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
         match self {
-            Aqm::EcnThreshold(_) => {}
+            Aqm::EcnThreshold(_) | Aqm::Dcqcn(_) => {}
             Aqm::Red(d) => d.on_dequeue(queue, frame, now),
             Aqm::Mecn(d) => d.on_dequeue(queue, frame, now),
         }

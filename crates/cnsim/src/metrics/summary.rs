@@ -277,6 +277,9 @@ pub struct Summary {
     /// ECM, when enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecm: Option<crate::l2::ecm::EcmStats>,
+    /// DCQCN, when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dcqcn: Option<crate::l4::dcqcn::DcqcnStats>,
     /// PAUSE / PFC, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause: Option<PauseSummary>,
@@ -510,6 +513,7 @@ impl Summary {
             maxmin_fairness,
             qcn,
             ecm,
+            dcqcn: crate::l4::dcqcn::DcqcnStats::of(sim),
             pause,
             links: LinkSummary::of(sim),
             warnings: Vec::new(),

@@ -70,6 +70,8 @@ pub enum Header {
     TcpAck(crate::l4::tcp::Ack),
     /// An incast client's request for the next round, to one server of the frame's flow.
     TcpRequest(u32),
+    /// A DCQCN congestion notification packet, from the flow's receiver to its source.
+    Cnp(crate::l4::dcqcn::Cnp),
 }
 
 impl Default for Header {
@@ -104,11 +106,13 @@ pub enum HeaderKind {
     TcpAck,
     /// [`Header::TcpRequest`].
     TcpRequest,
+    /// [`Header::Cnp`].
+    Cnp,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 11] = [
+    pub const ALL: [HeaderKind; 12] = [
         HeaderKind::Data,
         HeaderKind::Cnm,
         HeaderKind::Pause,
@@ -120,6 +124,7 @@ impl HeaderKind {
         HeaderKind::TcpSegment,
         HeaderKind::TcpAck,
         HeaderKind::TcpRequest,
+        HeaderKind::Cnp,
     ];
 }
 
@@ -139,6 +144,7 @@ impl Header {
             Header::TcpSegment(_) => HeaderKind::TcpSegment,
             Header::TcpAck(_) => HeaderKind::TcpAck,
             Header::TcpRequest(_) => HeaderKind::TcpRequest,
+            Header::Cnp(_) => HeaderKind::Cnp,
         }
     }
 

@@ -140,6 +140,7 @@ pub fn encode(frame: &Frame, ctx: &Context, snaplen: usize, out: &mut Vec<u8>) -
         Header::Probe(_) => experimental(out, frame, dst, 3, 0, 0),
         Header::ProbeReply(_) => experimental(out, frame, dst, 4, 0, 0),
         Header::PathProbe(_) => experimental(out, frame, dst, 5, 0, 0),
+        Header::Cnp(_) => experimental(out, frame, dst, 6, 0, 0),
     }
     let ip = matches!(frame.header, Header::TcpSegment(_) | Header::TcpAck(_) | Header::TcpRequest(_));
     let wire = (frame.size as usize + if ip { TAGGED } else { 0 }).max(out.len());

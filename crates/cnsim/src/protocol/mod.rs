@@ -8,7 +8,8 @@
 //! |---|---|---|
 //! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
 //! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header (it may rewrite the header: FECN probes) | QCN CP, ECM CP, FECN switch |
-//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer (the last two may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer (the last two may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source, DCQCN RP |
+//! | [`AnyNotificationPoint`] | a flow's data frame reaching its destination marked CE (may answer the source) | DCQCN NP |
 //! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
 //! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs, FECN probe reflector |
 //!
@@ -20,6 +21,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{e2cm, ecm, fecn, pause, qcn};
+use crate::l4::dcqcn;
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
 /// What a timer belongs to: the match that dispatches an expiry.
@@ -229,6 +231,8 @@ pub enum AnyReactionPoint {
     E2cm(e2cm::Rp),
     /// A FECN source: probes its path and follows the advertised rate.
     Fecn(fecn::Rp),
+    /// A DCQCN sending NIC's rate limiter.
+    Dcqcn(dcqcn::Rp),
 }
 
 impl AnyReactionPoint {
@@ -239,7 +243,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Qcn(rp) => multicast && rp.scheme != qcn::MulticastScheme::Standard,
             // The rate-regulator tag, on every data frame.
             AnyReactionPoint::Ecm(_) => true,
-            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) => false,
+            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) | AnyReactionPoint::Dcqcn(_) => false,
         }
     }
 
@@ -257,15 +261,16 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(rp) => {
                 frame.header = crate::net::Header::Data(qcn::Representative { fb: 0, cpid: rp.tag() });
             }
-            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) => {}
+            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) | AnyReactionPoint::Dcqcn(_) => {}
         }
     }
 
     /// A feedback frame for this flow reached its source. Returns `None` when the frame
     /// is not this protocol's feedback.
     #[inline]
-    pub fn on_feedback(&mut self, frame: &Frame, line_bps: u64) -> Option<RateChange> {
+    pub fn on_feedback(&mut self, ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
         match (self, frame.header) {
+            (AnyReactionPoint::Dcqcn(rp), crate::net::Header::Cnp(_)) => Some(rp.on_cnp(ctx.now, line_bps)),
             (AnyReactionPoint::Qcn(rp), crate::net::Header::Cnm(cnm)) => Some(rp.on_cnm(cnm, line_bps)),
             (AnyReactionPoint::Qcn(rp), crate::net::Header::ProbeReply(reply)) => {
                 Some(rp.on_reply(reply, line_bps))
@@ -294,6 +299,7 @@ impl AnyReactionPoint {
             // Probes are due by bytes sent: every release is seen.
             AnyReactionPoint::E2cm(_) => 0,
             AnyReactionPoint::Fecn(rp) => rp.quiet_bytes(),
+            AnyReactionPoint::Dcqcn(rp) => rp.rate.grant_quiet(),
         }
     }
 
@@ -301,8 +307,10 @@ impl AnyReactionPoint {
     /// the grant.
     #[inline]
     pub fn absorb(&mut self, left: u32) {
-        if let AnyReactionPoint::Qcn(rp) = self {
-            rp.absorb(left);
+        match self {
+            AnyReactionPoint::Qcn(rp) => rp.absorb(left),
+            AnyReactionPoint::Dcqcn(rp) => rp.rate.absorb(left),
+            _ => {}
         }
     }
 
@@ -318,6 +326,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(_) => RateChange::default(),
             AnyReactionPoint::E2cm(rp) => rp.on_transmit(ctx, flow, bytes),
             AnyReactionPoint::Fecn(rp) => rp.on_transmit(),
+            AnyReactionPoint::Dcqcn(rp) => rp.rate.on_transmit(bytes, line_bps),
         }
     }
 
@@ -329,6 +338,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(rp) => rp.on_timer(),
             AnyReactionPoint::E2cm(rp) => rp.on_timer(),
             AnyReactionPoint::Fecn(rp) => rp.on_timer(ctx, flow),
+            AnyReactionPoint::Dcqcn(rp) => rp.rate.on_timer(tag, line_bps),
         }
     }
 
@@ -339,6 +349,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(rp) => rp.rate(),
             AnyReactionPoint::E2cm(rp) => rp.rate(),
             AnyReactionPoint::Fecn(rp) => rp.rate(),
+            AnyReactionPoint::Dcqcn(rp) => rp.rate.current_rate(),
         }
     }
 
@@ -349,6 +360,7 @@ impl AnyReactionPoint {
             AnyReactionPoint::Ecm(rp) => std::mem::take(&mut rp.bcns_since_sample),
             AnyReactionPoint::E2cm(rp) => std::mem::take(&mut rp.ecm.bcns_since_sample),
             AnyReactionPoint::Fecn(rp) => std::mem::take(&mut rp.probes_since_sample),
+            AnyReactionPoint::Dcqcn(rp) => std::mem::take(&mut rp.cnps_since_sample),
         }
     }
 
@@ -383,6 +395,42 @@ pub fn reflect_probe(ctx: &mut Ctx, host: NodeId, frame: &Frame) -> bool {
     let back = Frame { src: host, dst: frame.src, born: ctx.now, header, ..*frame };
     ctx.send(Send::Forward { node: host }, back);
     true
+}
+
+/// The notification point of a flow, at its destination host: it sees the flow's data
+/// frames that arrive marked CE and may answer the source.
+#[derive(Clone, Debug)]
+pub enum AnyNotificationPoint {
+    /// A DCQCN receiving NIC: CNPs of `size` bytes at `priority`.
+    Dcqcn {
+        /// The flow's CNP pacing.
+        np: dcqcn::Np,
+        /// CNP size on the wire.
+        size: u32,
+        /// CNP priority.
+        priority: u8,
+    },
+}
+
+impl AnyNotificationPoint {
+    /// A CE-marked data frame of the flow reached its destination `host`.
+    #[inline]
+    pub fn on_marked(&mut self, ctx: &mut Ctx, host: NodeId, frame: &Frame) {
+        match self {
+            AnyNotificationPoint::Dcqcn { np, size, priority } => {
+                if np.on_marked(ctx.now) {
+                    ctx.send_to_source(host, frame, *size, *priority, Header::Cnp(dcqcn::Cnp));
+                }
+            }
+        }
+    }
+
+    /// The DCQCN notification point, if this is one.
+    pub fn as_dcqcn(&self) -> Option<&dcqcn::Np> {
+        match self {
+            AnyNotificationPoint::Dcqcn { np, .. } => Some(np),
+        }
+    }
 }
 
 /// What happened to a frame that reached a host.

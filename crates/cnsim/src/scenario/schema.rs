@@ -983,6 +983,10 @@ pub struct Protocols {
     /// Multi-level ECN and Adaptive MECN on egress queues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mecn: Option<crate::aqm::mecn::MecnParams>,
+    /// DCQCN (RoCEv2): ECN marking at switches, CNPs from receivers, rate limiters at
+    /// senders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcqcn: Option<crate::l4::dcqcn::DcqcnConfig>,
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause: Option<crate::l2::pause::PauseParams>,
@@ -1005,6 +1009,7 @@ impl Protocols {
             entry("protocols.ecm", &self.ecm),
             entry("protocols.e2cm", &self.e2cm),
             entry("protocols.fecn", &self.fecn),
+            entry("protocols.dcqcn", &self.dcqcn),
             entry("protocols.pause", &self.pause),
         ]
         .into_iter()

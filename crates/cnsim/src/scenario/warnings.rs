@@ -32,6 +32,9 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
     let mut crossed = vec![false; net.ports.len()];
     // DCTCP answers marks: without a marking queue on its path it is NewReno.
     let mut dctcp_marked = vec![None; s.traffic.len()];
+    // So does DCQCN: a flow whose path never marks never hears a CNP.
+    let mut dcqcn_unmarked: Vec<&str> = Vec::new();
+    let mut dcqcn_flows = 0;
     for (i, f) in sim.flows().iter().enumerate() {
         match f.dst {
             Destination::Host(dst) => {
@@ -44,6 +47,13 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
                 }
                 if let (true, Some(e)) = (dctcp, entry) {
                     *dctcp_marked[e].get_or_insert(false) |= marks;
+                }
+                let rp = sim.reaction_points().get(f.rp as usize);
+                if matches!(rp, Some(crate::protocol::AnyReactionPoint::Dcqcn(_))) {
+                    dcqcn_flows += 1;
+                    if !marks {
+                        dcqcn_unmarked.push(&f.name);
+                    }
                 }
             }
             Destination::Tree { tree, .. } => {
@@ -70,6 +80,18 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
                  the flows cross",
             ));
         }
+    }
+    if let Some(first) = dcqcn_unmarked.first() {
+        out.push(ScenarioError::new(
+            file,
+            "protocols.dcqcn.congestion_points",
+            format!(
+                "has no effect on {} of the {dcqcn_flows} DCQCN flows (\"{first}\" first): no port on their paths \
+                 marks CE, so their reaction points never hear a CNP; expected the ports where they meet \
+                 congestion, or \"switches\"",
+                dcqcn_unmarked.len()
+            ),
+        ));
     }
     for (path, name) in named_congestion_points(s) {
         let Some(p) = (0..net.ports.len() as u32).find(|&p| net.port_name(p) == name) else { continue };

@@ -14,6 +14,8 @@ pub struct Protocols {
     pub congestion_points: Vec<AnyCongestionPoint>,
     /// Reaction points, indexed by `Flow::rp`.
     pub reaction_points: Vec<AnyReactionPoint>,
+    /// Notification points, indexed by flow (empty when no protocol has one).
+    pub notification_points: Vec<Option<crate::protocol::AnyNotificationPoint>>,
     /// Link control (PAUSE / PFC), if any.
     pub link: Option<AnyLinkControl>,
     /// TCP connections, indexed by `Flow::tcp`.

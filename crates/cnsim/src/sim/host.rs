@@ -5,7 +5,7 @@
 
 use super::{ctx, DropSite, Sim};
 use crate::engine::Time;
-use crate::net::{FrameId, Header, NodeId};
+use crate::net::{Ecn, Frame, FrameId, Header, NodeId};
 use crate::protocol::HostArrival;
 
 impl Sim {
@@ -38,9 +38,13 @@ impl Sim {
                 st.delivered_bytes += frame.size as u64;
                 st.delay_sum += (now - frame.born) as u128;
                 st.delay.record(now - frame.born);
+                let marked = (frame.ecn == Ecn::Ce).then_some(*frame);
                 self.frames.free(id);
+                if let Some(frame) = marked {
+                    self.notify(host, &frame, now);
+                }
             }
-            Header::Cnm(_) | Header::Bcn(_) | Header::ProbeReply(_) => {
+            Header::Cnm(_) | Header::Bcn(_) | Header::ProbeReply(_) | Header::Cnp(_) => {
                 let frame = *frame;
                 self.frames.free(id);
                 self.feedback(&frame, now);
@@ -74,5 +78,14 @@ impl Sim {
             // Link-local: consumed by the receiving port, never delivered.
             Header::Pause(_) => self.frames.free(id),
         }
+    }
+
+    /// A CE-marked data frame reached its destination `host`: the flow's notification
+    /// point, if it has one, may answer.
+    #[inline(never)]
+    fn notify(&mut self, host: NodeId, frame: &Frame, now: Time) {
+        let Some(Some(np)) = self.protocols.notification_points.get_mut(frame.flow as usize) else { return };
+        np.on_marked(&mut ctx!(self, now), host, frame);
+        self.flush(now);
     }
 }

@@ -65,6 +65,11 @@ impl Sim {
     }
 
     /// The reaction points, indexed by `Flow::rp`.
+    pub fn notification_points(&self) -> &[Option<crate::protocol::AnyNotificationPoint>] {
+        &self.protocols.notification_points
+    }
+
+    /// The reaction points, indexed by `Flow::rp`.
     pub fn reaction_points(&self) -> &[AnyReactionPoint] {
         &self.protocols.reaction_points
     }

@@ -391,8 +391,10 @@ impl Sim {
             None
         } else {
             self.rp_catch_up(f);
-            let change = self.protocols.reaction_points[rp as usize].on_feedback(frame, line);
+            let change =
+                self.protocols.reaction_points[rp as usize].on_feedback(&mut ctx!(self, now), frame, line);
             self.rp_requiet(f);
+            self.flush(now);
             change
         };
         match change {

@@ -148,6 +148,22 @@ pub struct RpAction {
     pub arm_timer: Option<(Time, u32)>,
 }
 
+/// When a decrease sets the target rate TR to the current rate CR (and restarts the
+/// byte counter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetRule {
+    /// Only if a byte-counter cycle completed since the last decrease (QCN's pseudocode,
+    /// reference §2.3).
+    AfterByteCycle,
+    /// Only if any increase step (byte counter or timer) was taken since the last
+    /// decrease (the HPCC ns-3 fork's DCQCN without `ClampTargetRate`).
+    AfterIncrease,
+    /// At every decrease (the DCQCN paper's RP: "R_T ← R_C" on each CNP).
+    #[default]
+    Always,
+}
+
 /// The increase phase an RP is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -369,6 +385,24 @@ impl Rp {
         if self.p.adaptive_increase {
             self.ai_memory += f64::from(fb);
         }
+        if let Some(p) = &mut self.prober {
+            p.heard_from(cnm.cpid);
+        }
+        let dec = (1.0 - self.p.gd * fb as f64).max(self.p.min_dec_factor);
+        let action = self.cut(dec, TargetRule::AfterByteCycle, line_bps);
+        if self.scheme != MulticastScheme::Standard && self.fb_hat == FB_MAX {
+            // Algorithm 1: at the largest value, restart the selection.
+            self.fb_hat = 0;
+            self.rep_cpid = 0;
+        }
+        action
+    }
+
+    /// A decrease by `factor`: the limiter engages if it was released, TR takes CR as
+    /// `target` says, the stages and the byte counter restart, CR ← max(CR·factor,
+    /// minRate) and the timer restarts. QCN's CNM (with |Fb|) and DCQCN's CNP (with α)
+    /// both end here.
+    pub fn cut(&mut self, factor: f64, target: TargetRule, line_bps: u64) -> RpAction {
         if !self.active {
             self.active = true;
             let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
@@ -378,23 +412,19 @@ impl Rp {
             self.ts = 0;
             self.bc_left = self.byte_cycle();
         }
-        if self.si != 0 {
+        let set_target = match target {
+            TargetRule::AfterByteCycle => self.si != 0,
+            TargetRule::AfterIncrease => self.si != 0 || self.ts != 0,
+            TargetRule::Always => true,
+        };
+        if set_target {
             self.tr = self.cr;
             self.bc_left = self.byte_cycle();
         }
         self.si = 0;
         self.ts = 0;
         self.bytes_since_cnm = 0.0;
-        if let Some(p) = &mut self.prober {
-            p.heard_from(cnm.cpid);
-        }
-        let dec = (1.0 - self.p.gd * fb as f64).max(self.p.min_dec_factor);
-        self.cr = (self.cr * dec).max(self.p.min_rate.0 as f64);
-        if self.scheme != MulticastScheme::Standard && self.fb_hat == FB_MAX {
-            // Algorithm 1: at the largest value, restart the selection.
-            self.fb_hat = 0;
-            self.rep_cpid = 0;
-        }
+        self.cr = (self.cr * factor).max(self.p.min_rate.0 as f64);
         self.timer_epoch = self.timer_epoch.wrapping_add(1);
         RpAction { rate_bps: Some(self.current_rate()), arm_timer: Some((self.p.timer.0, self.timer_epoch)) }
     }

@@ -1,0 +1,307 @@
+//! DCQCN, RoCEv2's congestion control (Zhu et al., "Congestion Control for Large-Scale
+//! RDMA Deployments", SIGCOMM 2015): QCN's rate machine driven by ECN.
+//!
+//! - the congestion point ([`cp`]) is a switch queue marking CE on its instantaneous
+//!   length, RED's curve with w_q = 1;
+//! - the notification point ([`np`]) is the receiving NIC: it answers CE-marked packets
+//!   with at most one CNP per flow per N;
+//! - the reaction point ([`rp`]) is the sending NIC's rate limiter: a CNP cuts the rate
+//!   by α/2 and raises α; timers and a byte counter bring the rate back.
+//!
+//! `[protocols.dcqcn]` puts the marking on the `congestion_points` ports and a
+//! notification point and a reaction point on each flow of `flows`, whose frames then
+//! leave ECN-capable. Run it over PFC (`[protocols.pause]`) for the lossless fabric
+//! RoCEv2 expects.
+
+pub mod cp;
+pub mod np;
+pub mod rp;
+
+use serde::{Deserialize, Serialize};
+
+use crate::aqm::{AnyDiscipline, Aqm};
+use crate::engine::PS_PER_US;
+use crate::net::Capacity;
+use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
+use crate::scenario::install::{Install, InstallCx};
+use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
+use crate::scenario::schema::{HostSel, PortSel};
+use crate::scenario::units::{Duration, Size};
+use crate::scenario::ScenarioError;
+
+pub use cp::Marker;
+pub use np::Np;
+pub use rp::{Rp, RpParams};
+
+/// A congestion notification packet, from a flow's receiver back to its source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cnp;
+
+/// `[protocols.dcqcn]`; the defaults are the paper's 40 Gbit/s values as the reference
+/// (§3) gives them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnConfig {
+    /// Egress queues that mark: "switches", "all", "none" or port names.
+    pub congestion_points: PortSel,
+    /// Flows with a notification point and a reaction point: traffic entry names or
+    /// patterns ("*" for all).
+    pub flows: HostSel,
+    /// Kmin: no marking at or below this queue (5 KB).
+    #[serde(default = "kmin")]
+    pub kmin: Size,
+    /// Kmax: marking probability Pmax here, 1 above (200 KB).
+    #[serde(default = "kmax")]
+    pub kmax: Size,
+    /// Pmax (1 %).
+    #[serde(default = "pmax")]
+    pub pmax: f64,
+    /// N: the least time between two CNPs of a flow (50 µs).
+    #[serde(default = "cnp_interval")]
+    pub cnp_interval: Duration,
+    /// Size of a CNP on the wire (64 bytes).
+    #[serde(default = "cnp_size")]
+    pub cnp_size: Size,
+    /// Priority of CNPs (7: "high priority"; with one class per port they share the
+    /// data's queue).
+    #[serde(default = "cnp_priority")]
+    pub cnp_priority: u8,
+    /// The reaction points' parameters.
+    #[serde(default)]
+    pub rp: RpParams,
+}
+
+fn kmin() -> Size {
+    Size::Bytes(5_000)
+}
+fn kmax() -> Size {
+    Size::Bytes(200_000)
+}
+fn pmax() -> f64 {
+    0.01
+}
+fn cnp_interval() -> Duration {
+    Duration(50 * PS_PER_US)
+}
+fn cnp_size() -> Size {
+    Size::Bytes(64)
+}
+fn cnp_priority() -> u8 {
+    7
+}
+
+impl DcqcnConfig {
+    /// The rules across keys; `Err` names the key under the table.
+    fn check(&self) -> Result<(), (String, String)> {
+        let same_unit = matches!(
+            (self.kmin, self.kmax),
+            (Size::Frames(_), Size::Frames(_)) | (Size::Bytes(_), Size::Bytes(_))
+        );
+        if !same_unit || self.kmin.value() >= self.kmax.value() {
+            return Err((
+                "kmax".into(),
+                format!(
+                    "\"{}\" is not above kmin (\"{}\") in the same unit; expected e.g. kmin = \"5KB\", kmax = \"200KB\"",
+                    self.kmax, self.kmin
+                ),
+            ));
+        }
+        if !(self.pmax > 0.0 && self.pmax <= 1.0) {
+            return Err((
+                "pmax".into(),
+                format!("{} is not a probability; expected (0, 1], e.g. 0.01", self.pmax),
+            ));
+        }
+        if self.cnp_interval.0 == 0 {
+            return Err((
+                "cnp_interval".into(),
+                "\"0s\" is not an interval; expected a positive time, e.g. \"50us\" (the paper's N)".into(),
+            ));
+        }
+        if !matches!(self.cnp_size, Size::Bytes(b) if (1..=9216).contains(&b)) {
+            return Err((
+                "cnp_size".into(),
+                format!("\"{}\" is not a CNP size; expected 1 to 9216 bytes, e.g. \"64B\"", self.cnp_size),
+            ));
+        }
+        if self.cnp_priority > 7 {
+            return Err((
+                "cnp_priority".into(),
+                format!("{} is not a priority; expected 0 to 7", self.cnp_priority),
+            ));
+        }
+        let r = &self.rp;
+        if !(r.g > 0.0 && r.g <= 1.0) {
+            return Err((
+                "rp.g".into(),
+                format!("{} is not a weight; expected (0, 1], e.g. 0.00390625 (1/256)", r.g),
+            ));
+        }
+        if !(0.0..=1.0).contains(&r.alpha_init) {
+            return Err((
+                "rp.alpha_init".into(),
+                format!("{} is not a fraction; expected 0 to 1, e.g. 1", r.alpha_init),
+            ));
+        }
+        for (key, d) in [("rp.alpha_timer", r.alpha_timer), ("rp.timer", r.timer)] {
+            if d.0 == 0 {
+                return Err((
+                    key.into(),
+                    "\"0s\" is not a period; expected a positive time, e.g. \"55us\"".into(),
+                ));
+            }
+        }
+        if !matches!(r.byte_counter, Size::Bytes(b) if b > 0) {
+            return Err((
+                "rp.byte_counter".into(),
+                format!(
+                    "\"{}\" is not a byte counter; expected a positive size in bytes, e.g. \"10MB\"",
+                    r.byte_counter
+                ),
+            ));
+        }
+        if !(1..=1000).contains(&r.fast_recovery) {
+            return Err((
+                "rp.fast_recovery".into(),
+                format!("{} is not a number of cycles; expected 1 to 1000, e.g. 5", r.fast_recovery),
+            ));
+        }
+        if r.min_rate.0 == 0 {
+            return Err((
+                "rp.min_rate".into(),
+                "is zero; expected a positive rate floor, e.g. \"100Mbps\"".into(),
+            ));
+        }
+        if let Some(f) = r.rate_on_first_cnp {
+            if !(f > 0.0 && f <= 1.0) {
+                return Err((
+                    "rp.rate_on_first_cnp".into(),
+                    format!("{f} is not a fraction of the rate; expected (0, 1], e.g. 1 (the fork's)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Install for DcqcnConfig {
+    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        self.check().map_err(|(key, message)| cx.err(&format!("{path}.{key}"), message))?;
+        for p in cx.ports(&self.congestion_points, &format!("{path}.congestion_points"))? {
+            // Kmin at or above the buffer would never mark.
+            for q in cx.net.ports[p as usize].classes.queues() {
+                let capacity = match (self.kmin, q.capacity) {
+                    (Size::Frames(_), Capacity::Frames(c)) => Size::Frames(c),
+                    (Size::Bytes(_), Capacity::Bytes(c)) => Size::Bytes(c),
+                    _ => continue,
+                };
+                if self.kmin.value() >= capacity.value() {
+                    return Err(cx.err(
+                        &format!("{path}.kmin"),
+                        format!(
+                            "\"{}\" is not below the capacity of port \"{}\" ({}): nothing would be marked; \
+                             expected a threshold below the buffer, e.g. \"5KB\"",
+                            self.kmin,
+                            cx.net.port_name(p),
+                            capacity
+                        ),
+                    ));
+                }
+            }
+            let name = cx.net.port_name(p);
+            crate::aqm::install_on_port(cx, p, path, |cx, class| {
+                let rng = cx.rng("dcqcn-cp", &format!("{name}#{class}"));
+                AnyDiscipline::Aqm(Box::new(Aqm::Dcqcn(Marker::new(self.kmin, self.kmax, self.pmax, rng))))
+            })?;
+        }
+        let flows = cx.flows_of(&self.flows, &format!("{path}.flows"))?;
+        cx.bound_period(&Periodic {
+            key: &format!("{path}.rp.timer"),
+            period: self.rp.timer,
+            shortest: 1.0,
+            instances: flows.len() as u64,
+            instance: "reaction point",
+            firings: "timer expiries",
+            limit: MAX_TIMER_FIRINGS,
+        })?;
+        let increase = std::sync::Arc::new(self.rp.increase());
+        let cnp_size = self.cnp_size.value() as u32;
+        for f in flows {
+            let at = format!("{path}.rp.min_rate");
+            cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
+            cx.check_rate_floor(f, self.rp.min_rate.0, &at)?;
+            let flow = &mut cx.flows[f as usize];
+            flow.ecn = crate::net::Ecn::Ect0;
+            let rng = cx.rng("rp", &cx.flows[f as usize].name);
+            let line = cx.flows[f as usize].line_bps;
+            let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
+            cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
+            let nps = &mut cx.protocols.notification_points;
+            nps.resize(cx.flows.len(), None);
+            nps[f as usize] = Some(AnyNotificationPoint::Dcqcn {
+                np: Np::new(self.cnp_interval.0),
+                size: cnp_size,
+                priority: self.cnp_priority,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// DCQCN's counters for the whole network (`dcqcn` in summary.json).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct DcqcnStats {
+    /// Packets the congestion points marked CE.
+    pub marked: u64,
+    /// Marked packets that reached a notification point.
+    pub marked_received: u64,
+    /// CNPs the notification points sent.
+    pub cnps_sent: u64,
+    /// CNPs that reached their reaction point.
+    pub cnps_received: u64,
+    /// CNPs dropped on the way back.
+    pub cnps_dropped: u64,
+    /// α of each reaction point at the end of the run, averaged.
+    pub mean_alpha: f64,
+}
+
+impl DcqcnStats {
+    /// The counters of a run, if it has DCQCN flows.
+    pub fn of(sim: &crate::sim::Sim) -> Option<Self> {
+        let rps: Vec<&Rp> = sim
+            .reaction_points()
+            .iter()
+            .filter_map(|rp| match rp {
+                AnyReactionPoint::Dcqcn(rp) => Some(rp),
+                _ => None,
+            })
+            .collect();
+        if rps.is_empty() {
+            return None;
+        }
+        let nps = sim.notification_points().iter().flatten().filter_map(|np| np.as_dcqcn());
+        let (marked_received, cnps_sent) = nps.fold((0, 0), |(m, c), np| (m + np.marked, c + np.cnps));
+        let marked = sim
+            .net()
+            .ports
+            .iter()
+            .flat_map(|p| p.classes.queues())
+            .filter_map(|q| match &q.discipline {
+                AnyDiscipline::Aqm(a) => match &**a {
+                    Aqm::Dcqcn(m) => Some(m.marked),
+                    _ => None,
+                },
+                AnyDiscipline::DropTail => None,
+            })
+            .sum();
+        let end = sim.end();
+        Some(DcqcnStats {
+            marked,
+            marked_received,
+            cnps_sent,
+            cnps_received: rps.iter().map(|rp| rp.cnps).sum(),
+            cnps_dropped: sim.counters().kind(crate::net::HeaderKind::Cnp).dropped,
+            mean_alpha: rps.iter().map(|rp| rp.alpha(end)).sum::<f64>() / rps.len() as f64,
+        })
+    }
+}
