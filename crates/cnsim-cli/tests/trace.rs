@@ -207,3 +207,45 @@ fn wireshark_reads_tcp_sequence_numbers_and_ecn_bits() {
     let ecn_capable = scenario.contains("ecn = true");
     assert!(rows.iter().all(|r| (r[3] != "0") == ecn_capable), "{:?}", &rows[..3]);
 }
+
+/// DCQCN's 8:1 incast: Wireshark reads RoCEv2 (UDP 4791, InfiniBand BTH): data on
+/// r1->r2 as RC SEND Only (opcode 4) ECN-capable, some marked CE (3); CNPs (opcode 129)
+/// on the receiver's link back, as many as the notification points sent.
+#[test]
+fn wireshark_reads_rocev2_data_and_cnps() {
+    let Some(tshark) = tshark() else { return };
+    let d = dir("rocev2");
+    let o = cnsim(
+        &d,
+        &[
+            "run",
+            "dcqcn-incast",
+            "--set",
+            "duration=1ms",
+            "--set",
+            "topology.dumbbell.senders=8",
+            "--set",
+            "metrics.pcap={ports=[\"r1->r2\", \"d1->r2\"], snaplen=128}",
+            "--out",
+            "r",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let trace = d.join("r/trace.pcapng");
+    let data = fields(
+        &tshark,
+        &trace,
+        "frame.interface_name == \"r1->r2\"",
+        &["udp.dstport", "infiniband.bth.opcode", "ip.dsfield.ecn", "frame.len"],
+    );
+    assert!(data.len() > 100, "{} frames", data.len());
+    assert!(data.iter().all(|r| r[0] == "4791" && r[1] == "4" && r[3] == "1000"), "{:?}", &data[..3]);
+    let marked = data.iter().filter(|r| r[2] == "3").count();
+    assert!(marked > 0 && data.iter().all(|r| r[2] == "2" || r[2] == "3"), "{marked} marked");
+    let cnps =
+        fields(&tshark, &trace, "infiniband.bth.opcode == 129", &["udp.dstport", "infiniband.bth.destqp"]);
+    let s = summary(&d.join("r"));
+    assert_eq!(cnps.len() as u64, s["dcqcn"]["cnps_sent"].as_u64().unwrap(), "every CNP, once");
+    assert!(!cnps.is_empty());
+}

@@ -54,6 +54,13 @@ pub const CASES: &[BenchCase] = &[
         settings: &[r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#],
         bottleneck: "sw->client",
     },
+    // An 8:1 incast at 40 Gbit/s under DCQCN over PFC.
+    BenchCase {
+        name: "incast-dcqcn-8",
+        scenario: "dcqcn-incast",
+        settings: &["topology.dumbbell.senders=8", "duration=1s"],
+        bottleneck: "r1->r2",
+    },
     BenchCase { name: "chain-10x3", scenario: "chain-10x3", settings: &[], bottleneck: "sw9->sw10" },
     BenchCase {
         name: "dumbbell-cbr-4096",
@@ -161,6 +168,12 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("dumbbell-dctcp-64", "dumbbell-tcp-64"),
         figure: Figure::BottleneckFramesPerS,
         target: ">= 0.95",
+    },
+    BenchRatio {
+        name: "DCQCN incast vs CBR, bottleneck frames/s",
+        cases: ("incast-dcqcn-8", "dumbbell-cbr-64"),
+        figure: Figure::BottleneckFramesPerS,
+        target: ">= 0.80",
     },
     BenchRatio {
         name: "4096 vs 64 senders, wall ns per delivered frame",

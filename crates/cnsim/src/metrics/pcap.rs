@@ -192,7 +192,7 @@ mod tests {
     fn blocks_chain_and_packets_carry_their_time_and_lengths() {
         let mut t = Trace::new(&spec(), &[(1, "a->b".into())], 2, u64::MAX, 1 << 20);
         let frame = Frame { size: 1500, header: Header::Data(Default::default()), ..Default::default() };
-        let ctx = Context { sender: 0, segment_payload: 0, syn: false };
+        let ctx = Context { sender: 0, segment_payload: 0, syn: false, rdma: false };
         t.record(1, &frame, &ctx, (7u64 << 32) + 5);
         t.record(0, &frame, &ctx, 9); // not a traced port
         let b = t.bytes();
@@ -218,7 +218,7 @@ mod tests {
     fn a_full_trace_stops_and_counts_what_it_left_out() {
         let mut t = Trace::new(&spec(), &[(0, "a->b".into())], 1, 1_000_000, 300);
         let frame = Frame { size: 1500, ..Default::default() };
-        let ctx = Context { sender: 0, segment_payload: 0, syn: false };
+        let ctx = Context { sender: 0, segment_payload: 0, syn: false, rdma: false };
         for now in 0..10 {
             t.record(0, &frame, &ctx, now);
         }
@@ -233,7 +233,7 @@ mod tests {
         s.stop = Some(Duration(200));
         let mut t = Trace::new(&s, &[(0, "a->b".into())], 1, 1_000, 1 << 20);
         let frame = Frame { size: 100, ..Default::default() };
-        let ctx = Context { sender: 0, segment_payload: 0, syn: false };
+        let ctx = Context { sender: 0, segment_payload: 0, syn: false, rdma: false };
         for now in [50, 100, 199, 200] {
             t.record(0, &frame, &ctx, now);
         }

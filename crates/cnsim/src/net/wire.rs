@@ -20,6 +20,12 @@
 //!   segment 0 is a SYN (which takes byte 0), at 1 + (n − 1) × payload. CWR on a
 //!   segment that carries it, ECE on an ACK that echoes congestion; ports 10000 + flow
 //!   at the sender and 5001 at the receiver.
+//! - A DCQCN flow's data frame and a CNP are RoCEv2 (InfiniBand Architecture Annex A17):
+//!   IPv4 with the frame's ECN bits, UDP to port 4791 (from 49152 + flow), and a Base
+//!   Transport Header: a data frame is an RC SEND Only (opcode 0x04) to queue pair
+//!   1 + flow, a CNP opcode 0x81 to the same queue pair with its 16 reserved octets;
+//!   the 4-octet ICRC ends the packet (not computed). PSNs are zero: cnsim's RDMA
+//!   frames carry no sequence number.
 //! - A flow's data frame under QCN and the other layer-2 schemes' messages (BCN, FECN
 //!   and path probes, probe replies) have no standard format: they are sent as the IEEE
 //!   local experimental EtherType 0x88B5 with a kind octet (0 data, 1 BCN, 2 FECN probe,
@@ -63,6 +69,8 @@ pub struct Context {
     /// For TCP: whether segment 0 is a SYN (ns-2's `syn_`): it takes sequence number 0
     /// and data starts at byte 1.
     pub syn: bool,
+    /// The frame's flow is RDMA (RoCEv2): its data frames are InfiniBand over UDP.
+    pub rdma: bool,
 }
 
 impl Context {
@@ -134,14 +142,16 @@ pub fn encode(frame: &Frame, ctx: &Context, snaplen: usize, out: &mut Vec<u8>) -
         Header::TcpRequest(_) => {
             tcp(out, frame, dst, 5001, (10_000 + frame.flow % 50_000) as u16, 0, 0, 0x18, true);
         }
+        Header::Data(_) if ctx.rdma => roce(out, frame, dst, BTH_SEND_ONLY),
+        Header::Cnp(_) => roce(out, frame, dst, BTH_CNP),
         Header::Data(r) => experimental(out, frame, dst, 0, r.fb, r.cpid),
         Header::Bcn(_) => experimental(out, frame, dst, 1, 0, 0),
         Header::Fecn(_) => experimental(out, frame, dst, 2, 0, 0),
         Header::Probe(_) => experimental(out, frame, dst, 3, 0, 0),
         Header::ProbeReply(_) => experimental(out, frame, dst, 4, 0, 0),
         Header::PathProbe(_) => experimental(out, frame, dst, 5, 0, 0),
-        Header::Cnp(_) => experimental(out, frame, dst, 6, 0, 0),
     }
+    // cnsim's TCP frame sizes are IP sizes; every other frame's is its Ethernet size.
     let ip = matches!(frame.header, Header::TcpSegment(_) | Header::TcpAck(_) | Header::TcpRequest(_));
     let wire = (frame.size as usize + if ip { TAGGED } else { 0 }).max(out.len());
     out.resize(wire.min(snaplen), 0);
@@ -166,6 +176,52 @@ fn experimental(out: &mut Vec<u8>, frame: &Frame, dst: [u8; 6], kind: u8, fb: u8
     out.extend_from_slice(&cpid.to_be_bytes());
 }
 
+/// RoCEv2's UDP destination port.
+pub const ROCEV2_PORT: u16 = 4791;
+/// BTH opcode of an RC SEND Only.
+const BTH_SEND_ONLY: u8 = 0x04;
+/// BTH opcode of a congestion notification packet.
+const BTH_CNP: u8 = 0x81;
+
+/// IPv4, UDP and the InfiniBand Base Transport Header of a RoCEv2 packet with BTH
+/// `opcode`; the IP packet is the frame less its Ethernet header, at least the headers
+/// (a CNP's 16 reserved octets and the ICRC included).
+fn roce(out: &mut Vec<u8>, frame: &Frame, dst: [u8; 6], opcode: u8) {
+    const HEADERS: usize = 20 + 8 + 12 + 4; // IPv4, UDP, BTH, ICRC
+    let cnp = if opcode == BTH_CNP { 16 } else { 0 };
+    let total = (frame.size as usize).saturating_sub(TAGGED).clamp(HEADERS + cnp, usize::from(u16::MAX));
+    ethernet(out, dst, mac(frame.src), frame.priority, ETHERTYPE_IPV4);
+    ipv4_header(out, frame, 17, total as u16);
+    out.extend_from_slice(&(0xC000u16 | (frame.flow as u16 & 0x3FFF)).to_be_bytes());
+    out.extend_from_slice(&ROCEV2_PORT.to_be_bytes());
+    out.extend_from_slice(&((total - 20) as u16).to_be_bytes());
+    out.extend_from_slice(&[0, 0]); // UDP checksum: none
+    out.push(opcode);
+    out.push(0); // SE, M, pad count, transport version
+    out.extend_from_slice(&u16::MAX.to_be_bytes()); // default P_Key
+    let qp = (frame.flow + 1) & 0xFF_FFFF;
+    out.push(0);
+    out.extend_from_slice(&qp.to_be_bytes()[1..]);
+    out.extend_from_slice(&[0; 4]); // AckReq, PSN
+}
+
+/// An IPv4 header (no options) of `frame` carrying `protocol`, `total` bytes long, with
+/// the frame's ECN bits and its checksum.
+fn ipv4_header(out: &mut Vec<u8>, frame: &Frame, protocol: u8, total: u16) {
+    let ip_start = out.len();
+    out.push(0x45);
+    out.push(frame.ecn as u8);
+    out.extend_from_slice(&total.to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0x40, 0]); // identification; don't fragment
+    out.push(64); // TTL
+    out.push(protocol);
+    out.extend_from_slice(&[0, 0]); // checksum, below
+    out.extend_from_slice(&ipv4(frame.src));
+    out.extend_from_slice(&ipv4(if frame.multicast { 0 } else { frame.dst }));
+    let checksum = internet_checksum(&out[ip_start..]);
+    out[ip_start + 10..ip_start + 12].copy_from_slice(&checksum.to_be_bytes());
+}
+
 /// IPv4 and TCP headers (no options) of `frame`: the IP packet is the whole frame where
 /// it carries `data`, else the 40 header bytes (the rest of the frame is padding).
 #[allow(clippy::too_many_arguments)]
@@ -183,18 +239,7 @@ fn tcp(
     ethernet(out, dst, mac(frame.src), frame.priority, ETHERTYPE_IPV4);
     let total =
         if data { (frame.size as usize).clamp(IP_TCP, usize::from(u16::MAX)) as u16 } else { IP_TCP as u16 };
-    let ip_start = out.len();
-    out.push(0x45);
-    out.push(frame.ecn as u8);
-    out.extend_from_slice(&total.to_be_bytes());
-    out.extend_from_slice(&[0, 0, 0x40, 0]); // identification; don't fragment
-    out.push(64); // TTL
-    out.push(6); // TCP
-    out.extend_from_slice(&[0, 0]); // checksum, below
-    out.extend_from_slice(&ipv4(frame.src));
-    out.extend_from_slice(&ipv4(if frame.multicast { 0 } else { frame.dst }));
-    let checksum = internet_checksum(&out[ip_start..]);
-    out[ip_start + 10..ip_start + 12].copy_from_slice(&checksum.to_be_bytes());
+    ipv4_header(out, frame, 6, total);
     out.extend_from_slice(&sport.to_be_bytes());
     out.extend_from_slice(&dport.to_be_bytes());
     out.extend_from_slice(&seq.to_be_bytes());
@@ -222,7 +267,7 @@ mod tests {
     use crate::l2::qcn::Cnm;
 
     fn ctx() -> Context {
-        Context { sender: 5, segment_payload: 1000, syn: false }
+        Context { sender: 5, segment_payload: 1000, syn: false, rdma: false }
     }
 
     /// An 802.3x PAUSE of 0xFFFF quanta from node 5: 01:80:C2:00:00:01, 02:00:00:00:00:05,

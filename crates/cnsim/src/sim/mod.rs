@@ -34,7 +34,7 @@ use crate::engine::{Event, EventQueue, Fired, Time, Timers};
 use crate::net::{
     FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
 };
-use crate::protocol::{AnyLinkControl, Outbox};
+use crate::protocol::{AnyLinkControl, AnyReactionPoint, Outbox};
 use crate::traffic::Flow;
 
 /// A built scenario, ready to run. Read it through the query methods ([`query`]).
@@ -264,6 +264,9 @@ impl Sim {
             sender: self.net.ports[p as usize].node,
             segment_payload: tcp.map_or(0, |c| c.payload),
             syn: tcp.is_some_and(|c| c.sender.syn()),
+            rdma: self.flows.get(frame.flow as usize).is_some_and(|f| {
+                matches!(self.protocols.reaction_points.get(f.rp as usize), Some(AnyReactionPoint::Dcqcn(_)))
+            }),
         };
         if let Some(trace) = self.recorder.trace.as_deref_mut() {
             trace.record(p, frame, &ctx, now);
