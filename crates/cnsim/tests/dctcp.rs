@@ -114,3 +114,19 @@ tcp = { window = 100000, min_rto = "10ms", dctcp = {} }
     assert!(queue_after(&sim, 0.15) <= 1.5 * 65.0);
     assert_eq!(s.flows.len(), 3);
 }
+
+/// With the paper's two-state delayed ACKs (m = 2): more than one ACK per two segments
+/// (each change of CE sends the held ACK early) and fewer than one per segment, and the
+/// same queue near K at full link use.
+#[test]
+fn delayed_acks_with_the_two_state_machine() {
+    let (sim, s) = run(&["traffic[0].tcp.delayed_ack={}"]);
+    for f in &s.flows {
+        let t = f.tcp.as_ref().unwrap();
+        let per_segment = t.acks_sent as f64 / t.sender.segments_sent as f64;
+        assert!((0.5..0.9).contains(&per_segment), "{per_segment}");
+    }
+    let q = queue_after(&sim, 0.1);
+    assert!((0.6 * 65.0..=1.5 * 65.0).contains(&q), "{q}");
+    assert!(throughputs(&s).iter().sum::<f64>() >= 0.95 * 10e9);
+}
