@@ -100,6 +100,21 @@ fn draw_marker(
     area.draw(&PathElement::new(closed, edge.stroke_width(1))).map_err(|x| e(&x))
 }
 
+/// Draws the mark of a value a paper states, centred at backend pixel `at`: a hollow
+/// black ring with a white halo, so it stands apart from every series' filled markers
+/// and shows on a bar of any colour.
+fn draw_paper_mark(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    at: (i32, i32),
+) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    area.draw(&Circle::new(at, 8, WHITE.stroke_width(2))).map_err(|x| e(&x))?;
+    area.draw(&Circle::new(at, 7, BLACK.stroke_width(2))).map_err(|x| e(&x))
+}
+
+/// Legend label of the paper's values on a figure.
+pub const PAPER: &str = "paper";
+
 /// Error text for `path`.
 fn at(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
     move |e| format!("{}: {e}", path.display())
@@ -353,6 +368,8 @@ enum Key {
     Band,
     /// A filled square (a bar) with the series' marker.
     Square(Marker),
+    /// The hollow ring of a paper's value.
+    Paper,
     /// No key: a note on how the chart is drawn.
     Note,
 }
@@ -432,6 +449,7 @@ fn draw_legend(
                 area.draw(&Rectangle::new([(x + 4, y), (x + 22, y + 18)], c.filled())).map_err(|x| e(&x))?;
                 draw_marker(area, (x + 13, y + 9), m, 4, WHITE, BLACK)?;
             }
+            Key::Paper => draw_paper_mark(area, (x + 13, y + 9))?,
             Key::Note => {}
         }
         let shown = cut(&entry.label, chars(column - 34));
@@ -582,6 +600,9 @@ pub enum Role {
     /// The reference for data series `i` (the i-th [`Role::Data`] line), e.g. its fair
     /// share: dashed in that series' colour; all such lines share one legend entry.
     ReferenceOf(usize),
+    /// Values a paper states: a hollow ring at each point, no line; all such lines
+    /// share one legend entry, [`PAPER`].
+    Paper,
 }
 
 /// One line of a line chart.
@@ -907,7 +928,7 @@ pub fn line_chart(
             }
         }
         let mut share_label = None;
-        for l in lines.iter().filter(|l| l.role != Role::Data) {
+        for l in lines.iter().filter(|l| !matches!(l.role, Role::Data | Role::Paper)) {
             let c = match l.role {
                 Role::ReferenceOf(i) => match drawn.iter().find(|(d, _)| *d == i) {
                     Some(&(_, k)) => color(k),
@@ -932,6 +953,18 @@ pub fn line_chart(
         }
         if let Some(label) = share_label {
             legend.push(Entry { label: label.to_string(), color: RGBColor(90, 90, 90), key: Key::Dashed });
+        }
+        let mut paper = lines.iter().filter(|l| l.role == Role::Paper).peekable();
+        if paper.peek().is_some() {
+            for l in paper {
+                for (&x, &y) in l.xs.iter().zip(l.ys) {
+                    let y = log.map_or(y, |a| a.at(y));
+                    if x.is_finite() && y.is_finite() {
+                        draw_paper_mark(root, chart.backend_coord(&(x, y)))?;
+                    }
+                }
+            }
+            legend.push(Entry { label: PAPER.to_string(), color: BLACK, key: Key::Paper });
         }
         if idle_count > 0 {
             legend.push(Entry {
@@ -962,7 +995,9 @@ pub fn line_chart(
     };
     let references = lines.iter().filter(|l| l.role == Role::Reference).count();
     let shares = lines.iter().any(|l| matches!(l.role, Role::ReferenceOf(_)));
-    let keyed = if summary { 5 } else { shown.len() } + references + usize::from(shares);
+    let papers = lines.iter().any(|l| l.role == Role::Paper);
+    let keyed =
+        if summary { 5 } else { shown.len() } + references + usize::from(shares) + usize::from(papers);
     let notes = usize::from(idle_count > 0) + usize::from(per_bucket.is_some()) + usize::from(log.is_some());
     let (y_range, y_desc) = match log {
         Some(a) => (a.range(), format!("{y_label}, log")),
@@ -1036,6 +1071,9 @@ pub struct Bars {
     pub values: Vec<f64>,
     /// One error half-width per category.
     pub errors: Option<Vec<f64>>,
+    /// The paper's value per category (NaN: none stated), drawn as a hollow ring over
+    /// the bar.
+    pub paper: Option<Vec<f64>>,
 }
 
 /// Wraps `text` into at most `lines` lines of at most `width` characters, breaking at
@@ -1112,7 +1150,8 @@ pub fn bar_chart(
             .enumerate()
             .map(|(i, v)| v + s.errors.as_ref().and_then(|e| e.get(i)).copied().unwrap_or(0.0))
     });
-    let tops: Vec<f64> = tops.filter(|v| v.is_finite()).collect();
+    let papers = series.iter().flat_map(|s| s.paper.iter().flatten().copied());
+    let tops: Vec<f64> = tops.chain(papers).filter(|v| v.is_finite()).collect();
     let ymin =
         series.iter().flat_map(|s| s.values.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
     let mut ymax = tops.iter().copied().fold(0.0f64, f64::max);
@@ -1137,8 +1176,9 @@ pub fn bar_chart(
     let names: Vec<Vec<String>> = categories.iter().map(|c| wrap(c, per_line, 4)).collect();
     let name_lines = names.iter().map(Vec::len).max().unwrap_or(1).max(1) as u32;
     let size = (width, CHART.1 + (name_lines - 1) * (LABEL_FONT + 3));
+    let any_paper = series.iter().any(|s| s.paper.iter().flatten().any(|v| v.is_finite()));
     write_svg(path, size, |root| {
-        let (plot, legend) = split_for_legend(root, series.len(), 0);
+        let (plot, legend) = split_for_legend(root, series.len() + usize::from(any_paper), 0);
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", TITLE_FONT))
             .margin(14)
@@ -1216,11 +1256,21 @@ pub fn bar_chart(
                 }
             }
         }
-        let entries: Vec<Entry> = series
+        // The paper's values last, over every bar and label.
+        for (si, s) in series.iter().enumerate() {
+            for (ci, &v) in s.paper.iter().flatten().enumerate().filter(|(_, v)| v.is_finite()) {
+                let mid = ci as f64 + 0.1 + si as f64 * width + width * 0.46;
+                draw_paper_mark(root, chart.backend_coord(&(mid, capped(v))))?;
+            }
+        }
+        let mut entries: Vec<Entry> = series
             .iter()
             .enumerate()
             .map(|(i, s)| Entry { label: s.label.clone(), color: color(i), key: Key::Square(marker(i)) })
             .collect();
+        if any_paper {
+            entries.push(Entry { label: PAPER.to_string(), color: BLACK, key: Key::Paper });
+        }
         draw_legend(&legend, &entries)
     })
 }
@@ -1483,6 +1533,7 @@ mod tests {
                 (0..categories).map(|i| format!("test {i}: a long category name")).collect();
             let bars: Vec<Bars> = (0..series)
                 .map(|s| Bars {
+                    paper: None,
                     label: format!("s{s}"),
                     values: (0..categories).map(|c| 100.0 + (s * 7 + c) as f64 + 0.25).collect(),
                     errors: None,
