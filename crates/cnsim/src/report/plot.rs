@@ -282,7 +282,7 @@ pub struct LogAxis {
     pub clamped: bool,
 }
 
-/// Ratio between series' typical values above which a chart uses a log y axis: two
+/// Ratio between series' typical values (medians) above which a chart uses a log y axis: two
 /// orders of magnitude.
 pub const DOMINANCE: f64 = 100.0;
 
@@ -293,20 +293,27 @@ const MAX_DECADES: i32 = 6;
 /// Whether to draw `series` (the y values of each series on one axis) on a log y axis,
 /// and which.
 ///
-/// The rule: a series' typical value is the mean of its finite values. When no value is
-/// negative and, among the series whose typical value is positive (at least two), the
-/// largest is more than [`DOMINANCE`] times the smallest, one series dominates: on a
-/// linear axis the others would lie flat on zero, so the axis is logarithmic. Its floor
-/// is one decade below the decade of the smallest typical value (at most
-/// [`MAX_DECADES`] below the largest); values under it, zeros included, are drawn at
-/// the floor, and the chart's legend says so. Comparable series, a single series, all
-/// zeros, or any negative value: linear (`None`).
+/// The rule: a series' typical value is the median of its finite values. When no value
+/// is negative and, among the series whose typical value is positive (at least two),
+/// the largest is more than [`DOMINANCE`] times the smallest, one series dominates: on a
+/// linear axis the others would lie flat on zero, so the axis is logarithmic. A series
+/// zero most of the time (an idle queue, a starved flow) is not compared: zero is what
+/// it says, and a linear axis says it best. The log axis's floor is one decade below the
+/// decade of the smallest typical value (at most [`MAX_DECADES`] below the largest);
+/// values under it, zeros included, are drawn at the floor, and the chart's legend says
+/// so. Comparable series, a single series, all zeros, or any negative value: linear
+/// (`None`).
 pub fn log_axis(series: &[&[f64]]) -> Option<LogAxis> {
     let finite = || series.iter().flat_map(|s| s.iter().copied().filter(|v| v.is_finite()));
     if finite().any(|v| v < 0.0) {
         return None;
     }
-    let typical: Vec<f64> = series.iter().map(|s| mean(s)).filter(|m| *m > 0.0).collect();
+    let median = |s: &[f64]| {
+        let mut v: Vec<f64> = s.iter().copied().filter(|v| v.is_finite()).collect();
+        v.sort_by(f64::total_cmp);
+        quantile(&v, 0.5)
+    };
+    let typical: Vec<f64> = series.iter().map(|s| median(s)).filter(|m| *m > 0.0).collect();
     let (lo, hi) = typical.iter().fold((f64::MAX, 0.0f64), |(a, b), &m| (a.min(m), b.max(m)));
     if typical.len() < 2 || hi <= lo * DOMINANCE {
         return None;
@@ -1453,8 +1460,10 @@ mod tests {
         assert_eq!(log_axis(&[&[50.0, 50.0], &[1.0, 1.0]]), None);
         assert_eq!(log_axis(&[&big]), None);
         assert_eq!(log_axis(&[&[0.0, 0.0], &[0.0]]), None);
-        // An idle series is no series: the one busy queue alone is drawn linearly.
+        // An idle series is no series: the one busy queue alone is drawn linearly; so is
+        // one zero most of the time (a flow starved after a burst).
         assert_eq!(log_axis(&[&big, &[0.0, 0.0]]), None);
+        assert_eq!(log_axis(&[&big, &[0.5, 0.0, 0.0]]), None);
         assert_eq!(log_axis(&[&big, &[-1.0, 1.0, 0.5]]), None);
         // A series zero but for rounding does not stretch the axis past six decades.
         let a = log_axis(&[&[1e3], &[1e-12]]).unwrap();
