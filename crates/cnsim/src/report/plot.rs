@@ -356,7 +356,7 @@ impl LogAxis {
     /// The legend's note on this axis.
     fn note(&self) -> String {
         let below = if self.clamped {
-            format!("; values below {0} (zeros) drawn at {0}", Self::label(self.floor.log10()))
+            format!("; values below {0}, zeros included, drawn at {0}", Self::label(self.floor.log10()))
         } else {
             String::new()
         };
@@ -1452,7 +1452,7 @@ mod tests {
         assert_eq!(LogAxis::label(-1.0), "0.1");
         assert_eq!(LogAxis::label(1.5), "");
         assert_eq!(LogAxis::label(9.0), "1e9");
-        assert!(a.note().contains("values below 0.1 (zeros) drawn at 0.1"), "{}", a.note());
+        assert!(a.note().contains("values below 0.1, zeros included, drawn at 0.1"), "{}", a.note());
         // Without zeros nothing is clamped.
         let a = log_axis(&[&[500.0, 700.0], &[2.0, 4.0]]).unwrap();
         assert_eq!(a, LogAxis { floor: 0.1, top: 1000.0, clamped: false });
@@ -1485,7 +1485,7 @@ mod tests {
         let svg = write_chart("log", &lines, style);
         assert!(svg.contains("log y axis") && svg.contains("y, log"), "no log axis");
         assert!(svg.contains("\n0.1\n") && svg.contains("\n1000\n"), "decades are labelled");
-        assert!(svg.contains("values below 0.1 (zeros) drawn at 0.1"));
+        assert!(svg.contains("values below 0.1, zeros included, drawn at 0.1"));
         let lines = [
             Line { label: "hot", xs: &xs, ys: &big, role: Role::Data },
             Line { label: "warm", xs: &xs, ys: &big, role: Role::Data },
