@@ -881,7 +881,7 @@ fn cmd_sweep(
     max_memory: Option<u64>,
     signals: &Signals,
 ) -> ExitCode {
-    let plan = match cnsim::sweep::plan(path, set, args) {
+    let mut plan = match cnsim::sweep::plan(path, set, args) {
         Ok(p) => p,
         Err(e) => return fail(&RunError::Scenario(e)),
     };
@@ -898,6 +898,7 @@ fn cmd_sweep(
         };
         PathBuf::from(parent).join(&name)
     });
+    plan.settle_in(&dir);
     if cli.dry_run {
         let keys: Vec<&str> = plan.grid.axes().map(|a| a.key.as_str()).collect();
         println!(
@@ -908,7 +909,7 @@ fn cmd_sweep(
         );
         for r in &plan.runs {
             let values: Vec<String> = r.values.iter().map(cnsim::sweep::grid::shown_value).collect();
-            println!("  {}  point {:<4} seed {:<6} {}", r.id, r.point, r.seed, values.join("  "));
+            println!("  {}  {}  point {:<4} seed {:<6} {}", r.id, r.dir, r.point, r.seed, values.join("  "));
         }
         return ExitCode::SUCCESS;
     }

@@ -125,7 +125,13 @@ fn the_results_table_has_a_row_per_run() {
     let csv = std::fs::read_to_string(root.join("out/results.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // The first cell, the run's directory name, is quoted: it holds commas.
+    let rows: Vec<Vec<&str>> = lines
+        .map(|l| {
+            let (run, rest) = l.strip_prefix('"').and_then(|l| l.split_once("\",")).unwrap();
+            std::iter::once(run).chain(rest.split(',')).collect()
+        })
+        .collect();
     assert_eq!(rows.len(), 6);
     let col =
         |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
@@ -246,12 +252,83 @@ fn run_repeat_and_seed() {
     let root = tree("repeat");
     let o = cnsim(&root, &["run", "s.toml", "--repeat", "3", "--seed", "5", "--out", "r", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(run_dirs(&root.join("r")).len(), 3);
+    assert_eq!(run_dirs(&root.join("r")), ["seed=5", "seed=6", "seed=7"]);
     let summary = std::fs::read_to_string(root.join("r/results_summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("frames.delivered.ci95"));
     let o = cnsim(&root, &["run", "s.toml", "--seed", "9", "--out", "one", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(std::fs::read_to_string(root.join("one/summary.json")).unwrap().contains("\"seed\": 9"));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Run directories are named by their swept values and seed, and `sweep.json` and the
+/// results table keep each run's id beside its name. A sweep recorded when runs were
+/// named by their id (`runs/<16 hex digits>`) resumes and grows in place, its old runs
+/// keeping their names; a run directory that holds another run than its name says is
+/// refused, not taken for it.
+#[test]
+fn runs_are_named_readably_and_hash_named_sweeps_still_resume() {
+    let root = tree("names");
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["--out", "s", "-q"]);
+    let o = cnsim(&root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = root.join("s");
+    let names: Vec<String> = ["200", "400", "600"]
+        .iter()
+        .flat_map(|r| (1..=2).map(move |seed| format!("rate={r}Mbps,seed={seed}")))
+        .collect();
+    assert_eq!(run_dirs(&s), names);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(s.join("sweep.json")).unwrap()).unwrap();
+    let runs = record["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["dir"], "rate=200Mbps,seed=1");
+    let id = runs[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 16);
+    let csv = std::fs::read_to_string(s.join("results.csv")).unwrap();
+    assert!(csv.starts_with("run,run_id,"), "{csv}");
+    assert!(csv.contains(&format!("\"rate=200Mbps,seed=1\",{id},")), "{csv}");
+
+    // The same sweep as an older cnsim left it: directories named by id, no "dir".
+    let mut old = record.clone();
+    for r in old["runs"].as_array_mut().unwrap() {
+        let (id, dir) = (r["id"].as_str().unwrap().to_string(), r["dir"].as_str().unwrap().to_string());
+        std::fs::rename(s.join("runs").join(dir), s.join("runs").join(&id)).unwrap();
+        r.as_object_mut().unwrap().remove("dir");
+    }
+    std::fs::write(s.join("sweep.json"), serde_json::to_vec_pretty(&old).unwrap()).unwrap();
+    let hashed = run_dirs(&s);
+    let before = stamps(&s);
+    let o = cnsim(&root, &SWEEP.iter().copied().chain(["--out", "s"]).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("6 runs (6 already done, 0 run now)"), "{}", stderr(&o));
+    assert_eq!(run_dirs(&s), hashed);
+    assert_eq!(stamps(&s), before);
+    assert!(std::fs::read_to_string(s.join("report.html")).unwrap().contains("Sweep of s.toml"));
+    // Grown by a seed: the new runs get readable names beside the old ones.
+    let o = cnsim(
+        &root,
+        &["sweep", "s.toml", "--grid", "traffic[0].rate=[200,400,600]Mbps", "--repeat", "3", "--out", "s"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("9 runs (6 already done, 3 run now)"), "{}", stderr(&o));
+    let mut expected = hashed.clone();
+    expected.extend(["rate=200Mbps,seed=3", "rate=400Mbps,seed=3", "rate=600Mbps,seed=3"].map(String::from));
+    expected.sort();
+    assert_eq!(run_dirs(&s), expected);
+
+    // Another run in a run's directory: refused, both left as they are.
+    let fresh = root.join("t");
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "t", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let runs = fresh.join("runs");
+    std::fs::remove_dir_all(runs.join("seed=2")).unwrap();
+    let copied = Command::new("cp").arg("-r").arg(runs.join("seed=1")).arg(runs.join("seed=2")).status();
+    assert!(copied.unwrap().success());
+    let o = cnsim(&root, &["sweep", "s.toml", "--repeat", "2", "--out", "t", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("holds run") && stderr(&o).contains("seed=2"), "{}", stderr(&o));
+    assert_eq!(run_dirs(&fresh), ["seed=1", "seed=2"]);
     let _ = std::fs::remove_dir_all(&root);
 }
 

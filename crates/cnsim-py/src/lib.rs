@@ -494,8 +494,9 @@ struct Plan {
     doc: toml::Value,
 }
 
-/// One planned run: id, point, seed, the swept values as typed, the resolved scenario.
-type RunOut = (String, usize, u64, Vec<String>, String);
+/// One planned run: id, directory name, point, seed, the swept values as typed, the
+/// resolved scenario.
+type RunOut = (String, String, usize, u64, Vec<String>, String);
 
 /// One axis given from Python: a key and its values.
 type AxisIn<'py> = (String, Vec<Bound<'py, PyAny>>);
@@ -564,7 +565,8 @@ impl Plan {
         self.plan.runs.first().map(|r| r.scenario.name.clone()).unwrap_or_default()
     }
 
-    /// Every run: (id, point, seed, the swept values as typed, the resolved scenario).
+    /// Every run: (id, directory name under `runs/`, point, seed, the swept values as
+    /// typed, the resolved scenario).
     fn runs(&self) -> PyResult<Vec<RunOut>> {
         self.plan
             .runs
@@ -573,9 +575,18 @@ impl Plan {
                 let text =
                     toml::to_string_pretty(&r.scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
                 let values = r.values.iter().map(sweep::grid::shown_value).collect();
-                Ok((r.id.clone(), r.point, r.seed, values, text))
+                Ok((r.id.clone(), r.dir.clone(), r.point, r.seed, values, text))
             })
             .collect()
+    }
+
+    /// This plan with its runs' directories named as the sweep directory `dir` names them
+    /// (a sweep resumed or grown there keeps its runs' names); what the other methods
+    /// given `dir` expect.
+    fn settled_in(&self, dir: PathBuf) -> Plan {
+        let mut plan = self.plan.clone();
+        plan.settle_in(&dir);
+        Plan { plan, doc: self.doc.clone() }
     }
 
     /// Makes (or reopens) the sweep directory, taking its lock, and returns the runs still
@@ -681,21 +692,22 @@ impl PreparedSweep {
     }
 }
 
-/// Runs one run of a sweep from its resolved scenario text into `runs_dir/<id>`, as a
-/// worker does; returns whether it ran (false: it was already complete there).
+/// Runs the run `id` of a sweep from its resolved scenario text into `runs_dir/<name>`,
+/// as a worker does; returns whether it ran (false: it was already complete there).
 #[pyfunction]
-#[pyo3(signature = (resolved, id, runs_dir, csv=false, max_memory=None))]
+#[pyo3(signature = (resolved, id, name, runs_dir, csv=false, max_memory=None))]
 fn run_resolved(
     py: Python<'_>,
     resolved: &str,
     id: &str,
+    name: &str,
     runs_dir: PathBuf,
     csv: bool,
     max_memory: Option<u64>,
 ) -> PyResult<bool> {
     let limits = max_memory.map_or_else(Limits::machine_default, |m| Limits { max_memory: m });
     let stop = AtomicBool::new(false);
-    interruptible(py, &stop, || sweep::run_resolved(resolved, id, &runs_dir, csv, &limits, &stop))?
+    interruptible(py, &stop, || sweep::run_resolved(resolved, id, name, &runs_dir, csv, &limits, &stop))?
         .map_err(|e| run_error(py, e, None))
 }
 

@@ -76,6 +76,10 @@ def test_local_pool_gives_the_command_lines_table(cli: Path, tmp_path: Path, sma
     theirs = pd.read_parquet(tmp_path / "cli" / "results.parquet")
     pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
     assert len(ours) == 4 and ours["run"].is_unique
+    # Runs are named by their swept value and seed, and keep their id beside.
+    assert sorted(ours["run"]) == [f"qeq={q}_frames,seed={k}" for q in (25, 50) for k in (1, 2)]
+    assert sorted(complete_runs(tmp_path / "py")) == sorted(ours["run"])
+    assert all(len(i) == 16 for i in ours["run_id"])
     # Run again: a finished sweep runs nothing.
     before = complete_runs(tmp_path / "py")
     again = cnsim.sweep(s, grid=GRID, repeat=2, out=tmp_path / "py")

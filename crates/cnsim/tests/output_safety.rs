@@ -341,8 +341,10 @@ fn a_hostile_directory_cannot_turn_a_report_against_its_reader() {
     }
     // A sweep record whose run ids are paths, or whose points are absurd.
     for (runs, says) in [
-        (r#"[{"id": "../..", "point": 0}]"#, "is not a run id"),
-        (r#"[{"id": "/etc", "point": 0}]"#, "is not a run id"),
+        (r#"[{"id": "../..", "point": 0}]"#, "is not a run directory name"),
+        (r#"[{"id": "/etc", "point": 0}]"#, "is not a run directory name"),
+        (r#"[{"id": "0123456789abcdef", "dir": "../..", "point": 0}]"#, "is not a run directory name"),
+        (r#"[{"id": "0123456789abcdef", "dir": 7, "point": 0}]"#, "is not a run directory name"),
         (r#"[{"id": "0123456789abcdef", "point": 1e300}]"#, "is not a point of this sweep"),
         (r#"[{"id": "0123456789abcdef", "point": 10000000000}]"#, "is not a point of this sweep"),
         (r#"[{"id": "0123456789abcdef", "point": 0}]"#, "is not a run directory"),

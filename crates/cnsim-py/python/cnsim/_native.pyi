@@ -27,7 +27,7 @@ VERSION: str
 #: A recorded table: column names (``time_s`` first), unit, columns.
 _NativeTable = Tuple[List[str], str, List[npt.NDArray[np.float64]]]
 #: A planned run: id, point, seed, swept values as typed, resolved scenario (TOML).
-_NativeRun = Tuple[str, int, int, List[str], str]
+_NativeRun = Tuple[str, str, int, int, List[str], str]
 
 @final
 class Scenario:
@@ -69,6 +69,7 @@ class Plan:
     @property
     def name(self) -> str: ...
     def runs(self) -> List[_NativeRun]: ...
+    def settled_in(self, dir: str) -> Plan: ...
     def prepare(self, dir: str, allow_mixed_versions: bool) -> PreparedSweep: ...
     def execute(
         self,
@@ -102,7 +103,7 @@ def plan(
     seed: Optional[int] = None,
 ) -> Plan: ...
 def run_resolved(
-    resolved: str, id: str, runs_dir: str, csv: bool = False, max_memory: Optional[int] = None
+    resolved: str, id: str, name: str, runs_dir: str, csv: bool = False, max_memory: Optional[int] = None
 ) -> bool: ...
 def reproduce(
     name: str, out: str, jobs: int, quick: bool = False, seeds: Optional[int] = None, force: bool = False

@@ -223,7 +223,7 @@ def _read_parquet(path: Path) -> pa.Table:
 
 def open_run(directory: Union[str, Path], backend: str = "pandas") -> Result:
     """Opens a run directory written by ``cnsim run``, ``cnsim.run(out=...)`` or a sweep
-    (``<sweep>/runs/<id>``): its summary, timing, scenario and tables. A file there that
+    (``<sweep>/runs/<name>``): its summary, timing, scenario and tables. A file there that
     cannot be read (damaged, not a regular file) raises `RunError` naming it."""
     from ._errors import RunError
     from ._scenario import load

@@ -1,8 +1,10 @@
 """Sweeps: a grid of runs, here on a local pool or as Dask tasks on a cluster.
 
 Either way a sweep writes the directory ``cnsim sweep`` writes: ``sweep.json``, one run
-directory per run under ``runs/``, named by a hash of the run's resolved scenario, then
-``results.parquet``/``.csv`` and ``report.html``. A run whose directory is complete is
+directory per run under ``runs/``, named by its swept values and seed
+(``runs/qeq=25_frames,seed=1``), then ``results.parquet``/``.csv`` and ``report.html``.
+A run is identified by a hash of its resolved scenario, its id, which ``sweep.json``
+records beside the directory's name. A run whose directory is complete is
 never run again, so an interrupted sweep resumes where it stopped, on whichever engine.
 
 On Dask each run is one task. The worker writes the run's directory itself (staged and
@@ -28,7 +30,8 @@ from ._errors import SweepError
 from ._result import DataFrame, check_backend, open_sweep, to_frame
 from ._scenario import Source, load
 
-#: What `sweep` calls as each run it runs finishes: a dict with ``run`` (id), ``point``,
+#: What `sweep` calls as each run it runs finishes: a dict with ``run`` (its directory
+#: under ``runs/``, as in the results table), ``run_id`` (its id), ``point``,
 #: ``seed``, ``values`` (swept key -> value as typed), ``ran`` (False when another task
 #: had completed the same run first) and ``summary`` (the run's summary.json). Runs found
 #: complete when the sweep starts are not reported. If it raises, the sweep stops,
@@ -127,6 +130,7 @@ def sweep(
     check_backend(backend)
     p = plan(scenario, grid, zip=zip, repeat=repeat, seed=seed, grid_text=grid_text, zip_text=zip_text)
     directory = Path(out) if out is not None else default_directory(p)
+    p = p.settled_in(str(directory))
     if client is None:
         jobs = jobs if jobs is not None else (os.cpu_count() or 1)
         report = None
@@ -134,8 +138,7 @@ def sweep(
             runs = _runs(p)
 
             def report(run_id: str) -> None:
-                point, seed, values, _ = runs[run_id]
-                on_run(_info(directory, run_id, point, seed, values, True))
+                on_run(_info(directory, run_id, runs[run_id], True))
 
         p.execute(str(directory), jobs, summarize, csv, allow_mixed_versions, max_memory, report)
     else:
@@ -162,16 +165,23 @@ def _complete_table(p: _native.Plan, directory: Path, backend: str) -> DataFrame
 
 
 def _runs(p: _native.Plan) -> Dict[str, tuple]:
-    """Run id -> (point, seed, swept values, resolved scenario), first occurrence."""
+    """Run id -> (point, seed, swept values, resolved scenario, directory name), first
+    occurrence."""
     runs: Dict[str, tuple] = {}
-    for run_id, point, seed, values, resolved in p.runs():
-        runs.setdefault(run_id, (point, seed, dict(zip(p.axes, values)), resolved))
+    for run_id, name, point, seed, values, resolved in p.runs():
+        runs.setdefault(run_id, (point, seed, dict(zip(p.axes, values)), resolved, name))
     return runs
 
 
-def _info(directory: Path, run_id: str, point: int, seed: int, values: Dict[str, str], ran: bool) -> Dict[str, Any]:
-    summary = json.loads((directory / "runs" / run_id / "summary.json").read_text())
-    return {"run": run_id, "point": point, "seed": seed, "values": values, "ran": ran, "summary": summary}
+def _about(run_id: str, run: tuple) -> Dict[str, Any]:
+    """How `on_run` and `SweepError` name a run."""
+    point, seed, values, _, name = run
+    return {"run": name, "run_id": run_id, "point": point, "seed": seed, "values": values}
+
+
+def _info(directory: Path, run_id: str, run: tuple, ran: bool) -> Dict[str, Any]:
+    summary = json.loads((directory / "runs" / run[4] / "summary.json").read_text())
+    return {**_about(run_id, run), "ran": ran, "summary": summary}
 
 
 def is_complete(run_dir: Path) -> bool:
@@ -200,6 +210,7 @@ def _submit(
             run_task,
             runs[run_id][3],
             run_id,
+            runs[run_id][4],
             runs_dir,
             csv,
             max_memory,
@@ -212,13 +223,13 @@ def _submit(
     return futures, run_of
 
 
-def run_task(resolved: str, run_id: str, runs_dir: str, csv: bool, max_memory: Optional[int]) -> bool:
-    """One run of a sweep on a worker: writes ``runs_dir/<run_id>``; False when it was
+def run_task(resolved: str, run_id: str, name: str, runs_dir: str, csv: bool, max_memory: Optional[int]) -> bool:
+    """One run of a sweep on a worker: writes ``runs_dir/<name>``; False when it was
     already complete there. Without `max_memory`, the run is bounded by the worker's
     own memory limit (the node's memory shared among its workers), where it has one."""
     if max_memory is None:
         max_memory = _worker_memory_limit()
-    return _native.run_resolved(resolved, run_id, runs_dir, csv, max_memory)
+    return _native.run_resolved(resolved, run_id, name, runs_dir, csv, max_memory)
 
 
 def _worker_memory_limit() -> Optional[int]:
@@ -287,30 +298,26 @@ def _run_on_dask(
         try:
             for future in as_completed(futures):
                 run_id = run_of[future.key]
-                point, seed, values, _ = runs[run_id]
                 if future.status == "finished":
                     ran = future.result()
                 elif future.status == "error":
-                    error = str(future.exception())
-                    failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": error})
+                    failures.append({**_about(run_id, runs[run_id]), "error": str(future.exception())})
                     failed.append(future)
                     continue
-                elif is_complete(directory / "runs" / run_id):
+                elif is_complete(directory / "runs" / runs[run_id][4]):
                     ran = True
                 else:
                     pending.append(run_id)
                     continue
                 if on_run is not None:
-                    on_run(_info(directory, run_id, point, seed, values, ran))
+                    on_run(_info(directory, run_id, runs[run_id], ran))
         except BaseException:
             # Interrupted (Ctrl-C, or on_run raised): runs under way may finish on their
             # workers and are kept; nothing else is started.
             client.cancel(futures)
             raise
     for run_id in pending:
-        point, seed, values, _ = runs[run_id]
-        error = "the cluster lost the task again and again"
-        failures.append({"run": run_id, "point": point, "seed": seed, "values": values, "error": error})
+        failures.append({**_about(run_id, runs[run_id]), "error": "the cluster lost the task again and again"})
     if failures:
         client.cancel(failed, force=True)
         raise SweepError(failures, str(directory), _complete_table(p, directory, backend))

@@ -465,11 +465,16 @@ pub(super) fn sweep_points(dir: &Path, sweep: &Value) -> Result<Points, String> 
     let mut points: Vec<(Vec<String>, Vec<KeyFigures>)> = Vec::new();
     let bad = |what: String| format!("{}: {what}", dir.join("sweep.json").display());
     for (i, r) in runs.iter().enumerate() {
-        let id = r.get("id").and_then(Value::as_str).unwrap_or("");
-        if !is_run_id(id) {
+        // Records from before runs had readable names name the directory by the id.
+        let (field, name) = match r.get("dir") {
+            Some(d) => ("dir", d.as_str().unwrap_or("")),
+            None => ("id", r.get("id").and_then(Value::as_str).unwrap_or("")),
+        };
+        if !crate::sweep::is_run_dir_name(name) {
             return Err(bad(format!(
-                "runs[{i}].id: \"{}\" is not a run id; expected 16 hexadecimal digits",
-                crate::scenario::error::shown_limited(id, 40)
+                "runs[{i}].{field}: \"{}\" is not a run directory name; expected one plain name \
+                 of letters, digits and ._=,+-",
+                crate::scenario::error::shown_limited(name, 40)
             )));
         }
         // A point is an index below the number of runs (each point has a run).
@@ -488,7 +493,7 @@ pub(super) fn sweep_points(dir: &Path, sweep: &Value) -> Result<Points, String> 
         };
         let values: Vec<String> =
             list(r, "values").iter().map(|v| v.as_str().unwrap_or("").to_string()).collect();
-        let run_dir = dir.join("runs").join(id);
+        let run_dir = dir.join("runs").join(name);
         if !is_real_dir(&run_dir) {
             return Err(format!(
                 "{}: is not a run directory; expected the run cnsim wrote there",
@@ -733,11 +738,6 @@ pub fn markdown_page(md: &str, base: &Path, title: &str) -> Result<String, Strin
         b.push_str("</ul>\n");
     }
     Ok(page(title, &b))
-}
-
-/// Whether `id` is a run id as sweeps name runs: 16 lowercase hexadecimal digits.
-fn is_run_id(id: &str) -> bool {
-    id.len() == 16 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The number a value starts with ("25 frames" → 25, "2Gbps" → 2), if any.

@@ -100,6 +100,21 @@ fn draw_marker(
     area.draw(&PathElement::new(closed, edge.stroke_width(1))).map_err(|x| e(&x))
 }
 
+/// Draws the mark of a value a paper states, centred at backend pixel `at`: a hollow
+/// black ring with a white halo, so it stands apart from every series' filled markers
+/// and shows on a bar of any colour.
+fn draw_paper_mark(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    at: (i32, i32),
+) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    area.draw(&Circle::new(at, 8, WHITE.stroke_width(2))).map_err(|x| e(&x))?;
+    area.draw(&Circle::new(at, 7, BLACK.stroke_width(2))).map_err(|x| e(&x))
+}
+
+/// Legend label of the paper's values on a figure.
+pub const PAPER: &str = "paper";
+
 /// Error text for `path`.
 fn at(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
     move |e| format!("{}: {e}", path.display())
@@ -255,6 +270,100 @@ pub fn tick(v: f64) -> String {
     }
 }
 
+/// A y axis in decades (see [`log_axis`]): values are drawn at their `log10`, values
+/// below `floor` (zeros: an empty queue) at the floor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogAxis {
+    /// The bottom of the axis, a power of ten.
+    pub floor: f64,
+    /// The top of the axis, a power of ten at or above every value.
+    pub top: f64,
+    /// Whether some value lies below the floor (the chart then says where it is drawn).
+    pub clamped: bool,
+}
+
+/// Ratio between series' typical values (medians) above which a chart uses a log y axis: two
+/// orders of magnitude.
+pub const DOMINANCE: f64 = 100.0;
+
+/// Decades a log axis spans at most below the largest typical value, so that a series
+/// that is zero but for rounding does not stretch the axis.
+const MAX_DECADES: i32 = 6;
+
+/// Whether to draw `series` (the y values of each series on one axis) on a log y axis,
+/// and which.
+///
+/// The rule: a series' typical value is the median of its finite values. When no value
+/// is negative and, among the series whose typical value is positive (at least two),
+/// the largest is more than [`DOMINANCE`] times the smallest, one series dominates: on a
+/// linear axis the others would lie flat on zero, so the axis is logarithmic. A series
+/// zero most of the time (an idle queue, a starved flow) is not compared: zero is what
+/// it says, and a linear axis says it best. The log axis's floor is one decade below the
+/// decade of the smallest typical value (at most [`MAX_DECADES`] below the largest);
+/// values under it, zeros included, are drawn at the floor, and the chart's legend says
+/// so. Comparable series, a single series, all zeros, or any negative value: linear
+/// (`None`).
+pub fn log_axis(series: &[&[f64]]) -> Option<LogAxis> {
+    let finite = || series.iter().flat_map(|s| s.iter().copied().filter(|v| v.is_finite()));
+    if finite().any(|v| v < 0.0) {
+        return None;
+    }
+    let median = |s: &[f64]| {
+        let mut v: Vec<f64> = s.iter().copied().filter(|v| v.is_finite()).collect();
+        v.sort_by(f64::total_cmp);
+        quantile(&v, 0.5)
+    };
+    let typical: Vec<f64> = series.iter().map(|s| median(s)).filter(|m| *m > 0.0).collect();
+    let (lo, hi) = typical.iter().fold((f64::MAX, 0.0f64), |(a, b), &m| (a.min(m), b.max(m)));
+    if typical.len() < 2 || hi <= lo * DOMINANCE {
+        return None;
+    }
+    let decade = |v: f64| v.log10().floor() as i32;
+    let floor = 10f64.powi((decade(lo) - 1).max(decade(hi) - MAX_DECADES));
+    let max = finite().fold(0.0f64, f64::max);
+    let top = 10f64.powi(max.log10().ceil() as i32).max(floor * 10.0);
+    Some(LogAxis { floor, top, clamped: finite().any(|v| v < floor) })
+}
+
+impl LogAxis {
+    /// Where `y` is drawn: its `log10`, at least the floor's; NaN stays NaN (a gap).
+    fn at(&self, y: f64) -> f64 {
+        if y.is_nan() {
+            y
+        } else {
+            y.max(self.floor).log10()
+        }
+    }
+
+    /// The axis range, in decades.
+    fn range(&self) -> std::ops::Range<f64> {
+        self.floor.log10().round()..self.top.log10().round()
+    }
+
+    /// Labels a position of the axis: its power of ten at whole decades, nothing between.
+    fn label(y: f64) -> String {
+        if (y - y.round()).abs() > 1e-6 {
+            return String::new();
+        }
+        let k = y.round() as i32;
+        if (-4..=6).contains(&k) {
+            tick(10f64.powi(k))
+        } else {
+            format!("1e{k}")
+        }
+    }
+
+    /// The legend's note on this axis.
+    fn note(&self) -> String {
+        let below = if self.clamped {
+            format!("; values below {0}, zeros included, drawn at {0}", Self::label(self.floor.log10()))
+        } else {
+            String::new()
+        };
+        format!("log y axis: one series is over {DOMINANCE}× the others{below}")
+    }
+}
+
 /// How a legend entry's key is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Key {
@@ -266,6 +375,8 @@ enum Key {
     Band,
     /// A filled square (a bar) with the series' marker.
     Square(Marker),
+    /// The hollow ring of a paper's value.
+    Paper,
     /// No key: a note on how the chart is drawn.
     Note,
 }
@@ -345,6 +456,7 @@ fn draw_legend(
                 area.draw(&Rectangle::new([(x + 4, y), (x + 22, y + 18)], c.filled())).map_err(|x| e(&x))?;
                 draw_marker(area, (x + 13, y + 9), m, 4, WHITE, BLACK)?;
             }
+            Key::Paper => draw_paper_mark(area, (x + 13, y + 9))?,
             Key::Note => {}
         }
         let shown = cut(&entry.label, chars(column - 34));
@@ -367,7 +479,8 @@ pub struct ErrorSeries {
 }
 
 /// A chart of means with error bars against x, one line per series; `x_names` labels
-/// the x positions 0, 1, ... when x is categorical. Legends sit below the plot area.
+/// the x positions 0, 1, ... when x is categorical. Legends sit below the plot area. Where
+/// one series' means dominate the others' ([`log_axis`]), the y axis is logarithmic.
 pub fn error_bar_svg(
     title: &str,
     x_label: &str,
@@ -375,6 +488,33 @@ pub fn error_bar_svg(
     series: &[ErrorSeries],
     x_names: Option<&[String]>,
 ) -> Result<String, String> {
+    let means: Vec<Vec<f64>> = series.iter().map(|s| s.points.iter().map(|p| p.1).collect()).collect();
+    let log = log_axis(&means.iter().map(Vec::as_slice).collect::<Vec<_>>()).map(|a| {
+        // An error bar's ends count too: the top holds the highest, the floor says if
+        // one is below it.
+        let ends = series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.2, p.3]));
+        let ends: Vec<f64> = ends.filter(|v| v.is_finite()).collect();
+        let max = ends.iter().copied().fold(a.top, f64::max);
+        LogAxis {
+            top: 10f64.powi(max.log10().ceil() as i32),
+            clamped: a.clamped || ends.iter().any(|&v| v < a.floor),
+            ..a
+        }
+    });
+    let logged: Vec<ErrorSeries>;
+    let series = match log {
+        Some(a) => {
+            logged = series
+                .iter()
+                .map(|s| ErrorSeries {
+                    label: s.label.clone(),
+                    points: s.points.iter().map(|&(x, m, lo, hi)| (x, a.at(m), a.at(lo), a.at(hi))).collect(),
+                })
+                .collect();
+            &logged[..]
+        }
+        None => series,
+    };
     let finite = |v: &f64| v.is_finite();
     let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(finite).collect();
     let ys: Vec<f64> =
@@ -391,20 +531,24 @@ pub fn error_bar_svg(
         y1 = y0 + 1.0;
     }
     let y1 = y1 + (y1 - y0) * 0.08;
+    let (y_range, y_desc) = match log {
+        Some(a) => (a.range(), format!("{y_label}, log")),
+        None => (y0..y1, y_label.to_string()),
+    };
     render_svg(|root| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
-        let (plot, legend) = split_for_legend(root, series.len(), 0);
+        let (plot, legend) = split_for_legend(root, series.len(), usize::from(log.is_some()));
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", TITLE_FONT))
             .margin(14)
             .x_label_area_size(54)
             .y_label_area_size(96)
-            .build_cartesian_2d(x0..x1, y0..y1)
+            .build_cartesian_2d(x0..x1, y_range.clone())
             .map_err(|x| e(&x))?;
         let names = x_names.map(<[String]>::to_vec);
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(x_label)
-            .y_desc(y_label)
+            .y_desc(&y_desc)
             .label_style(("sans-serif", LABEL_FONT))
             .axis_desc_style(("sans-serif", AXIS_FONT))
             .light_line_style(WHITE);
@@ -418,7 +562,13 @@ pub fn error_bar_svg(
         if let Some(n) = x_names {
             mesh.x_labels(n.len() * 4 + 1);
         }
-        mesh.x_label_formatter(&formatter).y_label_formatter(&|y| tick(*y)).draw().map_err(|x| e(&x))?;
+        if log.is_some() {
+            mesh.y_labels((y_range.end - y_range.start) as usize + 1)
+                .y_label_formatter(&|y| LogAxis::label(*y));
+        } else {
+            mesh.y_label_formatter(&|y| tick(*y));
+        }
+        mesh.x_label_formatter(&formatter).draw().map_err(|x| e(&x))?;
         for (i, s) in series.iter().enumerate() {
             let c = color(i);
             chart
@@ -435,11 +585,14 @@ pub fn error_bar_svg(
                 }
             }
         }
-        let entries: Vec<Entry> = series
+        let mut entries: Vec<Entry> = series
             .iter()
             .enumerate()
             .map(|(i, s)| Entry { label: s.label.clone(), color: color(i), key: Key::Line(Some(marker(i))) })
             .collect();
+        if let Some(a) = log {
+            entries.push(Entry { label: a.note(), color: WHITE, key: Key::Note });
+        }
         draw_legend(&legend, &entries)
     })
 }
@@ -454,6 +607,9 @@ pub enum Role {
     /// The reference for data series `i` (the i-th [`Role::Data`] line), e.g. its fair
     /// share: dashed in that series' colour; all such lines share one legend entry.
     ReferenceOf(usize),
+    /// Values a paper states: a hollow ring at each point, no line; all such lines
+    /// share one legend entry, [`PAPER`].
+    Paper,
 }
 
 /// One line of a line chart.
@@ -676,8 +832,25 @@ pub fn line_chart(
     let shown: Vec<(usize, &Line)> = data.iter().copied().filter(|(_, l)| !idle(l)).collect();
     let idle_count = data.len() - shown.len();
     let summary = shown.len() > MAX_LINES;
-    let reduced: Vec<Reduced> = shown.iter().map(|(_, l)| reduce(l.xs, l.ys, BUCKETS)).collect();
+    let mut reduced: Vec<Reduced> = shown.iter().map(|(_, l)| reduce(l.xs, l.ys, BUCKETS)).collect();
     let per_bucket = reduced.iter().filter_map(|r| r.per_bucket).max();
+    let log = log_axis(&shown.iter().map(|(_, l)| l.ys).collect::<Vec<_>>()).map(|a| {
+        // Reference levels above the data stay on the chart.
+        let above = lines.iter().filter(|l| l.role != Role::Data).flat_map(|l| l.ys.iter().copied());
+        let max = above.filter(|v| v.is_finite()).fold(a.top, f64::max);
+        LogAxis { top: 10f64.powi(max.log10().ceil() as i32), ..a }
+    });
+    // Reduced first, then drawn in decades: a bucket's mean is of the values themselves.
+    let drawn_at = |ys: &mut Vec<f64>| {
+        if let Some(a) = log {
+            ys.iter_mut().for_each(|y| *y = a.at(*y));
+        }
+    };
+    for r in &mut reduced {
+        drawn_at(&mut r.means);
+        drawn_at(&mut r.lows);
+        drawn_at(&mut r.highs);
+    }
     let draw = |chart: &mut ChartContext<SVGBackend, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
                 root: &DrawingArea<SVGBackend, plotters::coord::Shift>|
      -> Result<Vec<Entry>, String> {
@@ -762,7 +935,7 @@ pub fn line_chart(
             }
         }
         let mut share_label = None;
-        for l in lines.iter().filter(|l| l.role != Role::Data) {
+        for l in lines.iter().filter(|l| !matches!(l.role, Role::Data | Role::Paper)) {
             let c = match l.role {
                 Role::ReferenceOf(i) => match drawn.iter().find(|(d, _)| *d == i) {
                     Some(&(_, k)) => color(k),
@@ -770,7 +943,8 @@ pub fn line_chart(
                 },
                 _ => RGBColor(90, 90, 90),
             };
-            let r = reduce(l.xs, l.ys, BUCKETS);
+            let mut r = reduce(l.xs, l.ys, BUCKETS);
+            drawn_at(&mut r.means);
             chart
                 .draw_series(DashedLineSeries::new(
                     stepped(&r.xs, &r.means, style.step),
@@ -787,12 +961,27 @@ pub fn line_chart(
         if let Some(label) = share_label {
             legend.push(Entry { label: label.to_string(), color: RGBColor(90, 90, 90), key: Key::Dashed });
         }
+        let mut paper = lines.iter().filter(|l| l.role == Role::Paper).peekable();
+        if paper.peek().is_some() {
+            for l in paper {
+                for (&x, &y) in l.xs.iter().zip(l.ys) {
+                    let y = log.map_or(y, |a| a.at(y));
+                    if x.is_finite() && y.is_finite() {
+                        draw_paper_mark(root, chart.backend_coord(&(x, y)))?;
+                    }
+                }
+            }
+            legend.push(Entry { label: PAPER.to_string(), color: BLACK, key: Key::Paper });
+        }
         if idle_count > 0 {
             legend.push(Entry {
                 label: format!("{idle_count} series zero throughout, not drawn"),
                 color: WHITE,
                 key: Key::Note,
             });
+        }
+        if let Some(a) = log {
+            legend.push(Entry { label: a.note(), color: WHITE, key: Key::Note });
         }
         if let (Some(k), Some(r)) = (per_bucket, reduced.first()) {
             let width =
@@ -813,8 +1002,14 @@ pub fn line_chart(
     };
     let references = lines.iter().filter(|l| l.role == Role::Reference).count();
     let shares = lines.iter().any(|l| matches!(l.role, Role::ReferenceOf(_)));
-    let keyed = if summary { 5 } else { shown.len() } + references + usize::from(shares);
-    let notes = usize::from(idle_count > 0) + usize::from(per_bucket.is_some());
+    let papers = lines.iter().any(|l| l.role == Role::Paper);
+    let keyed =
+        if summary { 5 } else { shown.len() } + references + usize::from(shares) + usize::from(papers);
+    let notes = usize::from(idle_count > 0) + usize::from(per_bucket.is_some()) + usize::from(log.is_some());
+    let (y_range, y_desc) = match log {
+        Some(a) => (a.range(), format!("{y_label}, log")),
+        None => (y0..y1, y_label.to_string()),
+    };
     write_svg(path, CHART, |root| {
         let (plot, legend_area) = split_for_legend(root, keyed, notes);
         let mut chart = ChartBuilder::on(&plot)
@@ -822,19 +1017,23 @@ pub fn line_chart(
             .margin(14)
             .x_label_area_size(54)
             .y_label_area_size(90)
-            .build_cartesian_2d(x0..x1, y0..y1)
+            .build_cartesian_2d(x0..x1, y_range.clone())
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc(y_label)
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_label)
+            .y_desc(&y_desc)
             .label_style(("sans-serif", LABEL_FONT))
             .axis_desc_style(("sans-serif", AXIS_FONT))
             .x_label_formatter(&|x| tick(*x))
-            .y_label_formatter(&|y| tick(*y))
-            .light_line_style(WHITE)
-            .draw()
-            .map_err(|e| err(&e))?;
+            .light_line_style(WHITE);
+        if log.is_some() {
+            // One label per decade: whole numbers of the range in decades.
+            mesh.y_labels((y_range.end - y_range.start) as usize + 1)
+                .y_label_formatter(&|y| LogAxis::label(*y));
+        } else {
+            mesh.y_label_formatter(&|y| tick(*y));
+        }
+        mesh.draw().map_err(|e| err(&e))?;
         let legend = draw(&mut chart, root)?;
         draw_legend(&legend_area, &legend)
     })
@@ -879,6 +1078,9 @@ pub struct Bars {
     pub values: Vec<f64>,
     /// One error half-width per category.
     pub errors: Option<Vec<f64>>,
+    /// The paper's value per category (NaN: none stated), drawn as a hollow ring over
+    /// the bar.
+    pub paper: Option<Vec<f64>>,
 }
 
 /// Wraps `text` into at most `lines` lines of at most `width` characters, breaking at
@@ -955,7 +1157,8 @@ pub fn bar_chart(
             .enumerate()
             .map(|(i, v)| v + s.errors.as_ref().and_then(|e| e.get(i)).copied().unwrap_or(0.0))
     });
-    let tops: Vec<f64> = tops.filter(|v| v.is_finite()).collect();
+    let papers = series.iter().flat_map(|s| s.paper.iter().flatten().copied());
+    let tops: Vec<f64> = tops.chain(papers).filter(|v| v.is_finite()).collect();
     let ymin =
         series.iter().flat_map(|s| s.values.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::min);
     let mut ymax = tops.iter().copied().fold(0.0f64, f64::max);
@@ -980,8 +1183,9 @@ pub fn bar_chart(
     let names: Vec<Vec<String>> = categories.iter().map(|c| wrap(c, per_line, 4)).collect();
     let name_lines = names.iter().map(Vec::len).max().unwrap_or(1).max(1) as u32;
     let size = (width, CHART.1 + (name_lines - 1) * (LABEL_FONT + 3));
+    let any_paper = series.iter().any(|s| s.paper.iter().flatten().any(|v| v.is_finite()));
     write_svg(path, size, |root| {
-        let (plot, legend) = split_for_legend(root, series.len(), 0);
+        let (plot, legend) = split_for_legend(root, series.len() + usize::from(any_paper), 0);
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", TITLE_FONT))
             .margin(14)
@@ -1059,11 +1263,21 @@ pub fn bar_chart(
                 }
             }
         }
-        let entries: Vec<Entry> = series
+        // The paper's values last, over every bar and label.
+        for (si, s) in series.iter().enumerate() {
+            for (ci, &v) in s.paper.iter().flatten().enumerate().filter(|(_, v)| v.is_finite()) {
+                let mid = ci as f64 + 0.1 + si as f64 * width + width * 0.46;
+                draw_paper_mark(root, chart.backend_coord(&(mid, capped(v))))?;
+            }
+        }
+        let mut entries: Vec<Entry> = series
             .iter()
             .enumerate()
             .map(|(i, s)| Entry { label: s.label.clone(), color: color(i), key: Key::Square(marker(i)) })
             .collect();
+        if any_paper {
+            entries.push(Entry { label: PAPER.to_string(), color: BLACK, key: Key::Paper });
+        }
         draw_legend(&legend, &entries)
     })
 }
@@ -1222,6 +1436,64 @@ mod tests {
         assert!(flows.contains("idle-port") && !flows.contains("zero throughout"));
     }
 
+    /// The log-axis rule on hand-made series: one queue 300× the others → decades from
+    /// one below the small queues' decade to above the big one; comparable queues, a
+    /// lone series, all zeros or a negative value → linear.
+    #[test]
+    fn one_dominant_series_gets_a_log_axis_and_comparable_ones_do_not() {
+        let big = [0.0, 300.0, 600.0, 300.0]; // mean 300
+        let small = [0.0, 1.0, 2.0, 1.0]; // mean 1
+        let smaller = [0.0, 2.0, 4.0, 2.0]; // mean 2
+        let a = log_axis(&[&big, &small, &smaller]).expect("300× is dominated");
+        assert_eq!(a, LogAxis { floor: 0.1, top: 1000.0, clamped: true });
+        assert_eq!((a.at(0.0), a.at(100.0), a.at(f64::NAN).is_nan()), (-1.0, 2.0, true));
+        assert_eq!(a.range(), -1.0..3.0);
+        assert_eq!(LogAxis::label(2.0), "100");
+        assert_eq!(LogAxis::label(-1.0), "0.1");
+        assert_eq!(LogAxis::label(1.5), "");
+        assert_eq!(LogAxis::label(9.0), "1e9");
+        assert!(a.note().contains("values below 0.1, zeros included, drawn at 0.1"), "{}", a.note());
+        // Without zeros nothing is clamped.
+        let a = log_axis(&[&[500.0, 700.0], &[2.0, 4.0]]).unwrap();
+        assert_eq!(a, LogAxis { floor: 0.1, top: 1000.0, clamped: false });
+        // 50× is comparable.
+        assert_eq!(log_axis(&[&[50.0, 50.0], &[1.0, 1.0]]), None);
+        assert_eq!(log_axis(&[&big]), None);
+        assert_eq!(log_axis(&[&[0.0, 0.0], &[0.0]]), None);
+        // An idle series is no series: the one busy queue alone is drawn linearly; so is
+        // one zero most of the time (a flow starved after a burst).
+        assert_eq!(log_axis(&[&big, &[0.0, 0.0]]), None);
+        assert_eq!(log_axis(&[&big, &[0.5, 0.0, 0.0]]), None);
+        assert_eq!(log_axis(&[&big, &[-1.0, 1.0, 0.5]]), None);
+        // A series zero but for rounding does not stretch the axis past six decades.
+        let a = log_axis(&[&[1e3], &[1e-12]]).unwrap();
+        assert_eq!(a.floor, 1e-3);
+    }
+
+    /// A queue chart where one port holds 100× the others is drawn on decades and says
+    /// so; with comparable ports it stays linear.
+    #[test]
+    fn a_dominated_chart_is_drawn_in_decades() {
+        let xs: Vec<f64> = (0..50).map(|i| f64::from(i) * 1e-3).collect();
+        let big: Vec<f64> = (0..50).map(|i| 200.0 + f64::from(i % 7)).collect();
+        let small: Vec<f64> = (0..50).map(|i| f64::from(i % 3) * 1.5).collect();
+        let style = ChartStyle { step: Step::None, worst_is_lowest: false };
+        let lines = [
+            Line { label: "hot", xs: &xs, ys: &big, role: Role::Data },
+            Line { label: "cold", xs: &xs, ys: &small, role: Role::Data },
+        ];
+        let svg = write_chart("log", &lines, style);
+        assert!(svg.contains("log y axis") && svg.contains("y, log"), "no log axis");
+        assert!(svg.contains("\n0.1\n") && svg.contains("\n1000\n"), "decades are labelled");
+        assert!(svg.contains("values below 0.1, zeros included, drawn at 0.1"));
+        let lines = [
+            Line { label: "hot", xs: &xs, ys: &big, role: Role::Data },
+            Line { label: "warm", xs: &xs, ys: &big, role: Role::Data },
+        ];
+        let svg = write_chart("linear", &lines, style);
+        assert!(!svg.contains("log y axis") && !svg.contains("y, log"));
+    }
+
     /// 20 000 samples are drawn as 400 means (a line, not a block) and the legend says so.
     #[test]
     fn a_long_series_is_drawn_as_means_and_says_so() {
@@ -1270,6 +1542,7 @@ mod tests {
                 (0..categories).map(|i| format!("test {i}: a long category name")).collect();
             let bars: Vec<Bars> = (0..series)
                 .map(|s| Bars {
+                    paper: None,
                     label: format!("s{s}"),
                     values: (0..categories).map(|c| 100.0 + (s * 7 + c) as f64 + 0.25).collect(),
                     errors: None,

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::results::{Estimate, Results};
 use super::study::{Cell, Figure, PaperNumber, Quantity, Rule, Study, Verdict};
 use crate::metrics::TimeSeries;
-use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Role, Step};
+use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Role, Step, PAPER};
 use crate::sweep::table::{self, Table};
 
 /// Relative change from `a` to `b`, %; undefined (NaN) against a base near zero (below
@@ -128,6 +128,24 @@ pub fn verdict(
             }
         }
     }
+}
+
+/// The value the paper states for `metric` at `cell`, to draw beside ours: a paper
+/// number of that metric whose rule takes a value (not a direction or a declared claim),
+/// placed at `cell` in the paper's configuration (the comparison's first column).
+pub fn paper_value(study: &Study, cell: &Cell, metric: &str) -> Option<f64> {
+    let first = study.comparison.columns.first().map_or(&[][..], |c| c.at);
+    study
+        .comparison
+        .numbers
+        .iter()
+        .filter(|p| matches!(p.quantity, Quantity::Metric(m) if m == metric))
+        .filter(|p| matches!(p.rule, Rule::Value { .. }))
+        .find(|p| {
+            let at: Vec<_> = first.iter().chain(p.at).copied().collect();
+            study.cell_at(&at).is_ok_and(|c| c == *cell)
+        })
+        .map(|p| p.value)
 }
 
 /// Computes the comparison table.
@@ -539,12 +557,19 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                     .1
                     .iter()
                     .map(|s| {
-                        let cells: Vec<Option<Estimate>> = axis
+                        let located: Vec<Option<Cell>> = axis
                             .levels
                             .iter()
-                            .map(|c| {
-                                locate(&[&facet.0, at, &[(series.0, s), (axis.name, c.key)]])
-                                    .and_then(|cell| results.estimate(&cell, metric))
+                            .map(|c| locate(&[&facet.0, at, &[(series.0, s), (axis.name, c.key)]]))
+                            .collect();
+                        let cells: Vec<Option<Estimate>> = located
+                            .iter()
+                            .map(|cell| cell.as_ref().and_then(|cell| results.estimate(cell, metric)))
+                            .collect();
+                        let paper: Vec<f64> = located
+                            .iter()
+                            .map(|cell| {
+                                cell.as_ref().and_then(|c| paper_value(study, c, metric)).unwrap_or(f64::NAN)
                             })
                             .collect();
                         let errors = cells.iter().any(|e| e.is_some_and(|e| e.ci95.is_some())).then(|| {
@@ -554,6 +579,7 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                             label: study.label(series.0, s).to_string(),
                             values: cells.iter().map(|e| e.map_or(f64::NAN, |e| e.mean)).collect(),
                             errors,
+                            paper: paper.iter().any(|v| v.is_finite()).then_some(paper),
                         }
                     })
                     .collect();
@@ -577,6 +603,9 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
             }
             Figure::Curve { file, caption, at, points, series, x, y } => {
                 let Some(axis) = study.axis(points) else { continue };
+                // The paper's points: its y where it states one, at its x where it states
+                // that too, else at ours (the same configuration, read along y).
+                let mut paper: Vec<(f64, f64)> = Vec::new();
                 let curves: Vec<(String, Vec<f64>, Vec<f64>)> = series
                     .1
                     .iter()
@@ -586,9 +615,13 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                             .iter()
                             .filter_map(|l| {
                                 let cell = locate(&[&facet.0, at, &[(series.0, s), (axis.name, l.key)]])?;
-                                let px = results.estimate(&cell, x.0)?.mean;
+                                let px = results.estimate(&cell, x.0).map(|e| e.mean);
+                                if let Some(py) = paper_value(study, &cell, y.0) {
+                                    let px = paper_value(study, &cell, x.0).or(px).unwrap_or(f64::NAN);
+                                    paper.push((px, py));
+                                }
                                 let py = results.estimate(&cell, y.0)?.mean;
-                                Some((px, py))
+                                Some((px?, py))
                             })
                             .collect();
                         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -596,8 +629,12 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                         (study.label(series.0, s).to_string(), xs, ys)
                     })
                     .collect();
-                let lines: Vec<Line> =
+                let mut lines: Vec<Line> =
                     curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, role: Role::Data }).collect();
+                let (paper_xs, paper_ys): (Vec<f64>, Vec<f64>) = paper.into_iter().unzip();
+                if !paper_xs.is_empty() {
+                    lines.push(Line { label: PAPER, xs: &paper_xs, ys: &paper_ys, role: Role::Paper });
+                }
                 let file = format!("{file}.svg");
                 let style = ChartStyle { step: Step::None, worst_is_lowest: false };
                 line_chart(&dir.join(&file), caption, x.1, y.1, &lines, style)?;
@@ -1067,5 +1104,57 @@ mod tests {
         assert!(close(12.0, 10.0, 0.25) && !close(13.0, 10.0, 0.25));
         assert!(close(0.01, 0.0, 0.25) && !close(0.1, 0.0, 0.25));
         assert!(!close(f64::NAN, 1.0, 0.25));
+    }
+
+    /// A figure of a metric the paper states a value of draws that value as the "paper"
+    /// series, at the paper's configuration only: the bar of A at load 2 (coarse, the
+    /// first column) and the point of A at load 2 on a curve; changes and other facets
+    /// draw none.
+    #[test]
+    fn figures_draw_the_papers_values_where_it_states_them() {
+        let mut study = toy();
+        let cell =
+            |scheme, sampling, load| Cell(vec![("scheme", scheme), ("sampling", sampling), ("load", load)]);
+        assert_eq!(paper_value(&study, &cell("a", "coarse", "2"), "loss"), Some(12.0));
+        assert_eq!(paper_value(&study, &cell("a", "fine", "2"), "loss"), None, "not the paper's column");
+        assert_eq!(paper_value(&study, &cell("b", "coarse", "2"), "loss"), None, "a change is no value");
+        assert_eq!(paper_value(&study, &cell("a", "coarse", "2"), "limit"), None);
+        study.figures = vec![
+            Figure::Bars {
+                file: "bars",
+                caption: "loss",
+                y_label: "%",
+                at: &[],
+                categories: "load",
+                series: ("scheme", &["a", "b"]),
+                metric: "loss",
+                y_max: None,
+            },
+            Figure::Curve {
+                file: "curve",
+                caption: "loss against its limit",
+                at: &[],
+                points: "load",
+                series: ("scheme", &["a", "b"]),
+                x: ("limit", "limit (%)"),
+                y: ("loss", "loss (%)"),
+            },
+        ];
+        let r = toy_results(&study);
+        let dir = std::env::temp_dir().join(format!("cnsim-paper-figures-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let legend = format!("\n{PAPER}\n");
+        for (sampling, drawn) in [("coarse", true), ("fine", false)] {
+            let files = draw_figures(&dir, &r, &Cell(vec![("sampling", sampling)])).unwrap();
+            assert_eq!(files.len(), 2);
+            for (file, _) in files {
+                let svg = std::fs::read_to_string(dir.join(&file)).unwrap();
+                assert_eq!(svg.contains(&legend), drawn, "{sampling}: {file}");
+                // The ring: a black circle of radius 7 besides the series' markers.
+                assert_eq!(svg.contains("r=\"7\""), drawn, "{sampling}: {file}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -612,22 +612,18 @@ fn stamp_of(secs: u64) -> String {
     format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}", rest / 3600, rest / 60 % 60, rest % 60)
 }
 
-/// The default output directory `dir`, or, when something is already there, a fresh
-/// sibling `<dir>-<UTC date-time>` (with `-2`, `-3`, ... if even that exists), so that
-/// running the same command twice never fails and never replaces anything.
+/// The default output directory `dir`, or, when something is already there, the first
+/// free sibling `<dir>-2`, `<dir>-3`, ..., so that running the same command twice never
+/// fails, never replaces anything, and the second result is easy to name.
 pub fn fresh_default(dir: &Path) -> PathBuf {
     if std::fs::symlink_metadata(dir).is_err() {
         return dir.to_path_buf();
     }
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stamped = dir.with_file_name(format!("{name}-{}", utc_stamp()));
-    let mut candidate = stamped.clone();
-    let mut n = 2;
-    while std::fs::symlink_metadata(&candidate).is_ok() {
-        candidate = PathBuf::from(format!("{}-{n}", stamped.display()));
-        n += 1;
-    }
-    candidate
+    (2u64..)
+        .map(|n| dir.with_file_name(format!("{name}-{n}")))
+        .find(|candidate| std::fs::symlink_metadata(candidate).is_err())
+        .expect("some sibling name is free")
 }
 
 #[cfg(test)]
@@ -641,6 +637,21 @@ mod tests {
         assert_eq!(stamp_of(1_795_380_307), "20261122-204507");
         // 2024-02-29 23:59:59 UTC (a leap day).
         assert_eq!(stamp_of(1_709_251_199), "20240229-235959");
+    }
+
+    #[test]
+    fn a_taken_default_directory_gets_the_next_number() {
+        let root = std::env::temp_dir().join(format!("cnsim-fresh-default-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let dir = root.join("star");
+        assert_eq!(fresh_default(&dir), dir);
+        std::fs::create_dir(&dir).unwrap();
+        assert_eq!(fresh_default(&dir), root.join("star-2"));
+        std::fs::create_dir(root.join("star-2")).unwrap();
+        std::fs::write(root.join("star-3"), "").unwrap();
+        assert_eq!(fresh_default(&dir), root.join("star-4"));
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]

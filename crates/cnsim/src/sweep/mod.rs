@@ -2,10 +2,12 @@
 //!
 //! A sweep directory holds:
 //! - `sweep.json`: the cnsim version, the scenario, the grid and every planned run;
-//! - `runs/<id>/`: one run directory per run (the files of `cnsim run`), named by a hash
-//!   of the run's resolved scenario (every default filled in, the seed included), so a
-//!   run is identified by what it simulates: rerunning a sweep runs only the runs whose
-//!   directory is missing, and a finished sweep runs nothing;
+//! - `runs/<name>/`: one run directory per run (the files of `cnsim run`), named by its
+//!   swept values and seed (`runs/qeq=26_frames,seed=1`; see [`run_dir_names`]). A run
+//!   is identified by a hash of its resolved scenario (every default filled in, the seed
+//!   included), its id, which `sweep.json` records beside its directory's name: rerunning
+//!   a sweep runs only the runs whose directory is missing, a finished sweep runs
+//!   nothing, and a sweep grown by more values or seeds keeps its runs' names;
 //! - `results.parquet`, `results.csv`: one row per run (see [`table`]);
 //! - with `summarize`, `results_summary.parquet` and `.csv`: mean, standard deviation and
 //!   95 % confidence interval over seeds, per grid point;
@@ -38,8 +40,10 @@ use table::{Cell, Table};
 /// One run of a sweep.
 #[derive(Clone, Debug)]
 pub struct PlannedRun {
-    /// Directory name: the first 16 hex digits of the SHA-256 of the resolved scenario.
+    /// Identity: the first 16 hex digits of the SHA-256 of the resolved scenario.
     pub id: String,
+    /// Directory name under `runs/`, e.g. `qeq=26_frames,seed=1` (see [`run_dir_names`]).
+    pub dir: String,
     /// Index of the grid point.
     pub point: usize,
     /// Seed.
@@ -170,10 +174,181 @@ pub fn plan_document(
             let s = scenario::deserialize(d, &file)
                 .map_err(|e| at_point(scenario::blame_override(e, overrides), &axes, &values))?;
             let id = run_id(&s).map_err(|m| ScenarioError::new(&file, "", m))?;
-            runs.push(PlannedRun { id, point, seed, values: values.clone(), scenario: s });
+            runs.push(PlannedRun {
+                id,
+                dir: String::new(),
+                point,
+                seed,
+                values: values.clone(),
+                scenario: s,
+            });
         }
     }
-    Ok(Plan { file, overrides: overrides.to_vec(), grid, seeds, runs })
+    let mut plan = Plan { file, overrides: overrides.to_vec(), grid, seeds, runs };
+    plan.name_runs(&std::collections::HashMap::new());
+    Ok(plan)
+}
+
+/// Longest run directory name: well within any file system's 255 bytes, and short
+/// enough to read in a listing.
+pub const MAX_DIR_NAME: usize = 96;
+
+/// Whether `name` can be a run directory's name: one plain path component of the
+/// characters [`run_dir_names`] writes, not hidden (staging directories are), at most
+/// 255 bytes. Sweeps recorded before runs had readable names used the run id, which is
+/// such a name too.
+pub fn is_run_dir_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with(['.', '-'])
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._=,+-".contains(&b))
+}
+
+/// `text` in the characters a run directory name allows: anything else (spaces, `/`,
+/// quotes, non-ASCII) becomes one `_` per run of them, none at either end, and the
+/// brackets of an index are dropped (`traffic[0]` → `traffic0`).
+fn sanitized(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().filter(|&c| c != '[' && c != ']') {
+        if c.is_ascii_alphanumeric() || "._+-".contains(c) {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+/// The shortest tail of each key path (whole dot-separated segments) that no other key
+/// ends with: `protocols.qcn.cp.qeq` alone → `qeq`; with `traffic[0].rate` and
+/// `traffic[1].rate` → `traffic0.rate` and `traffic1.rate`.
+fn short_keys(keys: &[&str]) -> Vec<String> {
+    let tail = |k: &str, n: usize| {
+        let parts: Vec<&str> = k.split('.').collect();
+        parts[parts.len().saturating_sub(n)..].join(".")
+    };
+    keys.iter()
+        .map(|k| {
+            let segments = k.split('.').count();
+            let n = (1..segments)
+                .find(|&n| keys.iter().filter(|o| tail(o, n) == tail(k, n)).count() == 1)
+                .unwrap_or(segments);
+            tail(k, n)
+        })
+        .collect()
+}
+
+/// The directory names of a sweep's runs, one per run in order: the swept values and the
+/// seed, `key=value` joined by commas (`qeq=26_frames,seed=1`; a sweep of seeds only:
+/// `seed=1`), each key shortened to the tail that tells the axes apart and everything
+/// sanitized to letters, digits and `._=,+-`.
+///
+/// A run `recorded` in the sweep directory keeps its recorded name, so a grown sweep's
+/// runs stay where they are (and those of a sweep recorded with hash names are found).
+/// A name that two runs would share (values that sanitize alike, or names that differ
+/// only in case), that a recorded run already holds, or that is longer than
+/// [`MAX_DIR_NAME`] is cut to fit and gets `-` and the first 8 digits of the run's id
+/// (all 16 if even that is taken). Runs with one id (two points that resolve to the same
+/// scenario) share one directory.
+pub fn run_dir_names(
+    keys: &[&str],
+    runs: &[(&str, &[toml::Value], u64)],
+    recorded: &std::collections::HashMap<String, String>,
+) -> Vec<String> {
+    use std::collections::{HashMap, HashSet};
+    let short = short_keys(keys);
+    let base = |values: &[toml::Value], seed: u64| {
+        let mut parts: Vec<String> = short
+            .iter()
+            .zip(values)
+            .map(|(k, v)| format!("{}={}", sanitized(k), sanitized(&grid::shown_value(v))))
+            .collect();
+        parts.push(format!("seed={seed}"));
+        let name = parts.join(",");
+        if name.starts_with(['.', '-']) {
+            format!("_{name}")
+        } else {
+            name
+        }
+    };
+    let fresh: Vec<(&str, String)> = {
+        let mut seen = HashSet::new();
+        runs.iter()
+            .filter(|(id, _, _)| !recorded.contains_key(*id) && seen.insert(*id))
+            .map(|&(id, values, seed)| (id, base(values, seed)))
+            .collect()
+    };
+    let mut wanted: HashMap<String, usize> = HashMap::new();
+    for (_, name) in &fresh {
+        *wanted.entry(name.to_lowercase()).or_default() += 1;
+    }
+    let mut taken: HashSet<String> = recorded.values().map(|n| n.to_lowercase()).collect();
+    let mut named: HashMap<&str, String> = recorded.iter().map(|(id, n)| (id.as_str(), n.clone())).collect();
+    for (id, name) in fresh {
+        let alone = wanted[&name.to_lowercase()] == 1 && !taken.contains(&name.to_lowercase());
+        let name = if alone && name.len() <= MAX_DIR_NAME {
+            name
+        } else {
+            let with = |digits: usize| {
+                let hash = &id[..digits.min(id.len())];
+                let mut cut = MAX_DIR_NAME.saturating_sub(hash.len() + 1).min(name.len());
+                while !name.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                format!("{}-{hash}", &name[..cut])
+            };
+            let short = with(8);
+            if taken.contains(&short.to_lowercase()) {
+                with(16)
+            } else {
+                short
+            }
+        };
+        taken.insert(name.to_lowercase());
+        named.insert(id, name);
+    }
+    runs.iter().map(|(id, _, _)| named[id].clone()).collect()
+}
+
+impl Plan {
+    /// Names the runs' directories ([`run_dir_names`]), keeping the `recorded` names.
+    fn name_runs(&mut self, recorded: &std::collections::HashMap<String, String>) {
+        let keys: Vec<&str> = self.grid.axes().map(|a| a.key.as_str()).collect();
+        let runs: Vec<(&str, &[toml::Value], u64)> =
+            self.runs.iter().map(|r| (r.id.as_str(), r.values.as_slice(), r.seed)).collect();
+        let names = run_dir_names(&keys, &runs, recorded);
+        for (r, name) in self.runs.iter_mut().zip(names) {
+            r.dir = name;
+        }
+    }
+
+    /// Names the runs' directories as the sweep directory `dir` already names them (its
+    /// `sweep.json`), so that a sweep resumed or grown there finds its runs; runs new to
+    /// it get fresh names. A directory without a readable record changes nothing
+    /// ([`prepare`] says what is wrong with it). [`prepare`] refuses a plan not settled
+    /// in its directory.
+    pub fn settle_in(&mut self, dir: &Path) {
+        if let Ok(Some(old)) = existing_record(dir) {
+            let recorded = recorded_dirs(&old).into_iter().filter(|(_, n)| is_run_dir_name(n)).collect();
+            self.name_runs(&recorded);
+        }
+    }
+}
+
+/// The sweep directory `dir`'s record, if it has one: `Err` says why it cannot be read.
+fn existing_record(dir: &Path) -> Result<Option<ExistingRecord>, String> {
+    let path = dir.join("sweep.json");
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let text = read_own_file(&path, MAX_SUMMARY)?;
+    serde_json::from_str(&text).map(Some).map_err(|e| e.to_string())
+}
+
+/// Run id → directory name of each run an existing record holds (a record from before
+/// runs had readable names: the id itself).
+fn recorded_dirs(old: &ExistingRecord) -> std::collections::HashMap<String, String> {
+    old.runs.iter().map(|r| (r.id.clone(), r.dir.clone().unwrap_or_else(|| r.id.clone()))).collect()
 }
 
 /// Names the sweep point in an error found while resolving it: an error at a swept key
@@ -247,6 +422,9 @@ struct ExistingRecord {
 #[derive(Deserialize)]
 struct ExistingRun {
     id: String,
+    /// Absent in records written when the id named the directory.
+    #[serde(default)]
+    dir: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -258,6 +436,7 @@ struct AxisRecord {
 #[derive(Serialize)]
 struct RunRecord<'a> {
     id: &'a str,
+    dir: &'a str,
     point: usize,
     seed: u64,
     values: Vec<String>,
@@ -416,6 +595,14 @@ pub fn read_own_file(path: &Path, max: u64) -> Result<String, String> {
 /// Largest `summary.json` a sweep reads: 256 MiB (a run of a million flows).
 const MAX_SUMMARY: u64 = 256 << 20;
 
+/// The id of the finished run in `dir`, from its resolved `scenario.toml`, or why that
+/// cannot be read.
+fn id_of(dir: &Path) -> Result<String, String> {
+    let text = read_own_file(&dir.join("scenario.toml"), MAX_SUMMARY)?;
+    let s = scenario::parse(&text, "scenario.toml", &[]).map_err(|e| format!("does not read back: {e}"))?;
+    run_id(&s)
+}
+
 /// The cnsim version that made the finished run in `dir`, or why its summary cannot be
 /// read.
 fn version_of(dir: &Path) -> Result<Option<String>, String> {
@@ -479,6 +666,25 @@ pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Pr
                 described(&plan.file, plan.runs.len(), &grid, &zip),
             )));
         }
+        if let Some((i, r)) =
+            old.runs.iter().enumerate().find(|(_, r)| !is_run_dir_name(r.dir.as_ref().unwrap_or(&r.id)))
+        {
+            return Err(refuse(format!(
+                "runs[{i}] names its directory \"{}\", which is not a run directory name; cnsim \
+                 never replaces the record; remove it yourself if this directory holds the same \
+                 sweep, or choose another --out",
+                scenario::error::shown_limited(r.dir.as_ref().unwrap_or(&r.id), 40)
+            )));
+        }
+        let mut settled = plan.clone();
+        settled.name_runs(&recorded_dirs(&old));
+        if settled.runs.iter().zip(&plan.runs).any(|(a, b)| a.dir != b.dir) {
+            return Err(refuse(
+                "names some runs' directories otherwise than this plan does; expected the plan \
+                 settled in its directory first (Plan::settle_in)"
+                    .into(),
+            ));
+        }
     }
     let record = Record {
         cnsim_version: crate::VERSION,
@@ -492,6 +698,7 @@ pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Pr
             .iter()
             .map(|r| RunRecord {
                 id: &r.id,
+                dir: &r.dir,
                 point: r.point,
                 seed: r.seed,
                 values: r.values.iter().map(grid::shown_value).collect(),
@@ -510,23 +717,33 @@ pub fn prepare(plan: &Plan, dir: &Path, allow_mixed_versions: bool) -> Result<Pr
     let mut redone = Vec::new();
     let mut other_versions = Vec::new();
     for &(i, r) in &distinct {
-        let run_dir = runs_dir.join(&r.id);
+        let run_dir = runs_dir.join(&r.dir);
         if !is_cnsim_result(&run_dir) {
             todo.push(i);
             continue;
         }
-        match version_of(&run_dir) {
-            Ok(Some(v)) if v == crate::VERSION => {}
-            Ok(v) => {
-                other_versions.push(format!("{} ({})", r.id, v.unwrap_or_else(|| "unknown version".into())))
+        let damaged = match (version_of(&run_dir), id_of(&run_dir)) {
+            (Err(why), _) => Some(format!("its summary.json {why}")),
+            (_, Err(why)) => Some(format!("its scenario.toml {why}")),
+            (Ok(_), Ok(id)) if id != r.id => {
+                return Err(output(&run_dir)(format!(
+                    "holds run {id}, not run {} of this sweep (its scenario.toml resolves to \
+                     another scenario); cnsim never replaces it; expected it removed, or another \
+                     --out",
+                    r.id
+                )))
             }
-            Err(why) => {
-                crate::run::outdir::remove_result(&run_dir).map_err(|e| {
-                    output(&run_dir)(format!("its summary.json {why}, so the run must be run again, but {e}"))
-                })?;
-                redone.push(format!("run {}: its summary.json {why}; running it again", r.id));
-                todo.push(i);
+            (Ok(Some(v)), Ok(_)) if v == crate::VERSION => None,
+            (Ok(v), Ok(_)) => {
+                other_versions.push(format!("{} ({})", r.dir, v.unwrap_or_else(|| "unknown version".into())));
+                None
             }
+        };
+        if let Some(why) = damaged {
+            crate::run::outdir::remove_result(&run_dir)
+                .map_err(|e| output(&run_dir)(format!("{why}, so the run must be run again, but {e}")))?;
+            redone.push(format!("run {}: {why}; running it again", r.dir));
+            todo.push(i);
         }
     }
     if !other_versions.is_empty() && !allow_mixed_versions {
@@ -560,7 +777,7 @@ pub fn execute(
         |p: SweepProgress| progress(SweepProgress { finished: p.finished.map(|i| prepared.todo[i]), ..p });
     pool::run_all(&prepared.todo, options.jobs, stop, &in_plan, |&i| {
         let r = &plan.runs[i];
-        run_one(&r.scenario, &r.id, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
+        run_one(&r.scenario, &r.dir, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
     })?;
     finish(plan, dir, options.summarize)?;
     Ok(Outcome {
@@ -579,19 +796,19 @@ pub fn finish(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, RunErro
     Ok(table)
 }
 
-/// Runs the resolved scenario `s` into `runs_dir/<id>` as `cnsim run` writes a run
+/// Runs the resolved scenario `s` into `runs_dir/<name>` as `cnsim run` writes a run
 /// (staged, renamed into place when complete). A run already complete there is not run
 /// again: `Ok(false)`. Two workers given the same run (a task retried after its worker
 /// was presumed lost) both succeed, and one directory remains.
 pub fn run_one(
     s: &Scenario,
-    id: &str,
+    name: &str,
     runs_dir: &Path,
     csv: bool,
     limits: &Limits,
     stop: &AtomicBool,
 ) -> Result<bool, RunError> {
-    let target = runs_dir.join(id);
+    let target = runs_dir.join(name);
     if is_cnsim_result(&target) {
         return Ok(false);
     }
@@ -601,7 +818,7 @@ pub fn run_one(
         s.metrics.csv = true;
     }
     let mut keep_going = |_: &crate::sim::Progress| !stop.load(Ordering::SeqCst);
-    let done = crate::run::simulate_with(&s, id, limits, &mut keep_going)?;
+    let done = crate::run::simulate_with(&s, name, limits, &mut keep_going)?;
     let interrupted = || stop.load(Ordering::SeqCst);
     crate::run::write_run_files(&s, &done, staged.path(), &interrupted)?;
     match staged.commit(&interrupted) {
@@ -613,15 +830,22 @@ pub fn run_one(
 }
 
 /// [`run_one`] for a run described by its resolved scenario text (as a remote worker
-/// receives it): the text must resolve to the run `id` names.
+/// receives it), into `runs_dir/<name>`: the text must resolve to the run `id` names.
 pub fn run_resolved(
     resolved: &str,
     id: &str,
+    name: &str,
     runs_dir: &Path,
     csv: bool,
     limits: &Limits,
     stop: &AtomicBool,
 ) -> Result<bool, RunError> {
+    if !is_run_dir_name(name) {
+        return Err(RunError::Output(format!(
+            "run {id}: \"{}\" is not a run directory name; expected letters, digits and ._=,+- only",
+            scenario::error::shown_limited(name, 40)
+        )));
+    }
     let s = scenario::parse(resolved, id, &[])?;
     let actual = run_id(&s).map_err(RunError::Output)?;
     if actual != id {
@@ -631,7 +855,7 @@ pub fn run_resolved(
             crate::VERSION
         )));
     }
-    run_one(&s, id, runs_dir, csv, limits, stop)
+    run_one(&s, name, runs_dir, csv, limits, stop)
 }
 
 /// Builds the results table from the run directories on disk and writes it (and the
@@ -688,7 +912,7 @@ pub fn results_table(plan: &Plan, dir: &Path, complete_only: bool) -> Result<Tab
     let axes: Vec<String> = plan.grid.axes().map(|a| a.key.clone()).collect();
     let mut results = Table::default();
     for r in &plan.runs {
-        let run_dir = dir.join("runs").join(&r.id);
+        let run_dir = dir.join("runs").join(&r.dir);
         if complete_only && !is_cnsim_result(&run_dir) {
             continue;
         }
@@ -697,7 +921,8 @@ pub fn results_table(plan: &Plan, dir: &Path, complete_only: bool) -> Result<Tab
         let summary: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| output(&path)(e.to_string()))?;
         let mut cells = vec![
-            ("run".to_string(), Cell::Text(r.id.clone())),
+            ("run".to_string(), Cell::Text(r.dir.clone())),
+            ("run_id".to_string(), Cell::Text(r.id.clone())),
             ("point".to_string(), Cell::Int(r.point as i64)),
         ];
         for (k, v) in axes.iter().zip(&r.values) {
@@ -770,14 +995,120 @@ plots = false
         let id = run_id(&s).unwrap();
         let text = toml::to_string_pretty(&s).unwrap();
         let (limits, stop) = (Limits::machine_default(), AtomicBool::new(false));
-        assert!(run_resolved(&text, &id, &runs, false, &limits, &stop).unwrap());
-        assert!(is_cnsim_result(&runs.join(&id)));
+        assert!(run_resolved(&text, &id, "seed=1", &runs, false, &limits, &stop).unwrap());
+        assert!(is_cnsim_result(&runs.join("seed=1")));
         // Text that resolves to another run (another seed) is not taken for this one.
         let other = text.replace("seed = 1", "seed = 2");
         assert_ne!(other, text);
-        let e = run_resolved(&other, "0123456789abcdef", &runs, false, &limits, &stop).unwrap_err();
+        let e = run_resolved(&other, "0123456789abcdef", "seed=2", &runs, false, &limits, &stop).unwrap_err();
         assert!(e.to_string().contains("resolves to run"), "{e}");
-        assert!(!runs.join("0123456789abcdef").exists());
+        assert!(!runs.join("seed=2").exists());
+        // A name that is a path is refused before anything is read.
+        let e = run_resolved(&text, &id, "../x", &runs, false, &limits, &stop).unwrap_err();
+        assert!(e.to_string().contains("is not a run directory name"), "{e}");
         std::fs::remove_dir_all(runs).unwrap();
+    }
+
+    fn names(
+        keys: &[&str],
+        runs: &[(&str, Vec<toml::Value>, u64)],
+        recorded: &[(&str, &str)],
+    ) -> Vec<String> {
+        let runs: Vec<(&str, &[toml::Value], u64)> =
+            runs.iter().map(|(id, v, seed)| (*id, v.as_slice(), *seed)).collect();
+        let recorded = recorded.iter().map(|(i, n)| (i.to_string(), n.to_string())).collect();
+        run_dir_names(keys, &runs, &recorded)
+    }
+
+    fn text(v: &str) -> toml::Value {
+        toml::Value::String(v.into())
+    }
+
+    #[test]
+    fn runs_are_named_by_their_swept_values_and_seed() {
+        let keys = ["protocols.qcn.cp.qeq", "traffic[0].rate"];
+        let runs = [
+            ("00000000000000a1", vec![text("25 frames"), text("1Gbps")], 1),
+            ("00000000000000a2", vec![text("25 frames"), text("1Gbps")], 2),
+            ("00000000000000b1", vec![toml::Value::Integer(50), text("1Gbps")], 1),
+        ];
+        assert_eq!(
+            names(&keys, &runs, &[]),
+            [
+                "qeq=25_frames,rate=1Gbps,seed=1",
+                "qeq=25_frames,rate=1Gbps,seed=2",
+                "qeq=50,rate=1Gbps,seed=1"
+            ]
+        );
+        // Keys that end alike keep as much of their path as tells them apart.
+        let keys = ["traffic[0].rate", "traffic[1].rate"];
+        let runs = [("00000000000000a1", vec![text("1Gbps"), text("2Gbps")], 7)];
+        assert_eq!(names(&keys, &runs, &[]), ["traffic0.rate=1Gbps,traffic1.rate=2Gbps,seed=7"]);
+    }
+
+    #[test]
+    fn a_repeat_names_runs_by_seed() {
+        let runs: Vec<_> = (["00000000000000a1", "00000000000000a2", "00000000000000a3"].into_iter())
+            .zip(5..)
+            .map(|(id, seed)| (id, vec![], seed))
+            .collect();
+        assert_eq!(names(&[], &runs, &[]), ["seed=5", "seed=6", "seed=7"]);
+        // The plan of `cnsim run --repeat 3` names them so too.
+        let args = SweepArgs { repeat: Some(3), ..SweepArgs::default() };
+        let plan = plan_document(toml::from_str(SMALL).unwrap(), "small.toml".into(), &[], &args).unwrap();
+        let dirs: Vec<&str> = plan.runs.iter().map(|r| r.dir.as_str()).collect();
+        assert_eq!(dirs, ["seed=1", "seed=2", "seed=3"]);
+        assert!(plan.runs.iter().all(|r| r.id.len() == 16 && r.id != r.dir));
+    }
+
+    #[test]
+    fn names_that_would_collide_or_run_long_get_a_short_hash() {
+        // "a b" and "a/b" both sanitize to "a_b"; "A_B" differs only in case.
+        let runs = [
+            ("1111111111111111", vec![text("a b")], 1),
+            ("2222222222222222", vec![text("a/b")], 1),
+            ("3333333333333333", vec![text("A_B")], 1),
+            ("4444444444444444", vec![text("c")], 1),
+        ];
+        assert_eq!(
+            names(&["x"], &runs, &[]),
+            ["x=a_b,seed=1-11111111", "x=a_b,seed=1-22222222", "x=A_B,seed=1-33333333", "x=c,seed=1"]
+        );
+        let long = "v".repeat(200);
+        let got = names(&["x"], &[("5555555555555555", vec![text(&long)], 1)], &[]);
+        assert_eq!(got[0].len(), MAX_DIR_NAME);
+        assert!(got[0].starts_with("x=vvv") && got[0].ends_with("-55555555"), "{}", got[0]);
+        // Two points resolving to one scenario share its directory; nothing is hidden or
+        // starts like an option; every name is one a sweep accepts.
+        let runs = [("6666666666666666", vec![text("..")], 1), ("6666666666666666", vec![text("x")], 1)];
+        let got = names(&["-k"], &runs, &[]);
+        assert_eq!(got, ["_-k=..,seed=1", "_-k=..,seed=1"]);
+        assert!(got.iter().all(|n| is_run_dir_name(n)));
+        for bad in ["", ".", "..", ".cnsim-tmp-1", "a/b", "/etc", "a\\b", "a\0b", "-rf", "a b"] {
+            assert!(!is_run_dir_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_grown_sweep_keeps_its_runs_names() {
+        let first = [("1111111111111111", vec![text("a")], 1), ("2222222222222222", vec![text("b")], 1)];
+        let before = names(&["x"], &first, &[]);
+        let recorded: Vec<(&str, &str)> =
+            first.iter().zip(&before).map(|((id, _, _), n)| (*id, n.as_str())).collect();
+        // More values and seeds; one new value sanitizes as an old one: the old run keeps
+        // its name and the new one gets the hash.
+        let grown = [
+            ("1111111111111111", vec![text("a")], 1),
+            ("3333333333333333", vec![text("a")], 2),
+            ("2222222222222222", vec![text("b")], 1),
+            ("4444444444444444", vec![text("b ")], 1),
+        ];
+        assert_eq!(
+            names(&["x"], &grown, &recorded),
+            ["x=a,seed=1", "x=a,seed=2", "x=b,seed=1", "x=b,seed=1-44444444"]
+        );
+        // A sweep recorded when runs were named by their id keeps those names.
+        let legacy = [("1111111111111111", "1111111111111111")];
+        assert_eq!(names(&["x"], &grown[..2], &legacy), ["1111111111111111", "x=a,seed=2"]);
     }
 }
