@@ -1400,11 +1400,14 @@ fn dctcp_without_marking_is_a_warning() {
     assert_eq!(warnings_of(&elsewhere, &[]).len(), 1);
 }
 
-/// DCQCN flows whose paths cross no marking port never hear a CNP: a warning.
+/// DCQCN flows whose paths cross no marking port never hear a CNP: a warning; so is
+/// DCQCN without PFC, whose losses nothing recovers.
 #[test]
 fn dcqcn_without_marking_on_the_path_is_a_warning() {
-    let dcqcn =
-        |ports: &str| format!("{DUMBBELL}\n[protocols.dcqcn]\ncongestion_points = {ports}\nflows = \"*\"\n");
+    let pfc = "[protocols.pause]\nmode = \"pfc\"\n[protocols.pause.switches]\nxoff = \"80 frames\"\nxon = \"40 frames\"\n";
+    let dcqcn = |ports: &str| {
+        format!("{DUMBBELL}\n[protocols.dcqcn]\ncongestion_points = {ports}\nflows = \"*\"\n{pfc}")
+    };
     let w = warnings_of(&dcqcn("[\"r2->r1\"]"), &[]);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
@@ -1415,6 +1418,10 @@ fn dcqcn_without_marking_on_the_path_is_a_warning() {
     );
     assert!(warnings_of(&dcqcn("[\"r1->r2\"]"), &[]).is_empty());
     assert!(warnings_of(&dcqcn("\"switches\""), &[]).is_empty());
+    let lossy = dcqcn("\"switches\"").replace(pfc, "");
+    let w = warnings_of(&lossy, &[]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("protocols.dcqcn: runs without switch flow control"), "{w:?}");
 }
 
 #[test]

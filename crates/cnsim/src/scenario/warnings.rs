@@ -93,6 +93,17 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
             ),
         ));
     }
+    // RoCEv2 expects a lossless fabric: cnsim's RDMA sources retransmit nothing.
+    let lossless = s.protocols.pause.as_ref().is_some_and(|p| p.switches.is_some());
+    if dcqcn_flows > 0 && !lossless {
+        out.push(ScenarioError::new(
+            file,
+            "protocols.dcqcn",
+            "runs without switch flow control: a frame a full queue drops is lost to its flow (the \
+             sources have no retransmission), where RoCEv2 expects a lossless fabric; expected \
+             [protocols.pause] with mode = \"pfc\" and a [protocols.pause.switches] table",
+        ));
+    }
     for (path, name) in named_congestion_points(s) {
         let Some(p) = (0..net.ports.len() as u32).find(|&p| net.port_name(p) == name) else { continue };
         if net.ports[p as usize].cp != NONE && !crossed[p as usize] {
