@@ -380,7 +380,8 @@ impl Summary {
                         acks_dropped: c.acks_dropped,
                         dctcp: c
                             .sender
-                            .dctcp
+                            .cc
+                            .dctcp()
                             .map(|d| DctcpSummary { alpha: d.alpha, alpha_updates: d.updates }),
                     }),
                 }

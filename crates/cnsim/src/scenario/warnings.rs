@@ -38,7 +38,7 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
     for (i, f) in sim.flows().iter().enumerate() {
         match f.dst {
             Destination::Host(dst) => {
-                let dctcp = sim.tcp_connection(i as u32).is_some_and(|c| c.sender.dctcp.is_some());
+                let dctcp = sim.tcp_connection(i as u32).is_some_and(|c| c.sender.cc.dctcp().is_some());
                 let entry = s.traffic.iter().position(|t| f.name.split('/').next() == Some(&t.name));
                 let mut marks = false;
                 for p in sim.routes().path(net, f.src, dst, i as u32) {

@@ -9,6 +9,7 @@
 //! from the destination back to the source; the data path drives it from
 //! `sim/tcp.rs`.
 
+pub mod cc;
 pub mod config;
 pub mod dctcp;
 pub mod receiver;

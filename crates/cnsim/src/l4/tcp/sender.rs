@@ -215,8 +215,8 @@ pub struct Sender {
     pub delsnd: Option<Time>,
     /// The stream the send delays are drawn from (with an `overhead` only).
     overhead_rng: Option<RngStream>,
-    /// DCTCP's estimate of the marked fraction (with its ECN response only).
-    pub dctcp: Option<super::dctcp::Dctcp>,
+    /// The answer to echoed congestion ([`super::cc`]).
+    pub cc: super::cc::Controller,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -255,10 +255,7 @@ impl Sender {
             lt_sent: 0,
             delsnd: None,
             overhead_rng: None,
-            dctcp: match p.ecn {
-                EcnResponse::Dctcp(d) => Some(super::dctcp::Dctcp::new(d)),
-                _ => None,
-            },
+            cc: super::cc::Controller::new(p.ecn),
             stats: SenderStats::default(),
         }
     }
@@ -279,6 +276,14 @@ impl Sender {
     /// The first data segment's sequence number (1 with a SYN, else 0).
     pub fn first_data(&self) -> i64 {
         i64::from(self.p.syn)
+    }
+
+    /// Answers marks as `response` says from now on (a sender's response is fixed at
+    /// its creation; tests change it on a sender already under way).
+    #[cfg(test)]
+    fn answer_marks(&mut self, response: EcnResponse) {
+        self.p.ecn = response;
+        self.cc = super::cc::Controller::new(response);
     }
 
     /// ns-2 `window()`: min(⌊cwnd⌋ + dupwnd, wnd).
@@ -335,7 +340,7 @@ impl Sender {
             self.stats.retransmits += 1;
         }
         self.stats.segments_sent += 1;
-        if self.cong_action && self.p.ecn != EcnResponse::Off {
+        if self.cong_action && self.cc.answers_marks() {
             // ns-2 before SetCWRonRetransmit_ (2008) sets CWR on whatever goes next.
             self.cong_action = false;
             self.cwr_seq = Some(seq);
@@ -435,22 +440,10 @@ impl Sender {
             self.ecn_backoff = false;
         }
         let (w, floor) = (self.cut_base(ack, 0), f64::from(self.p.cut.ecn_floor));
-        match self.p.ecn {
-            EcnResponse::Off => return,
-            EcnResponse::Ecn => self.slowdown(w, false, floor),
-            EcnResponse::Mecn { beta1, beta2 } => {
-                let beta = if level >= 2 { beta2 } else { beta1 };
-                self.cwnd = ((1.0 - beta) * w).max(floor);
-                self.ssthresh = (self.cwnd as i64).max(2);
-                self.cong_action = true;
-            }
-            EcnResponse::Dctcp(_) => {
-                let Some(d) = &self.dctcp else { return };
-                self.cwnd = d.cut(w).max(floor);
-                self.ssthresh = (self.cwnd as i64).max(2);
-                self.cong_action = true;
-            }
-        }
+        let Some(cwnd) = self.cc.cut(w, level) else { return };
+        self.cwnd = cwnd.max(floor);
+        self.ssthresh = (self.cwnd as i64).max(2);
+        self.cong_action = true;
         self.stats.ecn_responses += 1;
     }
 
@@ -537,10 +530,8 @@ impl Sender {
     /// An ACK for segments up to `ack` arrived, echoing congestion `level` (0 none; 1
     /// RFC 3168's ECE or MECN's incipient; 2 MECN's moderate).
     pub fn on_ack_echo(&mut self, ack: i64, level: u8, now: Time) {
-        let echo = if self.p.ecn == EcnResponse::Off { 0 } else { level };
-        if let Some(d) = &mut self.dctcp {
-            d.on_ack(ack, (ack - self.highest_ack).max(0) as u64, echo > 0, self.t_seqno);
-        }
+        let echo = if self.cc.answers_marks() { level } else { 0 };
+        self.cc.on_ack(ack, (ack - self.highest_ack).max(0) as u64, echo, self.t_seqno);
         if echo > 0 {
             self.ecn(ack, echo);
         }
@@ -680,7 +671,7 @@ mod tests {
         s.on_ack_echo(0, 0, PS_PER_US);
         assert!((s.cwnd - 10.1).abs() < 1e-12);
         s.on_ack_echo(1, 1, 2 * PS_PER_US);
-        let d = s.dctcp.unwrap();
+        let d = *s.cc.dctcp().unwrap();
         assert_eq!(d.alpha, 1.0 / 32.0);
         assert!((s.cwnd - 10.1 * 63.0 / 64.0).abs() < 1e-12, "{}", s.cwnd);
         assert_eq!((s.ssthresh, s.stats.ecn_responses), (9, 1));
@@ -826,7 +817,7 @@ mod tests {
 
     fn with_ecn(variant: Variant, ecn: EcnResponse) -> Sender {
         let mut s = at_ten(variant);
-        s.p.ecn = ecn;
+        s.answer_marks(ecn);
         s
     }
 
@@ -1019,7 +1010,7 @@ mod tests {
             (CutBase::Cwnd, 2, 2.0),
         ] {
             let mut s = with_rules(Sender::new(params(Variant::Reno), 0), base, floor);
-            s.p.ecn = EcnResponse::Ecn;
+            s.answer_marks(EcnResponse::Ecn);
             (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 2.0);
             s.send_much(0, 0, false);
             assert_eq!(s.out.drain(..).collect::<Vec<_>>(), vec![11, 12]);
@@ -1034,7 +1025,7 @@ mod tests {
     fn mecn_floor() {
         for (floor, want) in [(1, 1.2), (2, 2.0)] {
             let mut s = Sender::new(params(Variant::Reno), 0);
-            s.p.ecn = EcnResponse::Mecn { beta1: 0.2, beta2: 0.4 };
+            s.answer_marks(EcnResponse::Mecn { beta1: 0.2, beta2: 0.4 });
             s.p.cut.ecn_floor = floor;
             (s.curseq, s.highest_ack, s.last_ack, s.t_seqno, s.maxseq, s.cwnd) = (100, 10, 10, 11, 10, 2.0);
             s.send_much(0, 0, false);
