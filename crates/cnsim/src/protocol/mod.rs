@@ -217,8 +217,16 @@ impl AnyCongestionPoint {
     }
 }
 
-/// What a reaction point decided: a new shaper rate and/or its timer (re)armed.
-pub use qcn::RpAction as RateChange;
+/// What a reaction point decided: a new rate for its flow's shaper and/or its timer
+/// (re)armed. Every reaction point's hooks return one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateChange {
+    /// New limiter rate, bit/s.
+    pub rate_bps: Option<u64>,
+    /// Arm the reaction point's timer: fire after this delay with this tag (an epoch,
+    /// so that a timer superseded by a later arming is recognised as stale).
+    pub arm_timer: Option<(Time, u32)>,
+}
 
 /// The reaction point of a flow: sets the rate of the flow's shaper from feedback.
 #[derive(Clone, Debug)]

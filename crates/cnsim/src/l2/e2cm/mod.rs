@@ -35,8 +35,8 @@ use serde::Serialize;
 
 use crate::l2::ecm::{self, Bcn};
 use crate::l2::probing::{ProbeParams, Prober, Reply};
-use crate::l2::qcn::RpAction;
 use crate::net::Header;
+use crate::protocol::RateChange;
 use crate::protocol::{Ctx, FlowView, Send};
 
 /// An E2CM path probe: the queueing delay gathered on the way to the destination, and
@@ -121,7 +121,7 @@ impl Rp {
 
     /// A BCN reached the source: ECM's laws; a negative one makes its CP the probes'
     /// target.
-    pub fn on_bcn(&mut self, bcn: Bcn) -> RpAction {
+    pub fn on_bcn(&mut self, bcn: Bcn) -> RateChange {
         let bcn = if self.path.is_some() { Bcn { cpid: PATH_REGULATOR, ..bcn } } else { bcn };
         let action = self.ecm.on_bcn(bcn);
         if self.ecm.regulated() {
@@ -137,7 +137,7 @@ impl Rp {
 
     /// The flow sent `bytes`: a probe when an interval is complete.
     #[inline]
-    pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) -> RpAction {
+    pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32) -> RateChange {
         let before = self.prober.sent;
         if self.path.is_some() {
             if self.prober.due(flow, bytes) {
@@ -148,20 +148,20 @@ impl Rp {
             self.prober.on_transmit(ctx, flow, bytes);
         }
         self.stats.probes += self.prober.sent - before;
-        RpAction::default()
+        RateChange::default()
     }
 
     /// A path probe came back (E2CM): the flow's backlog on its path, Qflow = R·delay,
     /// against flowQeq.
-    pub fn on_path_reply(&mut self, probe: PathProbe) -> RpAction {
+    pub fn on_path_reply(&mut self, probe: PathProbe) -> RateChange {
         self.stats.path_replies += 1;
         self.ecm.bcns_since_sample += 1;
-        let Some(path) = &mut self.path else { return RpAction::default() };
+        let Some(path) = &mut self.path else { return RateChange::default() };
         let q_flow = self.ecm.rate() as f64 / 8.0 * f64::from(probe.delay_ns) * 1e-9;
         let (qoff, qdelta) = ((q_flow - path.flow_qeq) / path.page, (q_flow - path.q_old) / path.page);
         path.q_old = q_flow;
         if !self.ecm.regulated() {
-            return RpAction::default();
+            return RateChange::default();
         }
         let fb = self.ecm.feedback_of(qoff, qdelta);
         self.ecm.apply(PATH_REGULATOR, fb, None);
@@ -172,7 +172,7 @@ impl Rp {
     }
 
     /// A CP answered a probe.
-    pub fn on_reply(&mut self, reply: Reply) -> RpAction {
+    pub fn on_reply(&mut self, reply: Reply) -> RateChange {
         self.stats.replies += 1;
         self.ecm.bcns_since_sample += 1;
         let fb = self.ecm.fb(reply.qoff, reply.qdelta);
@@ -192,7 +192,7 @@ impl Rp {
     }
 
     /// The drift timer expired.
-    pub fn on_timer(&mut self) -> RpAction {
+    pub fn on_timer(&mut self) -> RateChange {
         let action = self.ecm.on_timer();
         if !self.ecm.regulated() {
             self.prober.stop();

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{feedback, Bcn};
 use crate::engine::{Time, PS_PER_MS};
-use crate::l2::qcn::RpAction;
+use crate::protocol::RateChange;
 use crate::scenario::units::{Duration, Rate};
 
 /// Reaction point parameters (`[protocols.ecm.rp]`): Roeck 2007's ECM set.
@@ -140,7 +140,7 @@ impl Rp {
     }
 
     /// A BCN reached the source.
-    pub fn on_bcn(&mut self, bcn: Bcn) -> RpAction {
+    pub fn on_bcn(&mut self, bcn: Bcn) -> RateChange {
         self.stats.bcns += 1;
         self.bcns_since_sample += 1;
         self.heard = true;
@@ -193,13 +193,13 @@ impl Rp {
     }
 
     /// The new rate and the drift timer, after [`apply`](Self::apply).
-    pub fn rate_change(&mut self) -> RpAction {
+    pub fn rate_change(&mut self) -> RateChange {
         self.action()
     }
 
     /// The drift timer expired: without feedback since the last expiry, every regulator
     /// gains Rd.
-    pub fn on_timer(&mut self) -> RpAction {
+    pub fn on_timer(&mut self) -> RateChange {
         self.timer_armed = false;
         if !std::mem::take(&mut self.heard) && !self.regulators.is_empty() {
             self.stats.drifts += 1;
@@ -213,12 +213,12 @@ impl Rp {
     }
 
     /// The new rate, and the drift timer armed while regulators remain.
-    fn action(&mut self) -> RpAction {
+    fn action(&mut self) -> RateChange {
         let arm = self.drift && !self.timer_armed && !self.regulators.is_empty();
         if arm {
             self.timer_armed = true;
         }
-        RpAction { rate_bps: Some(self.rate()), arm_timer: arm.then_some((self.td, 0)) }
+        RateChange { rate_bps: Some(self.rate()), arm_timer: arm.then_some((self.td, 0)) }
     }
 }
 

@@ -8,8 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Probe, DEFAULT_T};
-use crate::l2::qcn::RpAction;
 use crate::net::{Frame, Header, NONE};
+use crate::protocol::RateChange;
 use crate::protocol::{Ctx, FlowView, Send};
 use crate::scenario::units::{Duration, Rate};
 
@@ -102,16 +102,16 @@ impl Rp {
 
     /// The flow sent a frame: the first one sends the first probe at once (the timer
     /// fires now), and every `t` after.
-    pub fn on_transmit(&mut self) -> RpAction {
+    pub fn on_transmit(&mut self) -> RateChange {
         if self.probing {
-            return RpAction::default();
+            return RateChange::default();
         }
         self.probing = true;
-        RpAction { rate_bps: None, arm_timer: Some((0, 0)) }
+        RateChange { rate_bps: None, arm_timer: Some((0, 0)) }
     }
 
     /// The probe timer: a probe towards the flow's destination, rate field at line rate.
-    pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView) -> RpAction {
+    pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView) -> RateChange {
         if flow.dst != NONE {
             let header = Header::Fecn(Probe { rate_kbps: (self.line_bps / 1000) as u32, returning: false });
             let f = &self.format;
@@ -119,27 +119,27 @@ impl Rp {
             ctx.send(Send::Forward { node: flow.src }, probe);
             self.stats.probes_sent += 1;
         }
-        RpAction { rate_bps: None, arm_timer: Some((self.format.period.0, 0)) }
+        RateChange { rate_bps: None, arm_timer: Some((self.format.period.0, 0)) }
     }
 
     /// A probe came back: the source takes its rate (within [min_rate, line rate]).
-    pub fn on_probe(&mut self, probe: Probe) -> RpAction {
+    pub fn on_probe(&mut self, probe: Probe) -> RateChange {
         self.stats.probes_returned += 1;
         self.probes_since_sample += 1;
         let rate = (u64::from(probe.rate_kbps) * 1000).clamp(self.min_rate, self.line_bps);
         self.rate_bps = rate;
-        RpAction { rate_bps: Some(rate), arm_timer: None }
+        RateChange { rate_bps: Some(rate), arm_timer: None }
     }
 }
 
 impl Rp {
     /// FECN-B: a BCN(0,0) from a severely congested port cuts the rate at once.
-    pub fn on_severe(&mut self) -> RpAction {
+    pub fn on_severe(&mut self) -> RateChange {
         self.stats.severe += 1;
         self.probes_since_sample += 1;
         let rate = ((self.rate_bps as f64 * self.severe_decrease) as u64).max(self.min_rate);
         self.rate_bps = rate;
-        RpAction { rate_bps: Some(rate), arm_timer: None }
+        RateChange { rate_bps: Some(rate), arm_timer: None }
     }
 }
 
@@ -183,7 +183,7 @@ mod tests {
     fn the_first_frame_starts_probing_every_t() {
         let mut rp = Rp::new(&RpParams::default(), ProbeFormat::default(), 10_000_000_000);
         assert_eq!(rp.on_transmit().arm_timer, Some((0, 0)));
-        assert_eq!(rp.on_transmit(), RpAction::default(), "armed once");
+        assert_eq!(rp.on_transmit(), RateChange::default(), "armed once");
         let mut timers = crate::engine::Timers::default();
         let mut events = crate::engine::EventQueue::new();
         let mut outbox = crate::protocol::Outbox::default();

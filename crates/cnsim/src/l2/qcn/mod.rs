@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use config::QcnConfig;
 pub use cp::{Cp, CpParams, QueueView, Sampling};
-pub use rp::{Rp, RpAction, RpParams, TargetRule};
+pub use rp::{Rp, RpParams, TargetRule};
 
 use crate::net::{Frame, Header};
 use crate::protocol::{Ctx, PortView};

@@ -43,7 +43,7 @@ use super::MulticastScheme;
 use super::{Cnm, Representative};
 use crate::engine::{RngStream, Time};
 use crate::l2::probing::{ProbeParams, Prober, Reply};
-use crate::protocol::{Ctx, FlowView};
+use crate::protocol::{Ctx, FlowView, RateChange};
 use crate::scenario::units::{Duration, Rate, Size};
 
 /// How the Hyper-Active Increase multiplier i is chosen.
@@ -137,15 +137,6 @@ impl Default for RpParams {
             adaptive_increase: false,
         }
     }
-}
-
-/// What the simulator must do after an RP event.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RpAction {
-    /// New limiter rate, bit/s.
-    pub rate_bps: Option<u64>,
-    /// Arm the timer: fire after this delay with this epoch.
-    pub arm_timer: Option<(Time, u32)>,
 }
 
 /// When a decrease sets the target rate TR to the current rate CR (and restarts the
@@ -293,11 +284,11 @@ impl Rp {
 
     /// A CP answered a probe: Fb ≥ 0 adds `self_increase` to CR; a guided rate is kept
     /// for the frames that follow.
-    pub fn on_reply(&mut self, reply: Reply, line_bps: u64) -> RpAction {
+    pub fn on_reply(&mut self, reply: Reply, line_bps: u64) -> RateChange {
         self.stats.replies += 1;
         self.cnms_since_sample += 1;
         if !self.active {
-            return RpAction::default();
+            return RateChange::default();
         }
         if let Some(rate) = reply.rate_bps() {
             self.guided_bps = Some(rate);
@@ -307,9 +298,9 @@ impl Rp {
             let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
             self.cr = (self.cr + self.p.self_increase.0 as f64).min(c);
             self.tr = self.tr.max(self.cr);
-            return RpAction { rate_bps: Some(self.current_rate()), arm_timer: None };
+            return RateChange { rate_bps: Some(self.current_rate()), arm_timer: None };
         }
-        RpAction::default()
+        RateChange::default()
     }
 
     /// The parameters.
@@ -375,9 +366,9 @@ impl Rp {
     }
 
     /// A CNM arrived (reference §2.3 "on CNM"; Mliki et al. 2016 Algorithm 1 for multicast).
-    pub fn on_cnm(&mut self, cnm: Cnm, line_bps: u64) -> RpAction {
+    pub fn on_cnm(&mut self, cnm: Cnm, line_bps: u64) -> RateChange {
         if cnm.fb == 0 {
-            return RpAction::default();
+            return RateChange::default();
         }
         self.stats.cnms += 1;
         self.cnms_since_sample += 1;
@@ -402,7 +393,7 @@ impl Rp {
     /// `target` says, the stages and the byte counter restart, CR ← max(CR·factor,
     /// minRate) and the timer restarts. QCN's CNM (with |Fb|) and DCQCN's CNP (with α)
     /// both end here.
-    pub fn cut(&mut self, factor: f64, target: TargetRule, line_bps: u64) -> RpAction {
+    pub fn cut(&mut self, factor: f64, target: TargetRule, line_bps: u64) -> RateChange {
         if !self.active {
             self.active = true;
             let c = self.p.initial_rate.map(|r| r.0).unwrap_or(line_bps) as f64;
@@ -426,17 +417,20 @@ impl Rp {
         self.bytes_since_cnm = 0.0;
         self.cr = (self.cr * factor).max(self.p.min_rate.0 as f64);
         self.timer_epoch = self.timer_epoch.wrapping_add(1);
-        RpAction { rate_bps: Some(self.current_rate()), arm_timer: Some((self.p.timer.0, self.timer_epoch)) }
+        RateChange {
+            rate_bps: Some(self.current_rate()),
+            arm_timer: Some((self.p.timer.0, self.timer_epoch)),
+        }
     }
 
     /// The limiter released `bytes` (reference §2.3 "on frame transmitted").
     #[inline]
-    pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RpAction {
+    pub fn on_transmit(&mut self, bytes: u32, line_bps: u64) -> RateChange {
         if !self.active {
-            return RpAction::default();
+            return RateChange::default();
         }
         self.bytes_since_cnm += bytes as f64;
-        let mut guided = RpAction::default();
+        let mut guided = RateChange::default();
         if let Some(m) = self.guided_bps {
             self.cr = (self.cr + self.p.self_increase_factor * (m - self.cr))
                 .clamp(self.p.min_rate.0 as f64, line_bps as f64);
@@ -493,9 +487,9 @@ impl Rp {
     }
 
     /// The timer expired (reference §2.3 "on timer expiry").
-    pub fn on_timer(&mut self, epoch: u32, line_bps: u64) -> RpAction {
+    pub fn on_timer(&mut self, epoch: u32, line_bps: u64) -> RateChange {
         if !self.active || epoch != self.timer_epoch {
-            return RpAction::default();
+            return RateChange::default();
         }
         self.ts += 1;
         if self.p.adaptive_increase {
@@ -516,7 +510,7 @@ impl Rp {
     }
 
     /// One increase step at the end of a byte-counter or timer cycle.
-    fn self_increase(&mut self, line_bps: u64) -> RpAction {
+    fn self_increase(&mut self, line_bps: u64) -> RateChange {
         let th = self.p.fast_recovery_threshold;
         // Adaptive R_AI: the steps shrink while the memory of recent feedback is large.
         let scale = if self.ai_memory > 64.0 { 64.0 / self.ai_memory } else { 1.0 };
@@ -561,7 +555,7 @@ impl Rp {
                 p.stop();
             }
         }
-        RpAction { rate_bps: Some(self.current_rate()), arm_timer: None }
+        RateChange { rate_bps: Some(self.current_rate()), arm_timer: None }
     }
 }
 
@@ -645,7 +639,7 @@ mod tests {
             let a = each.on_transmit(size, G);
             let b = if size <= left {
                 left -= size;
-                RpAction::default()
+                RateChange::default()
             } else {
                 quiet.absorb(left);
                 calls += 1;
@@ -784,7 +778,7 @@ mod tests {
         let first = r.on_cnm(cnm(10), G).arm_timer.unwrap().1;
         r.on_cnm(cnm(10), G);
         let cr = r.cr;
-        assert_eq!(r.on_timer(first, G), RpAction::default());
+        assert_eq!(r.on_timer(first, G), RateChange::default());
         assert_eq!(r.cr, cr);
     }
 
@@ -859,7 +853,7 @@ mod tests {
         assert_eq!(a.rate_bps, Some(G));
         assert_eq!(r.stats.releases, 1);
         // Once released, sending bytes changes nothing.
-        assert_eq!(r.on_transmit(1500, G), RpAction::default());
+        assert_eq!(r.on_transmit(1500, G), RateChange::default());
     }
 
     #[test]
@@ -961,7 +955,7 @@ mod tests {
             crate::net::Header::Probe(crate::l2::probing::Probe { cpid: 5 })
         );
         let negative = Reply { cpid: 5, qoff: 10, qdelta: 0, rate_kbps: 0 };
-        assert_eq!(r.on_reply(negative, G), RpAction::default());
+        assert_eq!(r.on_reply(negative, G), RateChange::default());
         let positive = Reply { cpid: 5, qoff: -10, qdelta: 0, rate_kbps: 0 };
         assert_eq!(r.on_reply(positive, G).rate_bps, Some(751_000_000));
         assert_eq!(r.stats.positive_replies, 1);

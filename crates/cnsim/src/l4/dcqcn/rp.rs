@@ -24,7 +24,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{RngStream, Time};
-use crate::l2::qcn::{self, RpAction, TargetRule};
+use crate::l2::qcn::{self, TargetRule};
+use crate::protocol::RateChange;
 use crate::scenario::units::{Duration, Rate, Size};
 
 /// The reaction point's parameters (`protocols.dcqcn.rp`); defaults are the paper's
@@ -141,7 +142,7 @@ impl Rp {
     }
 
     /// A CNP arrived at `now`.
-    pub fn on_cnp(&mut self, now: Time, line_bps: u64) -> RpAction {
+    pub fn on_cnp(&mut self, now: Time, line_bps: u64) -> RateChange {
         self.cnps += 1;
         self.cnps_since_sample += 1;
         let first = self.alpha_at.is_none();
