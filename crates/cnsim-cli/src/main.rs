@@ -419,8 +419,8 @@ fn main() -> ExitCode {
 
 /// Parses `--max-memory`: a size in bytes, e.g. "512MiB", "4GiB", "2GB".
 fn parse_memory(text: &str) -> Result<u64, String> {
-    match text.parse::<cnsim::scenario::units::Size>() {
-        Ok(cnsim::scenario::units::Size::Bytes(b)) if b >= 1 << 20 => Ok(b),
+    match text.parse::<cnsim::units::Size>() {
+        Ok(cnsim::units::Size::Bytes(b)) if b >= 1 << 20 => Ok(b),
         _ => {
             Err(format!("{text:?} is not a memory size; expected at least 1MiB, e.g. \"512MiB\" or \"4GiB\""))
         }

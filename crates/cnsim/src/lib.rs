@@ -3,12 +3,14 @@
 //!
 //! The layout follows the architecture:
 //! - [`engine`]: picosecond time, the event queue, seeded random streams;
+//! - [`units`]: rates, sizes and durations as scenarios write them;
 //! - [`net`]: frames, egress queues, ports and links, nodes, forwarding;
 //! - [`traffic`]: sources and the per-flow rate limiter;
 //! - [`protocol`]: the seams protocols plug into (queue discipline, congestion point,
-//!   reaction point, link control, host endpoint);
-//! - [`aqm`]: queue disciplines (drop-tail, ECN threshold marking);
-//! - [`l2`]: layer-2 protocols (QCN; PAUSE and PFC);
+//!   reaction point, notification point, link control, host endpoint);
+//! - [`aqm`]: queue disciplines (drop-tail, ECN threshold marking, RED, MECN);
+//! - [`l2`]: layer-2 protocols (QCN, ECM, E2CM, FECN; PAUSE and PFC);
+//! - [`l4`]: transports (TCP with its ECN, MECN and DCTCP answers; DCQCN);
 //! - [`sim`]: the run loop and the data path that ties them together;
 //! - [`scenario`]: the TOML format, validation and building;
 //! - [`metrics`]: counters, time series and writers;
@@ -40,6 +42,7 @@ pub mod sim;
 #[cfg(feature = "outputs")]
 pub mod sweep;
 pub mod traffic;
+pub mod units;
 
 /// The crate version, recorded in every output.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -6,8 +6,8 @@ use cnsim::engine::PS_PER_S;
 use cnsim::l2::qcn::Sampling;
 use cnsim::metrics::jain_index;
 use cnsim::repro::mliki2016::{measure, Measures, Scheme, SourceModel, Topology, Variant};
-use cnsim::scenario::units::Duration;
 use cnsim::scenario::{build, parse};
+use cnsim::units::Duration;
 
 fn run_variant(v: Variant, secs: u64) -> Measures {
     run_seeded(v, secs, None)

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use cnsim::scenario::units::{Duration, Rate, Size};
 use cnsim::scenario::{self, bundled::BUNDLED};
+use cnsim::units::{Duration, Rate, Size};
 use toml::Value;
 
 /// The reference, as `cnsim keys` prints it.

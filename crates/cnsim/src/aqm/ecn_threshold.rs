@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::{AnyDiscipline, QueueView, Verdict};
 use crate::net::{Capacity, Frame};
 use crate::scenario::install::{Install, InstallCx};
-use crate::scenario::units::Size;
 use crate::scenario::ScenarioError;
+use crate::units::Size;
 
 /// Parameters of the marker (`[protocols.ecn_threshold]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

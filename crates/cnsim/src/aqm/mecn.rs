@@ -39,8 +39,8 @@ use crate::engine::{RngStream, Time};
 use crate::net::{Ecn, Frame};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::schema::PortSel;
-use crate::scenario::units::{Duration, Size};
 use crate::scenario::ScenarioError;
+use crate::units::{Duration, Size};
 
 /// Where the incipient curve reaches P1max.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -31,8 +31,8 @@ use crate::engine::{RngStream, Time};
 use crate::net::{Ecn, Frame};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::schema::PortSel;
-use crate::scenario::units::{Duration, Size};
 use crate::scenario::ScenarioError;
+use crate::units::{Duration, Size};
 
 /// A threshold: given, or "auto" (ns-2's `thresh_ 0` / `maxthresh_ 0`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

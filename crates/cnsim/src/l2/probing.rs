@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Time, PS_PER_S};
 use crate::net::{Frame, Header, NodeId};
 use crate::protocol::{Ctx, FlowView, Send};
-use crate::scenario::units::{Duration, Size};
+use crate::units::{Duration, Size};
 
 /// A probe on its way to the congestion point `cpid`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Time;
 use crate::net::wire::{self, Context};
 use crate::net::Frame;
-use crate::scenario::units::{Duration, Size};
+use crate::units::{Duration, Size};
 
 /// `metrics.pcap`: which ports to trace, how much of each frame, when.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

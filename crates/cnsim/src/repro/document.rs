@@ -677,7 +677,7 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
 
 /// The simulated time of the runs: "of 50s simulated" where all agree, else "simulating
 /// 50s (24 runs) and 100s (36 runs)".
-fn durations(d: &[(crate::scenario::units::Duration, usize)]) -> String {
+fn durations(d: &[(crate::units::Duration, usize)]) -> String {
     match d {
         [(one, _)] => format!("of {one} simulated"),
         _ => {
@@ -813,7 +813,7 @@ mod tests {
         Alternative, Axis, Bound, Column, Comparison, Level, Limit, Measured, MetricDoc, Rule, Study,
         TableColumn, Tables, Verdict,
     };
-    use crate::scenario::units::Duration;
+    use crate::units::Duration;
 
     /// A two-axis toy: scheme {off, a, b} × load {1, 2}; "off" has no second sampling
     /// level, so (off, fine) is an alias of (off, coarse).

@@ -19,9 +19,9 @@ use crate::metrics::{jain_index, mean_std};
 use crate::net::NodeKind;
 use crate::report::plot::Step;
 use crate::scenario::schema::Source;
-use crate::scenario::units::{Duration, Size};
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
+use crate::units::{Duration, Size};
 
 /// Which topology.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

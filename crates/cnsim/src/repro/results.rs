@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::study::{Cell, Measured, Study};
 use crate::run::RunError;
-use crate::scenario::units::Duration;
 use crate::sweep::table::{self, mean_std_ci95, Table};
+use crate::units::Duration;
 
 /// One finished run.
 #[derive(Clone, Debug)]

@@ -19,9 +19,9 @@ use super::study::{
 };
 use crate::engine::{Time, PS_PER_MS};
 use crate::metrics::summary::Summary;
-use crate::scenario::units::Duration;
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
+use crate::units::Duration;
 
 /// The registry entry of this reproduction.
 pub const REPRODUCTION: super::Reproduction = super::Reproduction { name: "roeck2007", declare: study };

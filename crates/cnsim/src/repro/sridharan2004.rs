@@ -17,9 +17,9 @@ use crate::engine::PS_PER_S;
 use crate::metrics::summary::Summary;
 use crate::metrics::TimeSeries;
 use crate::report::plot::Step;
-use crate::scenario::units::Duration;
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
+use crate::units::Duration;
 
 /// The registry entry of this reproduction.
 pub const REPRODUCTION: super::Reproduction = super::Reproduction { name: "sridharan2004", declare: study };

@@ -8,9 +8,9 @@ use std::fmt;
 
 use crate::metrics::TimeSeries;
 use crate::report::plot::Step;
-use crate::scenario::units::Duration;
 use crate::scenario::Scenario;
 use crate::sim::Sim;
+use crate::units::Duration;
 
 /// One level of an axis.
 #[derive(Clone, Copy, Debug)]

@@ -139,9 +139,9 @@ impl InstallCx<'_> {
             format!(
                 "\"{}\" is above the line rate of flow {} ({}); expected a rate floor at most the \
                  line rate of every flow it applies to",
-                crate::scenario::units::Rate(rate),
+                crate::units::Rate(rate),
                 flow.name,
-                crate::scenario::units::Rate(flow.line_bps)
+                crate::units::Rate(flow.line_bps)
             ),
         ))
     }
@@ -158,9 +158,9 @@ impl InstallCx<'_> {
             format!(
                 "\"{}\" is above the rate of port {} ({}); expected a rate floor at most the link \
                  rate of every congestion point",
-                crate::scenario::units::Rate(rate),
+                crate::units::Rate(rate),
                 self.net.port_name(p),
-                crate::scenario::units::Rate(link)
+                crate::units::Rate(link)
             ),
         ))
     }

@@ -9,7 +9,7 @@ pub mod generators;
 pub mod install;
 pub mod periodic;
 pub mod schema;
-pub mod units;
+pub use crate::units;
 pub mod warnings;
 
 use std::path::Path;

@@ -886,7 +886,7 @@ pub fn write_results(plan: &Plan, dir: &Path, summarize: bool) -> Result<Table, 
 /// A swept value with a unit as a number in a fixed unit, for a numeric column beside
 /// the text one: a rate in bit/s, a time in s, a size in bytes or frames.
 pub fn quantity(text: &str) -> Option<(&'static str, f64)> {
-    use crate::scenario::units::{Duration, Rate, Size};
+    use crate::units::{Duration, Rate, Size};
     if let Ok(Rate(bps)) = text.parse::<Rate>() {
         return Some(("bit/s", bps as f64));
     }

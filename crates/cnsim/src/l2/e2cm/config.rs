@@ -11,9 +11,9 @@ use crate::l2::probing::{FairShare, GuidanceParams, ProbeParams};
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::schema::{HostSel, PortSel};
-use crate::scenario::units::Size;
 use crate::scenario::ScenarioError;
 use crate::traffic::Destination;
+use crate::units::Size;
 
 fn default_true() -> bool {
     true

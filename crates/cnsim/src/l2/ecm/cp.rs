@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{feedback, Bcn};
 use crate::engine::RngStream;
-use crate::scenario::units::Size;
+use crate::units::Size;
 
 /// Congestion point parameters (`[protocols.ecm.cp]`): Roeck 2007's ECM parameter set
 /// ("Run 1"; Run 2 samples every 75000 bytes).

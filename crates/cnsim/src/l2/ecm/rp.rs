@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::{feedback, Bcn};
 use crate::engine::{Time, PS_PER_MS};
 use crate::protocol::RateChange;
-use crate::scenario::units::{Duration, Rate};
+use crate::units::{Duration, Rate};
 
 /// Reaction point parameters (`[protocols.ecm.rp]`): Roeck 2007's ECM set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

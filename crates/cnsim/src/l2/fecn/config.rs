@@ -10,9 +10,9 @@ use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::schema::{HostSel, PortSel};
-use crate::scenario::units::{Duration, Size};
 use crate::scenario::ScenarioError;
 use crate::traffic::Destination;
+use crate::units::{Duration, Size};
 
 fn default_true() -> bool {
     true

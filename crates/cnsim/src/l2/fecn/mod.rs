@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Time, PS_PER_MS, PS_PER_S};
 use crate::net::{Frame, Header};
 use crate::protocol::{Ctx, PortView};
-use crate::scenario::units::{Duration, Rate, Size};
+use crate::units::{Duration, Rate, Size};
 
 /// A rate-discovery probe: the smallest advertised rate on the path so far, kbit/s, and
 /// whether the destination has returned it.

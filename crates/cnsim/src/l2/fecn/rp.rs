@@ -11,7 +11,7 @@ use super::{Probe, DEFAULT_T};
 use crate::net::{Frame, Header, NONE};
 use crate::protocol::RateChange;
 use crate::protocol::{Ctx, FlowView, Send};
-use crate::scenario::units::{Duration, Rate};
+use crate::units::{Duration, Rate};
 
 /// Source parameters (`[protocols.fecn.source]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

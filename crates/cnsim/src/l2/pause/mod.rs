@@ -29,8 +29,8 @@ use crate::net::{Ecn, Frame, FrameId, Header, NodeId, NodeKind, PortId, MAX_CLAS
 use crate::protocol::{AnyLinkControl, Ctx, HostArrival, LinkTimer, Send, TimerAction, TimerOwner};
 use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::HostSel;
-use crate::scenario::units::{Rate, Size};
 use crate::scenario::ScenarioError;
+use crate::units::{Rate, Size};
 
 /// Size of a PAUSE / PFC frame on the wire (a minimum Ethernet frame), bytes.
 pub const PAUSE_FRAME_BYTES: u32 = 64;

@@ -11,9 +11,9 @@ use crate::protocol::{AnyCongestionPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::schema::{HostSel, PortSel};
-use crate::scenario::units::{Rate, Size, MAX_TIME};
 use crate::scenario::ScenarioError;
 use crate::traffic::Destination;
+use crate::units::{Rate, Size, MAX_TIME};
 
 /// Largest factor a QCN jitter range may reach.
 pub const MAX_JITTER: f64 = 10.0;

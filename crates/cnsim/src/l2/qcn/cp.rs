@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::MulticastScheme;
 use super::{Cnm, Representative};
 use crate::engine::RngStream;
-use crate::scenario::units::Size;
+use crate::units::Size;
 
 /// Largest quantized |Fb| (6 bits).
 pub const FB_MAX: u8 = 63;

@@ -20,7 +20,7 @@ pub use rp::{Rp, RpParams, TargetRule};
 
 use crate::net::{Frame, Header};
 use crate::protocol::{Ctx, PortView};
-use crate::scenario::units::Size;
+use crate::units::Size;
 
 /// How QCN treats multicast flows (Mliki et al. 2016).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

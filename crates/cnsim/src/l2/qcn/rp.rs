@@ -44,7 +44,7 @@ use super::{Cnm, Representative};
 use crate::engine::{RngStream, Time};
 use crate::l2::probing::{ProbeParams, Prober, Reply};
 use crate::protocol::{Ctx, FlowView, RateChange};
-use crate::scenario::units::{Duration, Rate, Size};
+use crate::units::{Duration, Rate, Size};
 
 /// How the Hyper-Active Increase multiplier i is chosen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ pub struct RpParams {
     /// Probes to the latest CP (QCN-P, QCN-PR); absent = none.
     pub probes: Option<ProbeParams>,
     /// Added to CR by each reply with Fb ≥ 0 (QCN-P's selfIncrease, 1 Mbit/s; 0 = none).
-    #[serde(deserialize_with = "crate::scenario::units::rate_or_zero")]
+    #[serde(deserialize_with = "crate::units::rate_or_zero")]
     pub self_increase: Rate,
     /// Each frame sent moves CR by this fraction of the gap to the CP's guided rate
     /// (QCN-PR's selfIncreaseFactor, 0.1 %).

@@ -7,7 +7,7 @@
 use crate::aqm::{QueueView, Verdict};
 use crate::engine::RngStream;
 use crate::net::{Ecn, Frame};
-use crate::scenario::units::Size;
+use crate::units::Size;
 
 /// The marking state of one egress queue.
 #[derive(Clone, Debug, PartialEq)]

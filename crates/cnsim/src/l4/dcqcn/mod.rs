@@ -26,8 +26,8 @@ use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::schema::{HostSel, PortSel};
-use crate::scenario::units::{Duration, Size};
 use crate::scenario::ScenarioError;
+use crate::units::{Duration, Size};
 
 pub use cp::Marker;
 pub use np::Np;

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{RngStream, Time};
 use crate::l2::qcn::{self, TargetRule};
 use crate::protocol::RateChange;
-use crate::scenario::units::{Duration, Rate, Size};
+use crate::units::{Duration, Rate, Size};
 
 /// The reaction point's parameters (`protocols.dcqcn.rp`); defaults are the paper's
 /// 40 Gbit/s values as the reference (§3) gives them.

@@ -8,7 +8,7 @@ use super::receiver::{DelayedAck, Echo};
 use super::sender::{CutBase, CutRules, EcnResponse};
 use super::{Receiver, RtoParams, Sender, SenderParams, Variant};
 use crate::engine::{RngStream, Time, TimerId, PS_PER_MS, PS_PER_S};
-use crate::scenario::units::{Duration, Size};
+use crate::units::{Duration, Size};
 
 /// TCP parameters; the defaults are ns-2's (reference l3-tcp.md §5.2) except where a
 /// note says otherwise.
