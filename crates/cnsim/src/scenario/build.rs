@@ -309,218 +309,23 @@ pub fn build_until(
     let err = |path: &str, msg: String| BuildError::Invalid(ScenarioError::new(file, path, msg));
     let mut budget = Budget::new(limits, file);
     pace.check()?;
-    if s.duration.0 == 0 {
-        return Err(err(
-            "duration",
-            "\"0s\" is not a duration; expected a positive time, e.g. \"10ms\"".into(),
-        ));
-    }
-    if s.metrics.interval.0 == 0 {
-        return Err(err(
-            "metrics.interval",
-            "\"0s\" is not a sampling period; expected a positive time, e.g. \"1ms\"".into(),
-        ));
-    }
-    let sampling = Periodic {
-        key: "metrics.interval",
-        period: s.metrics.interval,
-        shortest: 1.0,
-        instances: 1,
-        instance: "series",
-        firings: "samples",
-        limit: MAX_SAMPLES,
-    };
-    periodic::check(&sampling, s.duration, file)?;
+    check_run_keys(s, file)?;
     let topo = expand_topology(s, file, &mut budget)?;
     pace.check()?;
-    let explicit_links_from = topo.links.len() - s.topology.links.len();
 
     // Nodes.
-    let mut net = Network::new();
-    let mut by_name: HashMap<&str, NodeId> = HashMap::new();
-    for n in &topo.nodes {
-        pace.step(1)?;
-        let path = n.path.as_str();
-        if n.name.is_empty()
-            || n.name.contains("->")
-            || n.name.contains(char::is_whitespace)
-            || n.name.contains(char::is_control)
-        {
-            return Err(err(
-                path,
-                format!(
-                    "{:?} is not a usable node name; expected a non-empty name without spaces, control characters or \"->\"",
-                    n.name
-                ),
-            ));
-        }
-        if let Some(&first) = by_name.get(n.name.as_str()) {
-            return Err(err(
-                path,
-                format!(
-                    "duplicate node name \"{}\" (already defined at {}); expected unique node names",
-                    n.name, topo.nodes[first as usize].path
-                ),
-            ));
-        }
-        let (kind, processing) = match n.kind {
-            NodeKindSpec::Host => (NodeKind::Host, 0),
-            NodeKindSpec::Switch => (NodeKind::Switch, s.switches.processing_latency.0),
-        };
-        let id = net.add_node(&n.name, kind, processing);
-        if kind == NodeKind::Switch && s.switches.processing_jitter.0 > 0 {
-            let rng = RngStream::new(s.seed, StreamKey { kind: "switch-jitter", name: &n.name });
-            net.set_processing_jitter(id, s.switches.processing_jitter.0, rng);
-        }
-        by_name.insert(n.name.as_str(), id);
-    }
+    let (mut net, names) = add_nodes(s, &topo, &mut pace, file)?;
+    let lookup = |name: &str, path: &str| names.lookup(name, path);
     let node_names = || topo.nodes.iter().map(|n| n.name.as_str());
-    let lookup = |name: &str, path: &str| -> Result<NodeId, ScenarioError> {
-        by_name.get(name).copied().ok_or_else(|| {
-            let hint = did_you_mean(name, node_names())
-                .map(|m| format!("; did you mean \"{m}\"?"))
-                .unwrap_or_else(|| format!("; expected one of {}", some_names(node_names())));
-            ScenarioError::new(file, path, format!("no node named \"{name}\"{hint}"))
-        })
-    };
+    let by_name = &names.by_name;
 
     // Links and queues.
-    let host_cap = s.queues.host_capacity.unwrap_or(s.queues.capacity);
-    let cap_of = |node: NodeId, net: &Network| {
-        if net.nodes[node as usize].kind == NodeKind::Host {
-            capacity(host_cap)
-        } else {
-            capacity(s.queues.capacity)
-        }
-    };
-    for (i, l) in topo.links.iter().enumerate() {
-        pace.step(1)?;
-        // Generated links name existing nodes; only explicit ones can name a wrong one.
-        let end = |key: &str| {
-            if i >= explicit_links_from {
-                format!("{}.{key}", l.path)
-            } else {
-                l.path.clone()
-            }
-        };
-        let a = lookup(&l.from, &end("from"))?;
-        let b = lookup(&l.to, &end("to"))?;
-        if a == b {
-            return Err(err(
-                &end("to"),
-                format!("link from \"{}\" to itself; expected a link between two different nodes", l.from),
-            ));
-        }
-        let (ca, cb) = (cap_of(a, &net), cap_of(b, &net));
-        net.add_link(a, b, l.params.rate.0, l.params.delay.0, ca, cb);
-    }
-    // The slowest link, against which frame sizes are checked.
-    let slowest_link: Option<(u64, String)> = topo
-        .links
-        .iter()
-        .min_by_key(|l| l.params.rate.0)
-        .map(|l| (l.params.rate.0, format!("{}.rate", l.path)));
-    if let Some(shared) = s.switches.shared_buffer {
-        for n in 0..net.nodes.len() as NodeId {
-            if net.nodes[n as usize].kind == NodeKind::Switch {
-                net.add_pool(n, capacity(shared));
-            }
-        }
-    }
-    pace.check()?;
-    net.finalize();
-    pace.check()?;
-    if s.queues.classes == 0 || s.queues.classes as usize > crate::net::MAX_CLASSES {
-        return Err(err(
-            "queues.classes",
-            format!("{} classes; expected 1 to {}", s.queues.classes, crate::net::MAX_CLASSES),
-        ));
-    }
-    let scheduler = match s.queues.scheduler {
-        SchedulerKind::Strict => Scheduler::StrictPriority,
-        SchedulerKind::Dwrr => {
-            let mut weights = s.queues.weights.clone();
-            if weights.is_empty() {
-                weights = vec![1; s.queues.classes as usize];
-            }
-            if weights.len() != s.queues.classes as usize || weights.contains(&0) {
-                return Err(err(
-                    "queues.weights",
-                    format!("{weights:?}; expected {} positive weights, one per class", s.queues.classes),
-                ));
-            }
-            Scheduler::dwrr(&weights)
-        }
-    };
-    let configure = |port: &mut crate::net::Port, cap: Option<Capacity>| {
-        if let Some(cap) = cap {
-            port.classes = crate::net::Classes::new(s.queues.classes, cap);
-        }
-        port.classes.scheduler = scheduler.clone();
-        port.classes.occupancy = s.queues.occupancy;
-        port.classes.finishing = s.queues.finishing;
-    };
-    for p in 0..net.ports.len() {
-        // Ports were made with one class of the right capacity.
-        let cap = (s.queues.classes > 1).then(|| cap_of(net.ports[p].node, &net));
-        configure(&mut net.ports[p], cap);
-    }
-    for (i, q) in s.queues.ports.iter().enumerate() {
-        let p = find_port(&net, &q.port, &format!("queues.ports[{i}].port"), file)?;
-        if let Some(cap) = q.capacity {
-            configure(&mut net.ports[p as usize], Some(capacity(cap)));
-        }
-    }
-    install_losses(s, &mut net, &mut budget, file)?;
+    let slowest_link = add_links_and_queues(s, &topo, &names, &mut net, &mut pace, &mut budget, file)?;
     let routes =
         Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
 
     // Multicast groups.
-    let mut groups: BTreeMap<String, (Vec<NodeId>, String)> = BTreeMap::new();
-    for (name, members) in &topo.groups {
-        let ids = members.iter().map(|m| lookup(m, "topology.multilink")).collect::<Result<Vec<_>, _>>()?;
-        groups.insert(name.clone(), (ids, "topology.multilink".into()));
-    }
-    for (name, members) in &s.groups {
-        let path = format!("groups.{name}");
-        if by_name.contains_key(name.as_str()) {
-            return Err(err(
-                &path,
-                format!("group \"{name}\" has the name of a node; expected a name no node has"),
-            ));
-        }
-        if name == UNIFORM {
-            return Err(err(
-                &path,
-                format!(
-                    "\"{UNIFORM}\" is reserved: to = \"{UNIFORM}\" means a random host per frame; \
-                     expected another group name"
-                ),
-            ));
-        }
-        if name.is_empty() || name.contains(char::is_control) {
-            return Err(err(
-                &path,
-                format!("{name:?} is not a group name; expected a non-empty name without control characters"),
-            ));
-        }
-        if members.is_empty() {
-            return Err(err(&path, "no members; expected a list of host names".into()));
-        }
-        let mut ids = Vec::new();
-        for (j, m) in members.iter().enumerate() {
-            let mp = format!("{path}[{j}]");
-            let id = lookup(m, &mp)?;
-            if net.nodes[id as usize].kind != NodeKind::Host {
-                return Err(err(
-                    &mp,
-                    format!("\"{m}\" is a switch; expected a host (group members must be hosts)"),
-                ));
-            }
-            ids.push(id);
-        }
-        groups.insert(name.clone(), (ids, path));
-    }
+    let groups = resolve_groups(s, &topo, &names, &net, file)?;
     let group_index: HashMap<&str, u32> =
         groups.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
 
@@ -884,40 +689,344 @@ pub fn build_until(
     // Protocols, each from its own table.
     let mut protocols = Protocols { tcp: connections, incast, ..Protocols::default() };
     let mut timers = Timers::new();
-    let mut cx = InstallCx {
-        scenario: s,
+    install_protocols(
+        s,
         file,
-        net: &mut net,
-        flows: &mut flows,
-        flow_entry: &flow_entry,
-        protocols: &mut protocols,
-        timers: &mut timers,
-        slowest_link: slowest_link.clone(),
-    };
-    for (path, table) in s.protocols.all() {
-        pace.check()?;
-        table.install(path, &mut cx)?;
-    }
-    pace.check()?;
+        &mut net,
+        &mut flows,
+        &flow_entry,
+        &mut protocols,
+        &mut timers,
+        slowest_link,
+        &mut pace,
+    )?;
 
     // Recording.
-    let queue_ports = select_ports(&s.metrics.queues, &net, "metrics.queues", file)?;
-    let flow_ids: Vec<u32> =
-        if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
-    charge_recording(s, &net, &queue_ports, &flows, &flow_ids, &mut budget)?;
-    let mut recorder = Recorder::new(s.metrics.interval.0, &net, queue_ports, &flows, flow_ids);
-    if s.metrics.rates && !protocols.reaction_points.is_empty() {
-        recorder.record_reaction_points(&flows);
-    }
-    if let Some(spec) = &s.metrics.pcap {
-        recorder.trace = Some(Box::new(pcap_trace(spec, &mut net, s.duration.0, file, &mut budget)?));
-    }
+    let recorder = make_recorder(s, &mut net, &flows, &protocols, &mut budget, file)?;
     pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
     sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
     sim.start();
     pace.check()?;
     Ok(sim)
+}
+
+/// The links of the expanded topology with their queues (capacities, classes,
+/// scheduler, per-port settings, shared buffers, losses); returns the slowest link's
+/// rate and the key that sets it, against which frame sizes are checked.
+#[allow(clippy::too_many_arguments)]
+fn add_links_and_queues(
+    s: &Scenario,
+    topo: &Generated,
+    names: &NodeNames,
+    net: &mut Network,
+    pace: &mut Pace,
+    budget: &mut Budget,
+    file: &str,
+) -> Result<Option<(u64, String)>, BuildError> {
+    let explicit_links_from = topo.links.len() - s.topology.links.len();
+    let host_cap = s.queues.host_capacity.unwrap_or(s.queues.capacity);
+    let cap_of = |node: NodeId, net: &Network| {
+        if net.nodes[node as usize].kind == NodeKind::Host {
+            capacity(host_cap)
+        } else {
+            capacity(s.queues.capacity)
+        }
+    };
+    for (i, l) in topo.links.iter().enumerate() {
+        pace.step(1)?;
+        // Generated links name existing nodes; only explicit ones can name a wrong one.
+        let end = |key: &str| {
+            if i >= explicit_links_from {
+                format!("{}.{key}", l.path)
+            } else {
+                l.path.clone()
+            }
+        };
+        let a = names.lookup(&l.from, &end("from"))?;
+        let b = names.lookup(&l.to, &end("to"))?;
+        if a == b {
+            return Err(BuildError::Invalid(ScenarioError::new(
+                file,
+                end("to"),
+                format!("link from \"{}\" to itself; expected a link between two different nodes", l.from),
+            )));
+        }
+        let (ca, cb) = (cap_of(a, net), cap_of(b, net));
+        net.add_link(a, b, l.params.rate.0, l.params.delay.0, ca, cb);
+    }
+    // The slowest link, against which frame sizes are checked.
+    let slowest_link: Option<(u64, String)> = topo
+        .links
+        .iter()
+        .min_by_key(|l| l.params.rate.0)
+        .map(|l| (l.params.rate.0, format!("{}.rate", l.path)));
+    if let Some(shared) = s.switches.shared_buffer {
+        for n in 0..net.nodes.len() as NodeId {
+            if net.nodes[n as usize].kind == NodeKind::Switch {
+                net.add_pool(n, capacity(shared));
+            }
+        }
+    }
+    pace.check()?;
+    net.finalize();
+    pace.check()?;
+    if s.queues.classes == 0 || s.queues.classes as usize > crate::net::MAX_CLASSES {
+        return Err(BuildError::Invalid(ScenarioError::new(
+            file,
+            "queues.classes",
+            format!("{} classes; expected 1 to {}", s.queues.classes, crate::net::MAX_CLASSES),
+        )));
+    }
+    let scheduler = match s.queues.scheduler {
+        SchedulerKind::Strict => Scheduler::StrictPriority,
+        SchedulerKind::Dwrr => {
+            let mut weights = s.queues.weights.clone();
+            if weights.is_empty() {
+                weights = vec![1; s.queues.classes as usize];
+            }
+            if weights.len() != s.queues.classes as usize || weights.contains(&0) {
+                return Err(BuildError::Invalid(ScenarioError::new(
+                    file,
+                    "queues.weights",
+                    format!("{weights:?}; expected {} positive weights, one per class", s.queues.classes),
+                )));
+            }
+            Scheduler::dwrr(&weights)
+        }
+    };
+    let configure = |port: &mut crate::net::Port, cap: Option<Capacity>| {
+        if let Some(cap) = cap {
+            port.classes = crate::net::Classes::new(s.queues.classes, cap);
+        }
+        port.classes.scheduler = scheduler.clone();
+        port.classes.occupancy = s.queues.occupancy;
+        port.classes.finishing = s.queues.finishing;
+    };
+    for p in 0..net.ports.len() {
+        // Ports were made with one class of the right capacity.
+        let cap = (s.queues.classes > 1).then(|| cap_of(net.ports[p].node, net));
+        configure(&mut net.ports[p], cap);
+    }
+    for (i, q) in s.queues.ports.iter().enumerate() {
+        let p = find_port(net, &q.port, &format!("queues.ports[{i}].port"), file)?;
+        if let Some(cap) = q.capacity {
+            configure(&mut net.ports[p as usize], Some(capacity(cap)));
+        }
+    }
+    install_losses(s, net, budget, file)?;
+    Ok(slowest_link)
+}
+
+/// The multicast groups, by name: the generators' and the `[groups]` table's, each
+/// member a host; with the key path that defines each.
+type Groups = BTreeMap<String, (Vec<NodeId>, String)>;
+
+/// Resolves the generators' groups and the `[groups]` table against the network.
+fn resolve_groups(
+    s: &Scenario,
+    topo: &Generated,
+    names: &NodeNames,
+    net: &Network,
+    file: &str,
+) -> Result<Groups, ScenarioError> {
+    let mut groups = Groups::new();
+    for (name, members) in &topo.groups {
+        let ids =
+            members.iter().map(|m| names.lookup(m, "topology.multilink")).collect::<Result<Vec<_>, _>>()?;
+        groups.insert(name.clone(), (ids, "topology.multilink".into()));
+    }
+    for (name, members) in &s.groups {
+        let path = format!("groups.{name}");
+        if names.by_name.contains_key(name.as_str()) {
+            return Err(ScenarioError::new(
+                file,
+                &path,
+                format!("group \"{name}\" has the name of a node; expected a name no node has"),
+            ));
+        }
+        if name == UNIFORM {
+            return Err(ScenarioError::new(
+                file,
+                &path,
+                format!(
+                    "\"{UNIFORM}\" is reserved: to = \"{UNIFORM}\" means a random host per frame; \
+                     expected another group name"
+                ),
+            ));
+        }
+        if name.is_empty() || name.contains(char::is_control) {
+            return Err(ScenarioError::new(
+                file,
+                &path,
+                format!("{name:?} is not a group name; expected a non-empty name without control characters"),
+            ));
+        }
+        if members.is_empty() {
+            return Err(ScenarioError::new(file, &path, "no members; expected a list of host names"));
+        }
+        let mut ids = Vec::new();
+        for (j, m) in members.iter().enumerate() {
+            let mp = format!("{path}[{j}]");
+            let id = names.lookup(m, &mp)?;
+            if net.nodes[id as usize].kind != NodeKind::Host {
+                return Err(ScenarioError::new(
+                    file,
+                    &mp,
+                    format!("\"{m}\" is a switch; expected a host (group members must be hosts)"),
+                ));
+            }
+            ids.push(id);
+        }
+        groups.insert(name.clone(), (ids, path));
+    }
+    Ok(groups)
+}
+
+/// Each configured protocol, from its own table ([`super::schema::Protocols::all`]),
+/// installed on the built network and flows.
+#[allow(clippy::too_many_arguments)]
+fn install_protocols(
+    s: &Scenario,
+    file: &str,
+    net: &mut Network,
+    flows: &mut [Flow],
+    flow_entry: &[usize],
+    protocols: &mut Protocols,
+    timers: &mut Timers<crate::protocol::TimerOwner>,
+    slowest_link: Option<(u64, String)>,
+    pace: &mut Pace,
+) -> Result<(), BuildError> {
+    let mut cx = InstallCx { scenario: s, file, net, flows, flow_entry, protocols, timers, slowest_link };
+    for (path, table) in s.protocols.all() {
+        pace.check()?;
+        table.install(path, &mut cx)?;
+    }
+    pace.check()?;
+
+    Ok(())
+}
+
+/// The recorder of the run's time series and packet trace, charged to the budget.
+fn make_recorder(
+    s: &Scenario,
+    net: &mut Network,
+    flows: &[Flow],
+    protocols: &Protocols,
+    budget: &mut Budget,
+    file: &str,
+) -> Result<Recorder, ScenarioError> {
+    let queue_ports = select_ports(&s.metrics.queues, net, "metrics.queues", file)?;
+    let flow_ids: Vec<u32> =
+        if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
+    charge_recording(s, net, &queue_ports, flows, &flow_ids, budget)?;
+    let mut recorder = Recorder::new(s.metrics.interval.0, net, queue_ports, flows, flow_ids);
+    if s.metrics.rates && !protocols.reaction_points.is_empty() {
+        recorder.record_reaction_points(flows);
+    }
+    if let Some(spec) = &s.metrics.pcap {
+        recorder.trace = Some(Box::new(pcap_trace(spec, net, s.duration.0, file, budget)?));
+    }
+    Ok(recorder)
+}
+
+/// The keys every run needs: a positive duration and a sampling period the run can
+/// afford.
+fn check_run_keys(s: &Scenario, file: &str) -> Result<(), ScenarioError> {
+    if s.duration.0 == 0 {
+        return Err(ScenarioError::new(
+            file,
+            "duration",
+            "\"0s\" is not a duration; expected a positive time, e.g. \"10ms\"",
+        ));
+    }
+    if s.metrics.interval.0 == 0 {
+        return Err(ScenarioError::new(
+            file,
+            "metrics.interval",
+            "\"0s\" is not a sampling period; expected a positive time, e.g. \"1ms\"",
+        ));
+    }
+    let sampling = Periodic {
+        key: "metrics.interval",
+        period: s.metrics.interval,
+        shortest: 1.0,
+        instances: 1,
+        instance: "series",
+        firings: "samples",
+        limit: MAX_SAMPLES,
+    };
+    periodic::check(&sampling, s.duration, file)
+}
+
+/// The nodes of the expanded topology, each name checked once, and a lookup by name.
+fn add_nodes<'a>(
+    s: &Scenario,
+    topo: &'a Generated,
+    pace: &mut Pace,
+    file: &'a str,
+) -> Result<(Network, NodeNames<'a>), BuildError> {
+    let mut net = Network::new();
+    let mut by_name: HashMap<&str, NodeId> = HashMap::new();
+    for n in &topo.nodes {
+        pace.step(1)?;
+        let path = n.path.as_str();
+        if n.name.is_empty()
+            || n.name.contains("->")
+            || n.name.contains(char::is_whitespace)
+            || n.name.contains(char::is_control)
+        {
+            return Err(BuildError::Invalid(ScenarioError::new(
+                file,
+                path,
+                format!(
+                    "{:?} is not a usable node name; expected a non-empty name without spaces, control characters or \"->\"",
+                    n.name
+                ),
+            )));
+        }
+        if let Some(&first) = by_name.get(n.name.as_str()) {
+            return Err(BuildError::Invalid(ScenarioError::new(
+                file,
+                path,
+                format!(
+                    "duplicate node name \"{}\" (already defined at {}); expected unique node names",
+                    n.name, topo.nodes[first as usize].path
+                ),
+            )));
+        }
+        let (kind, processing) = match n.kind {
+            NodeKindSpec::Host => (NodeKind::Host, 0),
+            NodeKindSpec::Switch => (NodeKind::Switch, s.switches.processing_latency.0),
+        };
+        let id = net.add_node(&n.name, kind, processing);
+        if kind == NodeKind::Switch && s.switches.processing_jitter.0 > 0 {
+            let rng = RngStream::new(s.seed, StreamKey { kind: "switch-jitter", name: &n.name });
+            net.set_processing_jitter(id, s.switches.processing_jitter.0, rng);
+        }
+        by_name.insert(n.name.as_str(), id);
+    }
+    Ok((net, NodeNames { by_name, topo, file }))
+}
+
+/// The nodes by name, for the keys that name them.
+struct NodeNames<'a> {
+    by_name: HashMap<&'a str, NodeId>,
+    topo: &'a Generated,
+    file: &'a str,
+}
+
+impl NodeNames<'_> {
+    /// Node `name`, as the key `path` gives it; an unknown name suggests the closest.
+    fn lookup(&self, name: &str, path: &str) -> Result<NodeId, ScenarioError> {
+        let node_names = || self.topo.nodes.iter().map(|n| n.name.as_str());
+        self.by_name.get(name).copied().ok_or_else(|| {
+            let hint = did_you_mean(name, node_names())
+                .map(|m| format!("; did you mean \"{m}\"?"))
+                .unwrap_or_else(|| format!("; expected one of {}", some_names(node_names())));
+            ScenarioError::new(self.file, path, format!("no node named \"{name}\"{hint}"))
+        })
+    }
 }
 
 /// Charges the time series a run records, and their writing, before the recorder is
