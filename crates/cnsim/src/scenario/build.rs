@@ -306,387 +306,24 @@ pub fn build_until(
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Sim, BuildError> {
     let mut pace = Pace { keep_going, steps: 0 };
-    let err = |path: &str, msg: String| BuildError::Invalid(ScenarioError::new(file, path, msg));
     let mut budget = Budget::new(limits, file);
     pace.check()?;
     check_run_keys(s, file)?;
     let topo = expand_topology(s, file, &mut budget)?;
     pace.check()?;
 
-    // Nodes.
     let (mut net, names) = add_nodes(s, &topo, &mut pace, file)?;
-    let lookup = |name: &str, path: &str| names.lookup(name, path);
-    let node_names = || topo.nodes.iter().map(|n| n.name.as_str());
-    let by_name = &names.by_name;
 
-    // Links and queues.
     let slowest_link = add_links_and_queues(s, &topo, &names, &mut net, &mut pace, &mut budget, file)?;
     let routes =
         Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
 
-    // Multicast groups.
     let groups = resolve_groups(s, &topo, &names, &net, file)?;
-    let group_index: HashMap<&str, u32> =
-        groups.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
 
-    // Traffic.
-    let mut trees = MulticastTrees::new(&net);
-    let mut flows: Vec<Flow> = Vec::new();
-    let mut flow_entry: Vec<usize> = Vec::new();
-    let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
-    let mut incast: Vec<crate::l4::tcp::IncastGroup> = Vec::new();
-    let mut incast_entry: Option<usize> = None;
-    let mut flow_names: HashSet<String> = HashSet::new();
-    let hosts = net.hosts();
-    let mut onoff_cycles = 0u64;
-    // Sources linked alike reach the same hosts and share one list.
-    let mut reach: Option<Reach> = None;
-    let mut uniform_lists: HashMap<ReachKey, std::sync::Arc<[NodeId]>> = HashMap::new();
-    for (ti, t) in s.traffic.iter().enumerate() {
-        let tp = format!("traffic[{ti}]");
-        if t.name.is_empty() || t.name.contains(char::is_control) {
-            return Err(err(
-                &format!("{tp}.name"),
-                format!(
-                    "{:?} is not a traffic name; expected a non-empty name without control characters",
-                    t.name
-                ),
-            ));
-        }
-        let size = match t.frame_size {
-            Size::Bytes(b) if b > 0 && b <= u32::MAX as u64 => b as u32,
-            other => {
-                return Err(err(
-                    &format!("{tp}.frame_size"),
-                    format!(
-                        "\"{other}\" is not a frame size; expected a positive size in bytes, e.g. \"1500B\""
-                    ),
-                ));
-            }
-        };
-        if !t.allow_any_frame_size && !(MIN_FRAME_BYTES..=MAX_FRAME_BYTES).contains(&size) {
-            return Err(err(
-                &format!("{tp}.frame_size"),
-                format!(
-                    "\"{}\" is outside Ethernet's frame sizes; expected {MIN_FRAME_BYTES} to \
-                     {MAX_FRAME_BYTES} bytes (e.g. \"1500B\"), or allow_any_frame_size = true in \
-                     this traffic entry",
-                    t.frame_size
-                ),
-            ));
-        }
-        if t.priority > 7 {
-            return Err(err(
-                &format!("{tp}.priority"),
-                format!("{} is not a priority; expected 0 to 7 (the IEEE 802.1Q PCP)", t.priority),
-            ));
-        }
-        // Sources.
-        let mut srcs: Vec<NodeId> = Vec::new();
-        for (k, pat) in t.from.0.iter().enumerate() {
-            let fp = if t.from.0.len() == 1 { format!("{tp}.from") } else { format!("{tp}.from[{k}]") };
-            if pat.contains(['*', '?']) {
-                let matched: Vec<NodeId> =
-                    hosts.iter().copied().filter(|&h| glob_match(pat, &net.nodes[h as usize].name)).collect();
-                if matched.is_empty() {
-                    let names = hosts.iter().map(|&h| net.nodes[h as usize].name.as_str());
-                    return Err(err(
-                        &fp,
-                        format!(
-                            "pattern \"{pat}\" matches no host; expected a pattern matching at \
-                             least one of the hosts {}",
-                            some_names(names)
-                        ),
-                    ));
-                }
-                srcs.extend(matched);
-            } else {
-                let id = lookup(pat, &fp)?;
-                if net.nodes[id as usize].kind != NodeKind::Host {
-                    return Err(err(
-                        &fp,
-                        format!("\"{pat}\" is a switch; expected a host (traffic sources must be hosts)"),
-                    ));
-                }
-                srcs.push(id);
-            }
-        }
-        if srcs.is_empty() {
-            return Err(err(
-                &format!("{tp}.from"),
-                "no source hosts; expected a host name, pattern or list".into(),
-            ));
-        }
-        let pattern = match t.source {
-            Source::Cbr { rate, jitter } => Pattern::Cbr { rate_bps: rate.0, jitter },
-            Source::Poisson { rate } => Pattern::Poisson { rate_bps: rate.0 },
-            Source::OnOff { rate, on, off, periods } => Pattern::OnOff {
-                rate_bps: rate.0,
-                on: on.0,
-                off: off.0,
-                exponential: periods == PeriodDistribution::Exponential,
-            },
-            Source::Saturated => Pattern::Saturated,
-            Source::Tcp { .. } => Pattern::Tcp,
-        };
-        // One frame must take at most MAX_TIME at every rate it meets, so that no time the
-        // simulator forms from frame times can overflow.
-        let mut rates: Vec<(u64, String)> = Vec::new();
-        if let Some(r) = t.source.rate() {
-            rates.push((r.0, format!("{tp}.rate")));
-        }
-        if let Some(r) = t.rate_limit {
-            rates.push((r.0, format!("{tp}.rate_limit")));
-        }
-        rates.extend(slowest_link.clone());
-        if let Some((rate, at)) = rates.iter().min_by_key(|r| r.0) {
-            check_frame_time(t, ti, *rate, at, file)?;
-        }
-        let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
-        // Memory, before anything is allocated for these sources.
-        let n_srcs = srcs.len() as u64;
-        let source_queue = match t.source_queue {
-            Size::Frames(n) => n as usize,
-            Size::Bytes(b) => (b / u64::from(size)) as usize,
-        };
-        let limiter_slots = (source_queue as u64).min(PREALLOC_FRAMES);
-        let histogram = if s.metrics.delay_percentiles { crate::metrics::delay::HISTOGRAM_BYTES } else { 0 };
-        // A source queue slot: a frame id, or an unbuilt frame (birth time, destination).
-        let slot_bytes = std::mem::size_of::<(crate::engine::Time, crate::net::NodeId)>() as u64;
-        budget.charge(
-            n_srcs.saturating_mul(FLOW_BYTES + SUMMARY_FLOW_BYTES + slot_bytes * limiter_slots + histogram),
-            &format!("{tp}.from"),
-            &format!("{n_srcs} flows"),
-            "to fit, use fewer source hosts or a smaller source_queue",
-        )?;
-        if t.to == UNIFORM {
-            // A reference per source, and the components (lists are charged as made).
-            let nodes = net.nodes.len() as u64;
-            budget.charge(
-                (hosts.len() as u64)
-                    .saturating_mul(4)
-                    .saturating_add(n_srcs.saturating_mul(24))
-                    .saturating_add(nodes * 8),
-                &format!("{tp}.to"),
-                &format!("\"{UNIFORM}\" destinations ({n_srcs} sources, {} hosts)", hosts.len()),
-                "to fit, use fewer sources or hosts",
-            )?;
-        } else if group_index.contains_key(t.to.as_str()) {
-            let nodes = net.nodes.len() as u64;
-            budget.charge(
-                n_srcs.saturating_mul(nodes).saturating_mul(10).saturating_add(nodes * 40),
-                &format!("{tp}.to"),
-                &format!("multicast trees to \"{}\" ({n_srcs} sources × {nodes} nodes)", t.to),
-                "to fit, use fewer sources per group or fewer nodes",
-            )?;
-        }
-        // The hops of this entry's unicast routes, which the summary's max-min fair
-        // shares hold.
-        let mut route_hops = 0u64;
-        for (k, &src) in srcs.iter().enumerate() {
-            // A flow, and a multicast tree's search over every node.
-            let tree_steps = if group_index.contains_key(t.to.as_str()) { net.nodes.len() as u64 } else { 0 };
-            pace.step(1 + tree_steps)?;
-            let src_name = net.nodes[src as usize].name.clone();
-            let name = format!("{}/{}", t.name, src_name);
-            if !flow_names.insert(name.clone()) {
-                return Err(err(
-                    &format!("{tp}.name"),
-                    format!(
-                        "flow \"{name}\" is defined twice; expected each source host once per traffic entry and unique traffic names"
-                    ),
-                ));
-            }
-            if net.nodes[src as usize].ports.is_empty() {
-                return Err(err(
-                    &format!("{tp}.from"),
-                    format!("host \"{src_name}\" has no link; expected a source host with a link"),
-                ));
-            }
-            if matches!(t.source, Source::Tcp { .. })
-                && (t.to == UNIFORM || group_index.contains_key(t.to.as_str()))
-            {
-                return Err(err(
-                    &format!("{tp}.to"),
-                    format!("\"{}\" is not one host; expected the one host a tcp source connects to", t.to),
-                ));
-            }
-            let dst = if t.to == UNIFORM {
-                let reach = reach.get_or_insert_with(|| Reach::new(&net));
-                let key = reach.key(&net, src);
-                let reachable = match uniform_lists.get(&key) {
-                    Some(list) => list.clone(),
-                    None => {
-                        budget.charge(
-                            (reach.count_bound(&key) as u64).saturating_mul(4),
-                            &format!("{tp}.to"),
-                            &format!("a list of the hosts \"{src_name}\" reaches, for \"{UNIFORM}\""),
-                            "to fit, use fewer hosts linked to several switches or hosts",
-                        )?;
-                        let list: std::sync::Arc<[NodeId]> = reach.hosts(&key).into();
-                        uniform_lists.insert(key, list.clone());
-                        list
-                    }
-                };
-                if reachable.len() < 2 {
-                    return Err(err(
-                        &format!("{tp}.to"),
-                        format!("\"uniform\" from \"{src_name}\": no other host is reachable (disconnected); expected at least one reachable host"),
-                    ));
-                }
-                let own = reachable.binary_search(&src).expect("a host reaches itself") as u32;
-                Destination::Uniform { among: reachable, own }
-            } else if let Some(&gi) = group_index.get(t.to.as_str()) {
-                let members = &groups[&t.to].0;
-                if members.iter().all(|&m| m == src) {
-                    return Err(err(
-                        &format!("{tp}.to"),
-                        format!(
-                            "group \"{}\" has no member other than the sender \"{src_name}\", so every \
-                             frame would be dropped; expected a group with at least one receiver",
-                            t.to
-                        ),
-                    ));
-                }
-                let tree = trees.tree(&net, src, gi, members).map_err(|u| {
-                    err(
-                        &format!("{tp}.to"),
-                        format!(
-                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" ({}); \
-                             expected every member to be reachable through switches",
-                            t.to,
-                            net.nodes[u.0 as usize].name,
-                            unreachable_because(&net, src, u.0)
-                        ),
-                    )
-                })?;
-                Destination::Tree { tree, group: gi }
-            } else {
-                let d = by_name.get(t.to.as_str()).copied().ok_or_else(|| {
-                    let cands = node_names().chain(groups.keys().map(String::as_str)).chain(["uniform"]);
-                    let hint = did_you_mean(&t.to, cands)
-                        .map(|m| format!("; did you mean \"{m}\"?"))
-                        .unwrap_or_default();
-                    err(
-                        &format!("{tp}.to"),
-                        format!("\"{}\" is not a host, a group or \"uniform\"{hint}", t.to),
-                    )
-                })?;
-                if net.nodes[d as usize].kind != NodeKind::Host {
-                    return Err(err(
-                        &format!("{tp}.to"),
-                        format!("\"{}\" is a switch; expected a host, a group or \"uniform\"", t.to),
-                    ));
-                }
-                if d == src {
-                    return Err(err(
-                        &format!("{tp}.to"),
-                        format!("\"{}\" sends to itself; expected a destination other than the source", t.to),
-                    ));
-                }
-                let hops = routes.path(&net, src, d, 0).len() as u64;
-                route_hops += hops;
-                if hops == 0 {
-                    return Err(err(
-                        &format!("{tp}.to"),
-                        format!(
-                            "\"{}\" is not reachable from \"{src_name}\" ({}); expected a host \
-                             connected to the source through switches",
-                            t.to,
-                            unreachable_because(&net, src, d)
-                        ),
-                    ));
-                }
-                Destination::Host(d)
-            };
-            let mut rng = RngStream::new(s.seed, StreamKey { kind: "flow", name: &name });
-            let start = match t.start {
-                Start::At(d) => d.0,
-                Start::Uniform(lo, hi) => {
-                    if hi.0 > lo.0 {
-                        lo.0 + rng.below(hi.0 - lo.0)
-                    } else {
-                        lo.0
-                    }
-                }
-                Start::Staggered { first, every } => first.0.saturating_add(every.0.saturating_mul(k as u64)),
-            };
-            let mut flow = Flow::new(name, src, dst, size, t.priority, pattern.clone(), start, stop, rng);
-            if s.metrics.delay_percentiles {
-                flow.stats.delay = crate::metrics::delay::DelayStats::with_percentiles();
-            }
-            let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
-            check_source_rate(t, &tp, &src_name, line, file)?;
-            if let Pattern::OnOff { on, off, exponential: true, .. } = pattern {
-                // Random periods are drawn one by one: bound how many a run may draw.
-                let cycles = (stop.saturating_sub(start) / on.saturating_add(off).max(1)).saturating_add(1);
-                onoff_cycles = onoff_cycles.saturating_add(cycles);
-                if onoff_cycles > MAX_ONOFF_CYCLES {
-                    return Err(err(
-                        &format!("{tp}.on"),
-                        format!(
-                            "on = \"{}\" and off = \"{}\" give about {cycles} random on/off cycles per \
-                             source over the run ({onoff_cycles} so far in all); expected at most \
-                             {MAX_ONOFF_CYCLES} in all: use longer periods, fewer sources, or \
-                             periods = \"deterministic\" (computed, not drawn)",
-                            Duration(on),
-                            Duration(off)
-                        ),
-                    ));
-                }
-            }
-            flow.source_queue = source_queue;
-            flow.dst_name = t.to.clone();
-            flow.line_bps = line;
-            flow.ecn = if t.ecn { crate::net::Ecn::Ect0 } else { crate::net::Ecn::NotEct };
-            if let Some(r) = t.rate_limit {
-                flow.shaper = Some(Box::new(Shaper::new(r.0, source_queue)));
-            } else if pattern == Pattern::Saturated {
-                flow.shaper = Some(Box::new(Shaper::new(line, source_queue)));
-            }
-            if let Source::Tcp { bytes, sru, web, tcp } = &t.source {
-                let app = match (bytes, sru) {
-                    _ if web.is_some() => crate::l4::tcp::App::Web(web.expect("web")),
-                    (_, Some(sru)) => {
-                        // One group per traffic entry: its sources serve one client.
-                        if incast_entry != Some(ti) {
-                            incast_entry = Some(ti);
-                            incast.push(Default::default());
-                        }
-                        let group = incast.len() - 1;
-                        incast[group].flows.push(flows.len() as u32);
-                        incast[group].waiting += 1;
-                        crate::l4::tcp::App::Incast { sru: sru.value(), group: group as u32 }
-                    }
-                    (Some(b), None) => crate::l4::tcp::App::Bytes(b.value()),
-                    (None, None) => crate::l4::tcp::App::Bulk,
-                };
-                // ns-2 draws each agent's clock phase uniformly within a tick.
-                let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
-                flow.tcp = connections.len() as u32;
-                let ecn = t.ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
-                if tcp.mecn.is_some() {
-                    flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
-                } else if tcp.dctcp.is_some() {
-                    flow.ecn = crate::net::Ecn::Ect0;
-                }
-                // The send delays (`overhead`) come from a stream of their own, so that
-                // turning them on leaves the flow's other draws as they were.
-                let overhead = RngStream::new(s.seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
-                connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead));
-            }
-            flows.push(flow);
-            flow_entry.push(ti);
-        }
-        budget.charge(
-            route_hops.saturating_mul(FAIR_SHARE_HOP_BYTES),
-            &format!("{tp}.to"),
-            &format!("the max-min fair shares in summary.json of {n_srcs} flows over {route_hops} hops"),
-            "to fit, use fewer sources or shorter routes",
-        )?;
-    }
+    let built =
+        add_flows(s, file, &names, &net, &routes, &groups, slowest_link.as_ref(), &mut budget, &mut pace)?;
+    let Flows { trees, mut flows, flow_entry, connections, incast } = built;
 
-    // Protocols, each from its own table.
     let mut protocols = Protocols { tcp: connections, incast, ..Protocols::default() };
     let mut timers = Timers::new();
     install_protocols(
@@ -701,7 +338,6 @@ pub fn build_until(
         &mut pace,
     )?;
 
-    // Recording.
     let recorder = make_recorder(s, &mut net, &flows, &protocols, &mut budget, file)?;
     pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
@@ -881,6 +517,395 @@ fn resolve_groups(
         groups.insert(name.clone(), (ids, path));
     }
     Ok(groups)
+}
+
+/// What the traffic entries build: a flow per source (of each entry, in order), the
+/// multicast trees they use, TCP connections and incast groups.
+struct Flows {
+    trees: MulticastTrees,
+    flows: Vec<Flow>,
+    flow_entry: Vec<usize>,
+    connections: Vec<crate::l4::tcp::Connection>,
+    incast: Vec<crate::l4::tcp::IncastGroup>,
+}
+
+/// The flows of every traffic entry, each key checked where it is given.
+#[allow(clippy::too_many_arguments)]
+fn add_flows(
+    s: &Scenario,
+    file: &str,
+    names: &NodeNames,
+    net: &Network,
+    routes: &Routes,
+    groups: &Groups,
+    slowest_link: Option<&(u64, String)>,
+    budget: &mut Budget,
+    pace: &mut Pace,
+) -> Result<Flows, BuildError> {
+    let err = |path: &str, msg: String| BuildError::Invalid(ScenarioError::new(file, path, msg));
+    let lookup = |name: &str, path: &str| names.lookup(name, path);
+    let node_names = || names.topo.nodes.iter().map(|n| n.name.as_str());
+    let by_name = &names.by_name;
+    let group_index: HashMap<&str, u32> =
+        groups.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
+
+    let mut trees = MulticastTrees::new(net);
+    let mut flows: Vec<Flow> = Vec::new();
+    let mut flow_entry: Vec<usize> = Vec::new();
+    let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
+    let mut incast: Vec<crate::l4::tcp::IncastGroup> = Vec::new();
+    let mut incast_entry: Option<usize> = None;
+    let mut flow_names: HashSet<String> = HashSet::new();
+    let hosts = net.hosts();
+    let mut onoff_cycles = 0u64;
+    // Sources linked alike reach the same hosts and share one list.
+    let mut reach: Option<Reach> = None;
+    let mut uniform_lists: HashMap<ReachKey, std::sync::Arc<[NodeId]>> = HashMap::new();
+    for (ti, t) in s.traffic.iter().enumerate() {
+        let tp = format!("traffic[{ti}]");
+        if t.name.is_empty() || t.name.contains(char::is_control) {
+            return Err(err(
+                &format!("{tp}.name"),
+                format!(
+                    "{:?} is not a traffic name; expected a non-empty name without control characters",
+                    t.name
+                ),
+            ));
+        }
+        let size = match t.frame_size {
+            Size::Bytes(b) if b > 0 && b <= u32::MAX as u64 => b as u32,
+            other => {
+                return Err(err(
+                    &format!("{tp}.frame_size"),
+                    format!(
+                        "\"{other}\" is not a frame size; expected a positive size in bytes, e.g. \"1500B\""
+                    ),
+                ));
+            }
+        };
+        if !t.allow_any_frame_size && !(MIN_FRAME_BYTES..=MAX_FRAME_BYTES).contains(&size) {
+            return Err(err(
+                &format!("{tp}.frame_size"),
+                format!(
+                    "\"{}\" is outside Ethernet's frame sizes; expected {MIN_FRAME_BYTES} to \
+                     {MAX_FRAME_BYTES} bytes (e.g. \"1500B\"), or allow_any_frame_size = true in \
+                     this traffic entry",
+                    t.frame_size
+                ),
+            ));
+        }
+        if t.priority > 7 {
+            return Err(err(
+                &format!("{tp}.priority"),
+                format!("{} is not a priority; expected 0 to 7 (the IEEE 802.1Q PCP)", t.priority),
+            ));
+        }
+        // Sources.
+        let mut srcs: Vec<NodeId> = Vec::new();
+        for (k, pat) in t.from.0.iter().enumerate() {
+            let fp = if t.from.0.len() == 1 { format!("{tp}.from") } else { format!("{tp}.from[{k}]") };
+            if pat.contains(['*', '?']) {
+                let matched: Vec<NodeId> =
+                    hosts.iter().copied().filter(|&h| glob_match(pat, &net.nodes[h as usize].name)).collect();
+                if matched.is_empty() {
+                    let names = hosts.iter().map(|&h| net.nodes[h as usize].name.as_str());
+                    return Err(err(
+                        &fp,
+                        format!(
+                            "pattern \"{pat}\" matches no host; expected a pattern matching at \
+                             least one of the hosts {}",
+                            some_names(names)
+                        ),
+                    ));
+                }
+                srcs.extend(matched);
+            } else {
+                let id = lookup(pat, &fp)?;
+                if net.nodes[id as usize].kind != NodeKind::Host {
+                    return Err(err(
+                        &fp,
+                        format!("\"{pat}\" is a switch; expected a host (traffic sources must be hosts)"),
+                    ));
+                }
+                srcs.push(id);
+            }
+        }
+        if srcs.is_empty() {
+            return Err(err(
+                &format!("{tp}.from"),
+                "no source hosts; expected a host name, pattern or list".into(),
+            ));
+        }
+        let pattern = match t.source {
+            Source::Cbr { rate, jitter } => Pattern::Cbr { rate_bps: rate.0, jitter },
+            Source::Poisson { rate } => Pattern::Poisson { rate_bps: rate.0 },
+            Source::OnOff { rate, on, off, periods } => Pattern::OnOff {
+                rate_bps: rate.0,
+                on: on.0,
+                off: off.0,
+                exponential: periods == PeriodDistribution::Exponential,
+            },
+            Source::Saturated => Pattern::Saturated,
+            Source::Tcp { .. } => Pattern::Tcp,
+        };
+        // One frame must take at most MAX_TIME at every rate it meets, so that no time the
+        // simulator forms from frame times can overflow.
+        let mut rates: Vec<(u64, String)> = Vec::new();
+        if let Some(r) = t.source.rate() {
+            rates.push((r.0, format!("{tp}.rate")));
+        }
+        if let Some(r) = t.rate_limit {
+            rates.push((r.0, format!("{tp}.rate_limit")));
+        }
+        rates.extend(slowest_link.cloned());
+        if let Some((rate, at)) = rates.iter().min_by_key(|r| r.0) {
+            check_frame_time(t, ti, *rate, at, file)?;
+        }
+        let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
+        // Memory, before anything is allocated for these sources.
+        let n_srcs = srcs.len() as u64;
+        let source_queue = match t.source_queue {
+            Size::Frames(n) => n as usize,
+            Size::Bytes(b) => (b / u64::from(size)) as usize,
+        };
+        let limiter_slots = (source_queue as u64).min(PREALLOC_FRAMES);
+        let histogram = if s.metrics.delay_percentiles { crate::metrics::delay::HISTOGRAM_BYTES } else { 0 };
+        // A source queue slot: a frame id, or an unbuilt frame (birth time, destination).
+        let slot_bytes = std::mem::size_of::<(crate::engine::Time, crate::net::NodeId)>() as u64;
+        budget.charge(
+            n_srcs.saturating_mul(FLOW_BYTES + SUMMARY_FLOW_BYTES + slot_bytes * limiter_slots + histogram),
+            &format!("{tp}.from"),
+            &format!("{n_srcs} flows"),
+            "to fit, use fewer source hosts or a smaller source_queue",
+        )?;
+        if t.to == UNIFORM {
+            // A reference per source, and the components (lists are charged as made).
+            let nodes = net.nodes.len() as u64;
+            budget.charge(
+                (hosts.len() as u64)
+                    .saturating_mul(4)
+                    .saturating_add(n_srcs.saturating_mul(24))
+                    .saturating_add(nodes * 8),
+                &format!("{tp}.to"),
+                &format!("\"{UNIFORM}\" destinations ({n_srcs} sources, {} hosts)", hosts.len()),
+                "to fit, use fewer sources or hosts",
+            )?;
+        } else if group_index.contains_key(t.to.as_str()) {
+            let nodes = net.nodes.len() as u64;
+            budget.charge(
+                n_srcs.saturating_mul(nodes).saturating_mul(10).saturating_add(nodes * 40),
+                &format!("{tp}.to"),
+                &format!("multicast trees to \"{}\" ({n_srcs} sources × {nodes} nodes)", t.to),
+                "to fit, use fewer sources per group or fewer nodes",
+            )?;
+        }
+        // The hops of this entry's unicast routes, which the summary's max-min fair
+        // shares hold.
+        let mut route_hops = 0u64;
+        for (k, &src) in srcs.iter().enumerate() {
+            // A flow, and a multicast tree's search over every node.
+            let tree_steps = if group_index.contains_key(t.to.as_str()) { net.nodes.len() as u64 } else { 0 };
+            pace.step(1 + tree_steps)?;
+            let src_name = net.nodes[src as usize].name.clone();
+            let name = format!("{}/{}", t.name, src_name);
+            if !flow_names.insert(name.clone()) {
+                return Err(err(
+                    &format!("{tp}.name"),
+                    format!(
+                        "flow \"{name}\" is defined twice; expected each source host once per traffic entry and unique traffic names"
+                    ),
+                ));
+            }
+            if net.nodes[src as usize].ports.is_empty() {
+                return Err(err(
+                    &format!("{tp}.from"),
+                    format!("host \"{src_name}\" has no link; expected a source host with a link"),
+                ));
+            }
+            if matches!(t.source, Source::Tcp { .. })
+                && (t.to == UNIFORM || group_index.contains_key(t.to.as_str()))
+            {
+                return Err(err(
+                    &format!("{tp}.to"),
+                    format!("\"{}\" is not one host; expected the one host a tcp source connects to", t.to),
+                ));
+            }
+            let dst = if t.to == UNIFORM {
+                let reach = reach.get_or_insert_with(|| Reach::new(net));
+                let key = reach.key(net, src);
+                let reachable = match uniform_lists.get(&key) {
+                    Some(list) => list.clone(),
+                    None => {
+                        budget.charge(
+                            (reach.count_bound(&key) as u64).saturating_mul(4),
+                            &format!("{tp}.to"),
+                            &format!("a list of the hosts \"{src_name}\" reaches, for \"{UNIFORM}\""),
+                            "to fit, use fewer hosts linked to several switches or hosts",
+                        )?;
+                        let list: std::sync::Arc<[NodeId]> = reach.hosts(&key).into();
+                        uniform_lists.insert(key, list.clone());
+                        list
+                    }
+                };
+                if reachable.len() < 2 {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!("\"uniform\" from \"{src_name}\": no other host is reachable (disconnected); expected at least one reachable host"),
+                    ));
+                }
+                let own = reachable.binary_search(&src).expect("a host reaches itself") as u32;
+                Destination::Uniform { among: reachable, own }
+            } else if let Some(&gi) = group_index.get(t.to.as_str()) {
+                let members = &groups[&t.to].0;
+                if members.iter().all(|&m| m == src) {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!(
+                            "group \"{}\" has no member other than the sender \"{src_name}\", so every \
+                             frame would be dropped; expected a group with at least one receiver",
+                            t.to
+                        ),
+                    ));
+                }
+                let tree = trees.tree(net, src, gi, members).map_err(|u| {
+                    err(
+                        &format!("{tp}.to"),
+                        format!(
+                            "group \"{}\" member \"{}\" is not reachable from \"{src_name}\" ({}); \
+                             expected every member to be reachable through switches",
+                            t.to,
+                            net.nodes[u.0 as usize].name,
+                            unreachable_because(net, src, u.0)
+                        ),
+                    )
+                })?;
+                Destination::Tree { tree, group: gi }
+            } else {
+                let d = by_name.get(t.to.as_str()).copied().ok_or_else(|| {
+                    let cands = node_names().chain(groups.keys().map(String::as_str)).chain(["uniform"]);
+                    let hint = did_you_mean(&t.to, cands)
+                        .map(|m| format!("; did you mean \"{m}\"?"))
+                        .unwrap_or_default();
+                    err(
+                        &format!("{tp}.to"),
+                        format!("\"{}\" is not a host, a group or \"uniform\"{hint}", t.to),
+                    )
+                })?;
+                if net.nodes[d as usize].kind != NodeKind::Host {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!("\"{}\" is a switch; expected a host, a group or \"uniform\"", t.to),
+                    ));
+                }
+                if d == src {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!("\"{}\" sends to itself; expected a destination other than the source", t.to),
+                    ));
+                }
+                let hops = routes.path(net, src, d, 0).len() as u64;
+                route_hops += hops;
+                if hops == 0 {
+                    return Err(err(
+                        &format!("{tp}.to"),
+                        format!(
+                            "\"{}\" is not reachable from \"{src_name}\" ({}); expected a host \
+                             connected to the source through switches",
+                            t.to,
+                            unreachable_because(net, src, d)
+                        ),
+                    ));
+                }
+                Destination::Host(d)
+            };
+            let mut rng = RngStream::new(s.seed, StreamKey { kind: "flow", name: &name });
+            let start = match t.start {
+                Start::At(d) => d.0,
+                Start::Uniform(lo, hi) => {
+                    if hi.0 > lo.0 {
+                        lo.0 + rng.below(hi.0 - lo.0)
+                    } else {
+                        lo.0
+                    }
+                }
+                Start::Staggered { first, every } => first.0.saturating_add(every.0.saturating_mul(k as u64)),
+            };
+            let mut flow = Flow::new(name, src, dst, size, t.priority, pattern.clone(), start, stop, rng);
+            if s.metrics.delay_percentiles {
+                flow.stats.delay = crate::metrics::delay::DelayStats::with_percentiles();
+            }
+            let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
+            check_source_rate(t, &tp, &src_name, line, file)?;
+            if let Pattern::OnOff { on, off, exponential: true, .. } = pattern {
+                // Random periods are drawn one by one: bound how many a run may draw.
+                let cycles = (stop.saturating_sub(start) / on.saturating_add(off).max(1)).saturating_add(1);
+                onoff_cycles = onoff_cycles.saturating_add(cycles);
+                if onoff_cycles > MAX_ONOFF_CYCLES {
+                    return Err(err(
+                        &format!("{tp}.on"),
+                        format!(
+                            "on = \"{}\" and off = \"{}\" give about {cycles} random on/off cycles per \
+                             source over the run ({onoff_cycles} so far in all); expected at most \
+                             {MAX_ONOFF_CYCLES} in all: use longer periods, fewer sources, or \
+                             periods = \"deterministic\" (computed, not drawn)",
+                            Duration(on),
+                            Duration(off)
+                        ),
+                    ));
+                }
+            }
+            flow.source_queue = source_queue;
+            flow.dst_name = t.to.clone();
+            flow.line_bps = line;
+            flow.ecn = if t.ecn { crate::net::Ecn::Ect0 } else { crate::net::Ecn::NotEct };
+            if let Some(r) = t.rate_limit {
+                flow.shaper = Some(Box::new(Shaper::new(r.0, source_queue)));
+            } else if pattern == Pattern::Saturated {
+                flow.shaper = Some(Box::new(Shaper::new(line, source_queue)));
+            }
+            if let Source::Tcp { bytes, sru, web, tcp } = &t.source {
+                let app = match (bytes, sru) {
+                    _ if web.is_some() => crate::l4::tcp::App::Web(web.expect("web")),
+                    (_, Some(sru)) => {
+                        // One group per traffic entry: its sources serve one client.
+                        if incast_entry != Some(ti) {
+                            incast_entry = Some(ti);
+                            incast.push(Default::default());
+                        }
+                        let group = incast.len() - 1;
+                        incast[group].flows.push(flows.len() as u32);
+                        incast[group].waiting += 1;
+                        crate::l4::tcp::App::Incast { sru: sru.value(), group: group as u32 }
+                    }
+                    (Some(b), None) => crate::l4::tcp::App::Bytes(b.value()),
+                    (None, None) => crate::l4::tcp::App::Bulk,
+                };
+                // ns-2 draws each agent's clock phase uniformly within a tick.
+                let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
+                flow.tcp = connections.len() as u32;
+                let ecn = t.ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
+                if tcp.mecn.is_some() {
+                    flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
+                } else if tcp.dctcp.is_some() {
+                    flow.ecn = crate::net::Ecn::Ect0;
+                }
+                // The send delays (`overhead`) come from a stream of their own, so that
+                // turning them on leaves the flow's other draws as they were.
+                let overhead = RngStream::new(s.seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
+                connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead));
+            }
+            flows.push(flow);
+            flow_entry.push(ti);
+        }
+        budget.charge(
+            route_hops.saturating_mul(FAIR_SHARE_HOP_BYTES),
+            &format!("{tp}.to"),
+            &format!("the max-min fair shares in summary.json of {n_srcs} flows over {route_hops} hops"),
+            "to fit, use fewer sources or shorter routes",
+        )?;
+    }
+
+    Ok(Flows { trees, flows, flow_entry, connections, incast })
 }
 
 /// Each configured protocol, from its own table ([`super::schema::Protocols::all`]),
