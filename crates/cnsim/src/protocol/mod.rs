@@ -171,6 +171,28 @@ pub struct FlowView {
     pub dst: NodeId,
 }
 
+/// What a congestion point does with a frame offered to its port; the quiet-bytes
+/// hooks have defaults (every arrival seen), so a protocol implements `on_arrival`
+/// alone unless it can take arrivals in bulk.
+pub trait CongestionPoint {
+    /// A frame was offered to the watched queue (after the queue discipline decided its
+    /// fate); the congestion point may rewrite it and send frames through `ctx`.
+    fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame);
+
+    /// Bytes of data-carrying frames (those with a [`Header::data_tag`]) that may arrive
+    /// unseen: the port counts them and hands their number, and what is left of the
+    /// grant, to [`absorb`](Self::absorb) before the next arrival it shows. Zero: every
+    /// arrival is seen.
+    ///
+    /// [`Header::data_tag`]: crate::net::Header::data_tag
+    fn grant_quiet(&mut self) -> u32 {
+        0
+    }
+
+    /// `frames` data-carrying frames arrived unseen, leaving `left` bytes of the grant.
+    fn absorb(&mut self, _frames: u32, _left: u32) {}
+}
+
 /// A congestion point attached to an egress port: sees every frame offered to the port's
 /// queue, of any kind, after the queue discipline decided its fate.
 #[derive(Clone, Debug)]
@@ -183,37 +205,67 @@ pub enum AnyCongestionPoint {
     Fecn(fecn::CongestionPoint),
 }
 
+/// `$body` with `$cp` bound to the congestion point inside `$any`, whatever its
+/// protocol: the one place that lists the variants.
+macro_rules! each_congestion_point {
+    ($any:expr, $cp:ident => $body:expr) => {
+        match $any {
+            AnyCongestionPoint::Qcn($cp) => $body,
+            AnyCongestionPoint::Ecm($cp) => $body,
+            AnyCongestionPoint::Fecn($cp) => $body,
+        }
+    };
+}
+
 impl AnyCongestionPoint {
-    /// A frame was offered to the watched queue.
+    /// See [`CongestionPoint::on_arrival`].
     #[inline]
     pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
-        match self {
-            AnyCongestionPoint::Qcn(cp) => cp.on_arrival(ctx, queue, frame),
-            AnyCongestionPoint::Ecm(cp) => cp.on_arrival(ctx, queue, frame),
-            AnyCongestionPoint::Fecn(cp) => cp.on_arrival(ctx, queue, frame),
-        }
+        each_congestion_point!(self, cp => CongestionPoint::on_arrival(cp, ctx, queue, frame))
     }
 
-    /// Bytes of data-carrying frames (those with a [`Header::data_tag`]) that may arrive
-    /// unseen: the port counts them and hands their number, and what is left of the
-    /// grant, to [`absorb`](Self::absorb) before the next arrival it shows. Zero: every
-    /// arrival is seen.
-    ///
-    /// [`Header::data_tag`]: crate::net::Header::data_tag
+    /// See [`CongestionPoint::grant_quiet`].
     #[inline]
     pub fn grant_quiet(&mut self) -> u32 {
-        match self {
-            AnyCongestionPoint::Qcn(cp) => cp.grant_quiet(),
-            AnyCongestionPoint::Ecm(_) | AnyCongestionPoint::Fecn(_) => 0,
-        }
+        each_congestion_point!(self, cp => CongestionPoint::grant_quiet(cp))
     }
 
-    /// `frames` data-carrying frames arrived unseen, leaving `left` bytes of the grant.
+    /// See [`CongestionPoint::absorb`].
     #[inline]
     pub fn absorb(&mut self, frames: u32, left: u32) {
-        if let AnyCongestionPoint::Qcn(cp) = self {
-            cp.cp.absorb(frames, left);
-        }
+        each_congestion_point!(self, cp => CongestionPoint::absorb(cp, frames, left))
+    }
+}
+
+impl CongestionPoint for qcn::CongestionPoint {
+    #[inline]
+    fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        qcn::CongestionPoint::on_arrival(self, ctx, queue, frame)
+    }
+
+    /// QCN's byte and sampling counters are sums, taken at once.
+    #[inline]
+    fn grant_quiet(&mut self) -> u32 {
+        qcn::CongestionPoint::grant_quiet(self)
+    }
+
+    #[inline]
+    fn absorb(&mut self, frames: u32, left: u32) {
+        self.cp.absorb(frames, left)
+    }
+}
+
+impl CongestionPoint for ecm::CongestionPoint {
+    #[inline]
+    fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        ecm::CongestionPoint::on_arrival(self, ctx, queue, frame)
+    }
+}
+
+impl CongestionPoint for fecn::CongestionPoint {
+    #[inline]
+    fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
+        fecn::CongestionPoint::on_arrival(self, ctx, queue, frame)
     }
 }
 
@@ -226,6 +278,56 @@ pub struct RateChange {
     /// Arm the reaction point's timer: fire after this delay with this tag (an epoch,
     /// so that a timer superseded by a later arming is recognised as stale).
     pub arm_timer: Option<(Time, u32)>,
+}
+
+/// What a reaction point does at each hook; every hook but the rate has a default
+/// (nothing happens), so a protocol implements only the hooks it acts at. The data path
+/// calls them through [`AnyReactionPoint`], one `match` per call, no `dyn`.
+pub trait ReactionPoint {
+    /// Whether this reaction point writes into its flow's data frames, for a flow whose
+    /// frames are multicast or not.
+    fn stamps(&self, _multicast: bool) -> bool {
+        false
+    }
+
+    /// Fills what the flow's data frames carry for this protocol. Called for every
+    /// data frame of flows whose reaction point [`stamps`](Self::stamps).
+    fn stamp(&self, _frame: &mut Frame) {}
+
+    /// A feedback frame for this flow reached its source. `None` when the frame is not
+    /// this protocol's feedback.
+    fn on_feedback(&mut self, _ctx: &mut Ctx, _frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+        None
+    }
+
+    /// Bytes the flow may release before this reaction point must hear of a release:
+    /// the flow counts them down and hands what is left of the grant to
+    /// [`absorb`](Self::absorb) before any other call. Zero: every release is seen.
+    fn grant_quiet(&mut self) -> u32 {
+        0
+    }
+
+    /// The flow released bytes while the reaction point was quiet, leaving `left` of
+    /// the grant.
+    fn absorb(&mut self, _left: u32) {}
+
+    /// The shaper released `bytes` of the flow; frames it sends go through `ctx`.
+    fn on_transmit(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _bytes: u32, _line_bps: u64) -> RateChange {
+        RateChange::default()
+    }
+
+    /// The reaction point's timer expired with `tag`; frames it sends go through `ctx`.
+    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+        RateChange::default()
+    }
+
+    /// The rate the reaction point currently allows, bit/s.
+    fn current_rate(&self) -> u64;
+
+    /// Feedback frames received since the last call (for the per-interval series).
+    fn take_feedback_count(&mut self) -> u64 {
+        0
+    }
 }
 
 /// The reaction point of a flow: sets the rate of the flow's shaper from feedback.
@@ -243,133 +345,70 @@ pub enum AnyReactionPoint {
     Dcqcn(dcqcn::Rp),
 }
 
-impl AnyReactionPoint {
-    /// Whether this reaction point writes into its flow's data frames, for a flow whose
-    /// frames are multicast or not.
-    pub fn stamps(&self, multicast: bool) -> bool {
-        match self {
-            AnyReactionPoint::Qcn(rp) => multicast && rp.scheme != qcn::MulticastScheme::Standard,
-            // The rate-regulator tag, on every data frame.
-            AnyReactionPoint::Ecm(_) => true,
-            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) | AnyReactionPoint::Dcqcn(_) => false,
+/// `$body` with `$rp` bound to the reaction point inside `$any`, whatever its protocol:
+/// the one place that lists the variants.
+macro_rules! each_reaction_point {
+    ($any:expr, $rp:ident => $body:expr) => {
+        match $any {
+            AnyReactionPoint::Qcn($rp) => $body,
+            AnyReactionPoint::Ecm($rp) => $body,
+            AnyReactionPoint::E2cm($rp) => $body,
+            AnyReactionPoint::Fecn($rp) => $body,
+            AnyReactionPoint::Dcqcn($rp) => $body,
         }
+    };
+}
+
+impl AnyReactionPoint {
+    /// See [`ReactionPoint::stamps`].
+    pub fn stamps(&self, multicast: bool) -> bool {
+        each_reaction_point!(self, rp => ReactionPoint::stamps(rp, multicast))
     }
 
-    /// Fills what the flow's data frames carry for this protocol (QCN: the
-    /// representative on multicast frames under the enhanced schemes). Called for every
-    /// data frame of flows whose reaction point [`stamps`](Self::stamps).
+    /// See [`ReactionPoint::stamp`].
     #[inline]
     pub fn stamp(&self, frame: &mut Frame) {
-        match self {
-            AnyReactionPoint::Qcn(rp) => {
-                if frame.multicast && rp.scheme != qcn::MulticastScheme::Standard {
-                    frame.header = crate::net::Header::Data(rp.representative());
-                }
-            }
-            AnyReactionPoint::Ecm(rp) => {
-                frame.header = crate::net::Header::Data(qcn::Representative { fb: 0, cpid: rp.tag() });
-            }
-            AnyReactionPoint::E2cm(_) | AnyReactionPoint::Fecn(_) | AnyReactionPoint::Dcqcn(_) => {}
-        }
+        each_reaction_point!(self, rp => ReactionPoint::stamp(rp, frame))
     }
 
-    /// A feedback frame for this flow reached its source. Returns `None` when the frame
-    /// is not this protocol's feedback.
+    /// See [`ReactionPoint::on_feedback`].
     #[inline]
     pub fn on_feedback(&mut self, ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
-        match (self, frame.header) {
-            (AnyReactionPoint::Dcqcn(rp), crate::net::Header::Cnp(_)) => Some(rp.on_cnp(ctx.now, line_bps)),
-            (AnyReactionPoint::Qcn(rp), crate::net::Header::Cnm(cnm)) => Some(rp.on_cnm(cnm, line_bps)),
-            (AnyReactionPoint::Qcn(rp), crate::net::Header::ProbeReply(reply)) => {
-                Some(rp.on_reply(reply, line_bps))
-            }
-            (AnyReactionPoint::Ecm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
-            (AnyReactionPoint::E2cm(rp), crate::net::Header::Bcn(bcn)) => Some(rp.on_bcn(bcn)),
-            (AnyReactionPoint::E2cm(rp), crate::net::Header::ProbeReply(reply)) => Some(rp.on_reply(reply)),
-            (AnyReactionPoint::E2cm(rp), crate::net::Header::PathProbe(probe)) => {
-                Some(rp.on_path_reply(probe))
-            }
-            (AnyReactionPoint::Fecn(rp), crate::net::Header::Fecn(probe)) => Some(rp.on_probe(probe)),
-            (AnyReactionPoint::Fecn(rp), crate::net::Header::Bcn(bcn)) if bcn.severe => Some(rp.on_severe()),
-            _ => None,
-        }
+        each_reaction_point!(self, rp => ReactionPoint::on_feedback(rp, ctx, frame, line_bps))
     }
 
-    /// Bytes the flow may release before this reaction point must hear of a release:
-    /// the flow counts them down and hands what is left of the grant to
-    /// [`absorb`](Self::absorb) before any other call. Zero: every release is seen.
+    /// See [`ReactionPoint::grant_quiet`].
     #[inline]
     pub fn grant_quiet(&mut self) -> u32 {
-        match self {
-            AnyReactionPoint::Qcn(rp) => rp.grant_quiet(),
-            // ECM changes rates on feedback and drift only.
-            AnyReactionPoint::Ecm(_) => u32::MAX,
-            // Probes are due by bytes sent: every release is seen.
-            AnyReactionPoint::E2cm(_) => 0,
-            AnyReactionPoint::Fecn(rp) => rp.quiet_bytes(),
-            AnyReactionPoint::Dcqcn(rp) => rp.rate.grant_quiet(),
-        }
+        each_reaction_point!(self, rp => ReactionPoint::grant_quiet(rp))
     }
 
-    /// The flow released bytes while the reaction point was quiet, leaving `left` of
-    /// the grant.
+    /// See [`ReactionPoint::absorb`].
     #[inline]
     pub fn absorb(&mut self, left: u32) {
-        match self {
-            AnyReactionPoint::Qcn(rp) => rp.absorb(left),
-            AnyReactionPoint::Dcqcn(rp) => rp.rate.absorb(left),
-            _ => {}
-        }
+        each_reaction_point!(self, rp => ReactionPoint::absorb(rp, left))
     }
 
-    /// The shaper released `bytes` of the flow; probes it sends go through `ctx`.
+    /// See [`ReactionPoint::on_transmit`].
     #[inline]
     pub fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32, line_bps: u64) -> RateChange {
-        match self {
-            AnyReactionPoint::Qcn(rp) => {
-                rp.probe(ctx, flow, bytes);
-                rp.on_transmit(bytes, line_bps)
-            }
-            // ECM changes rates on feedback and drift only.
-            AnyReactionPoint::Ecm(_) => RateChange::default(),
-            AnyReactionPoint::E2cm(rp) => rp.on_transmit(ctx, flow, bytes),
-            AnyReactionPoint::Fecn(rp) => rp.on_transmit(),
-            AnyReactionPoint::Dcqcn(rp) => rp.rate.on_transmit(bytes, line_bps),
-        }
+        each_reaction_point!(self, rp => ReactionPoint::on_transmit(rp, ctx, flow, bytes, line_bps))
     }
 
-    /// The reaction point's timer expired with `tag`; frames it sends go through `ctx`.
+    /// See [`ReactionPoint::on_timer`].
     #[inline]
     pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
-        match self {
-            AnyReactionPoint::Qcn(rp) => rp.on_timer(tag, line_bps),
-            AnyReactionPoint::Ecm(rp) => rp.on_timer(),
-            AnyReactionPoint::E2cm(rp) => rp.on_timer(),
-            AnyReactionPoint::Fecn(rp) => rp.on_timer(ctx, flow),
-            AnyReactionPoint::Dcqcn(rp) => rp.rate.on_timer(tag, line_bps),
-        }
+        each_reaction_point!(self, rp => ReactionPoint::on_timer(rp, ctx, flow, tag, line_bps))
     }
 
-    /// The rate the reaction point currently allows, bit/s.
+    /// See [`ReactionPoint::current_rate`].
     pub fn current_rate(&self) -> u64 {
-        match self {
-            AnyReactionPoint::Qcn(rp) => rp.current_rate(),
-            AnyReactionPoint::Ecm(rp) => rp.rate(),
-            AnyReactionPoint::E2cm(rp) => rp.rate(),
-            AnyReactionPoint::Fecn(rp) => rp.rate(),
-            AnyReactionPoint::Dcqcn(rp) => rp.rate.current_rate(),
-        }
+        each_reaction_point!(self, rp => ReactionPoint::current_rate(rp))
     }
 
-    /// Feedback frames received since the last call (for the per-interval series).
+    /// See [`ReactionPoint::take_feedback_count`].
     pub fn take_feedback_count(&mut self) -> u64 {
-        match self {
-            AnyReactionPoint::Qcn(rp) => std::mem::take(&mut rp.cnms_since_sample),
-            AnyReactionPoint::Ecm(rp) => std::mem::take(&mut rp.bcns_since_sample),
-            AnyReactionPoint::E2cm(rp) => std::mem::take(&mut rp.ecm.bcns_since_sample),
-            AnyReactionPoint::Fecn(rp) => std::mem::take(&mut rp.probes_since_sample),
-            AnyReactionPoint::Dcqcn(rp) => std::mem::take(&mut rp.cnps_since_sample),
-        }
+        each_reaction_point!(self, rp => ReactionPoint::take_feedback_count(rp))
     }
 
     /// The QCN reaction point, if this is one.
@@ -387,6 +426,194 @@ impl AnyReactionPoint {
             AnyReactionPoint::E2cm(rp) => Some(&rp.ecm),
             _ => None,
         }
+    }
+}
+
+impl ReactionPoint for qcn::Rp {
+    fn stamps(&self, multicast: bool) -> bool {
+        multicast && self.scheme != qcn::MulticastScheme::Standard
+    }
+
+    /// QCN's enhanced schemes: the representative on multicast frames.
+    #[inline]
+    fn stamp(&self, frame: &mut Frame) {
+        if frame.multicast && self.scheme != qcn::MulticastScheme::Standard {
+            frame.header = Header::Data(self.representative());
+        }
+    }
+
+    #[inline]
+    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
+        match frame.header {
+            Header::Cnm(cnm) => Some(self.on_cnm(cnm, line_bps)),
+            Header::ProbeReply(reply) => Some(self.on_reply(reply, line_bps)),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn grant_quiet(&mut self) -> u32 {
+        qcn::Rp::grant_quiet(self)
+    }
+
+    #[inline]
+    fn absorb(&mut self, left: u32) {
+        qcn::Rp::absorb(self, left)
+    }
+
+    #[inline]
+    fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32, line_bps: u64) -> RateChange {
+        self.probe(ctx, flow, bytes);
+        qcn::Rp::on_transmit(self, bytes, line_bps)
+    }
+
+    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
+        qcn::Rp::on_timer(self, tag, line_bps)
+    }
+
+    fn current_rate(&self) -> u64 {
+        qcn::Rp::current_rate(self)
+    }
+
+    fn take_feedback_count(&mut self) -> u64 {
+        std::mem::take(&mut self.cnms_since_sample)
+    }
+}
+
+impl ReactionPoint for ecm::Rp {
+    /// The rate-regulator tag, on every data frame.
+    fn stamps(&self, _multicast: bool) -> bool {
+        true
+    }
+
+    #[inline]
+    fn stamp(&self, frame: &mut Frame) {
+        frame.header = Header::Data(qcn::Representative { fb: 0, cpid: self.tag() });
+    }
+
+    #[inline]
+    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+        match frame.header {
+            Header::Bcn(bcn) => Some(self.on_bcn(bcn)),
+            _ => None,
+        }
+    }
+
+    /// ECM changes rates on feedback and drift only.
+    fn grant_quiet(&mut self) -> u32 {
+        u32::MAX
+    }
+
+    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+        ecm::Rp::on_timer(self)
+    }
+
+    fn current_rate(&self) -> u64 {
+        self.rate()
+    }
+
+    fn take_feedback_count(&mut self) -> u64 {
+        std::mem::take(&mut self.bcns_since_sample)
+    }
+}
+
+impl ReactionPoint for e2cm::Rp {
+    #[inline]
+    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+        match frame.header {
+            Header::Bcn(bcn) => Some(self.on_bcn(bcn)),
+            Header::ProbeReply(reply) => Some(self.on_reply(reply)),
+            Header::PathProbe(probe) => Some(self.on_path_reply(probe)),
+            _ => None,
+        }
+    }
+
+    /// Probes are due by bytes sent: every release is seen (the default grant, 0).
+    #[inline]
+    fn on_transmit(&mut self, ctx: &mut Ctx, flow: &FlowView, bytes: u32, _line_bps: u64) -> RateChange {
+        e2cm::Rp::on_transmit(self, ctx, flow, bytes)
+    }
+
+    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+        e2cm::Rp::on_timer(self)
+    }
+
+    fn current_rate(&self) -> u64 {
+        self.rate()
+    }
+
+    fn take_feedback_count(&mut self) -> u64 {
+        std::mem::take(&mut self.ecm.bcns_since_sample)
+    }
+}
+
+impl ReactionPoint for fecn::Rp {
+    #[inline]
+    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+        match frame.header {
+            Header::Fecn(probe) => Some(self.on_probe(probe)),
+            Header::Bcn(bcn) if bcn.severe => Some(self.on_severe()),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn grant_quiet(&mut self) -> u32 {
+        self.quiet_bytes()
+    }
+
+    #[inline]
+    fn on_transmit(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _bytes: u32, _line_bps: u64) -> RateChange {
+        fecn::Rp::on_transmit(self)
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+        fecn::Rp::on_timer(self, ctx, flow)
+    }
+
+    fn current_rate(&self) -> u64 {
+        self.rate()
+    }
+
+    fn take_feedback_count(&mut self) -> u64 {
+        std::mem::take(&mut self.probes_since_sample)
+    }
+}
+
+impl ReactionPoint for dcqcn::Rp {
+    #[inline]
+    fn on_feedback(&mut self, ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
+        match frame.header {
+            Header::Cnp(_) => Some(self.on_cnp(ctx.now, line_bps)),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn grant_quiet(&mut self) -> u32 {
+        self.rate.grant_quiet()
+    }
+
+    #[inline]
+    fn absorb(&mut self, left: u32) {
+        self.rate.absorb(left)
+    }
+
+    #[inline]
+    fn on_transmit(&mut self, _ctx: &mut Ctx, _flow: &FlowView, bytes: u32, line_bps: u64) -> RateChange {
+        self.rate.on_transmit(bytes, line_bps)
+    }
+
+    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
+        self.rate.on_timer(tag, line_bps)
+    }
+
+    fn current_rate(&self) -> u64 {
+        self.rate.current_rate()
+    }
+
+    fn take_feedback_count(&mut self) -> u64 {
+        std::mem::take(&mut self.cnps_since_sample)
     }
 }
 
