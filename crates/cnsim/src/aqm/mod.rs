@@ -88,48 +88,75 @@ pub enum Aqm {
     Dcqcn(crate::l4::dcqcn::Marker),
 }
 
+/// What a queue discipline with state does; the hooks beyond `on_enqueue` have
+/// defaults (no average, no moving max_p, nothing at dequeue), so a discipline
+/// implements only what it keeps. The data path calls them through [`Aqm`], whose
+/// variants are listed once, in `each_discipline!`.
+pub trait Discipline {
+    /// The discipline's table name, for messages.
+    fn name(&self) -> &'static str;
+
+    /// A frame is offered to the queue: queue it, queue it marked, or drop it.
+    fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict;
+
+    /// A frame left for the wire; `queue` is what stays.
+    fn on_dequeue(&mut self, _queue: QueueView, _frame: &Frame, _now: Time) {}
+
+    /// Whether it may mark an ECN-capable frame CE (or with an MECN level).
+    fn marks(&self) -> bool {
+        true
+    }
+
+    /// The average queue it keeps, if it keeps one.
+    fn average(&self) -> Option<f64> {
+        None
+    }
+
+    /// The maximum marking probability it applies now, if it has one.
+    fn max_p(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// `$body` with `$d` bound to the discipline inside `$aqm`, whatever it is: the one
+/// place that lists the variants.
+macro_rules! each_discipline {
+    ($aqm:expr, $d:ident => $body:expr) => {
+        match $aqm {
+            Aqm::EcnThreshold($d) => $body,
+            Aqm::Red($d) => $body,
+            Aqm::Mecn($d) => $body,
+            Aqm::Dcqcn($d) => $body,
+        }
+    };
+}
+
 impl AnyDiscipline {
     /// The discipline's table name, for messages.
     pub fn name(&self) -> &'static str {
         match self {
             AnyDiscipline::DropTail => "drop-tail",
-            AnyDiscipline::Aqm(a) => match **a {
-                Aqm::EcnThreshold(_) => "protocols.ecn_threshold",
-                Aqm::Red(_) => "protocols.red",
-                Aqm::Mecn(_) => "protocols.mecn",
-                Aqm::Dcqcn(_) => "protocols.dcqcn",
-            },
+            AnyDiscipline::Aqm(a) => each_discipline!(&**a, d => Discipline::name(d)),
         }
     }
 
     /// Whether the discipline may mark an ECN-capable frame CE (or with an MECN level).
     pub fn marks(&self) -> bool {
         let AnyDiscipline::Aqm(a) = self else { return false };
-        match &**a {
-            Aqm::EcnThreshold(_) | Aqm::Mecn(_) | Aqm::Dcqcn(_) => true,
-            Aqm::Red(d) => d.marks(),
-        }
+        each_discipline!(&**a, d => Discipline::marks(d))
     }
 
     /// The average queue the discipline keeps, if it keeps one.
     pub fn average(&self) -> Option<f64> {
         let AnyDiscipline::Aqm(a) = self else { return None };
-        match &**a {
-            Aqm::EcnThreshold(_) | Aqm::Dcqcn(_) => None,
-            Aqm::Red(d) => Some(d.average.avg),
-            Aqm::Mecn(d) => Some(d.average.avg),
-        }
+        each_discipline!(&**a, d => Discipline::average(d))
     }
 
     /// The maximum marking probability the discipline applies now (Adaptive RED's and
     /// Adaptive MECN's moving max_p; MECN's P1max), if it has one.
     pub fn max_p(&self) -> Option<f64> {
         let AnyDiscipline::Aqm(a) = self else { return None };
-        match &**a {
-            Aqm::EcnThreshold(_) | Aqm::Dcqcn(_) => None,
-            Aqm::Red(d) => Some(d.cur_max_p),
-            Aqm::Mecn(d) => Some(d.max_p),
-        }
+        each_discipline!(&**a, d => Discipline::max_p(d))
     }
 
     /// A frame is offered to the queue.
@@ -162,22 +189,87 @@ impl Aqm {
     /// instructions).
     #[inline(never)]
     pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
-        match self {
-            Aqm::EcnThreshold(d) => d.on_enqueue(queue, frame),
-            Aqm::Red(d) => d.on_enqueue(queue, frame, now),
-            Aqm::Mecn(d) => d.on_enqueue(queue, frame, now),
-            Aqm::Dcqcn(d) => d.on_enqueue(queue, frame),
-        }
+        each_discipline!(self, d => Discipline::on_enqueue(d, queue, frame, now))
     }
 
     /// A frame left for the wire; `queue` is what stays.
     #[inline(never)]
     pub fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
-        match self {
-            Aqm::EcnThreshold(_) | Aqm::Dcqcn(_) => {}
-            Aqm::Red(d) => d.on_dequeue(queue, frame, now),
-            Aqm::Mecn(d) => d.on_dequeue(queue, frame, now),
-        }
+        each_discipline!(self, d => Discipline::on_dequeue(d, queue, frame, now))
+    }
+}
+
+impl Discipline for EcnThreshold {
+    fn name(&self) -> &'static str {
+        "protocols.ecn_threshold"
+    }
+
+    #[inline]
+    fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, _now: Time) -> Verdict {
+        EcnThreshold::on_enqueue(self, queue, frame)
+    }
+}
+
+impl Discipline for Red {
+    fn name(&self) -> &'static str {
+        "protocols.red"
+    }
+
+    #[inline]
+    fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
+        Red::on_enqueue(self, queue, frame, now)
+    }
+
+    #[inline]
+    fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
+        Red::on_dequeue(self, queue, frame, now)
+    }
+
+    fn marks(&self) -> bool {
+        Red::marks(self)
+    }
+
+    fn average(&self) -> Option<f64> {
+        Some(self.average.avg)
+    }
+
+    fn max_p(&self) -> Option<f64> {
+        Some(self.cur_max_p)
+    }
+}
+
+impl Discipline for Mecn {
+    fn name(&self) -> &'static str {
+        "protocols.mecn"
+    }
+
+    #[inline]
+    fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, now: Time) -> Verdict {
+        Mecn::on_enqueue(self, queue, frame, now)
+    }
+
+    #[inline]
+    fn on_dequeue(&mut self, queue: QueueView, frame: &Frame, now: Time) {
+        Mecn::on_dequeue(self, queue, frame, now)
+    }
+
+    fn average(&self) -> Option<f64> {
+        Some(self.average.avg)
+    }
+
+    fn max_p(&self) -> Option<f64> {
+        Some(self.max_p)
+    }
+}
+
+impl Discipline for crate::l4::dcqcn::Marker {
+    fn name(&self) -> &'static str {
+        "protocols.dcqcn"
+    }
+
+    #[inline]
+    fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, _now: Time) -> Verdict {
+        crate::l4::dcqcn::Marker::on_enqueue(self, queue, frame)
     }
 }
 

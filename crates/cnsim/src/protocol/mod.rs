@@ -2,9 +2,9 @@
 //!
 //! The data path ([`crate::sim`]) knows frames, queues, links and nodes; everything a
 //! protocol adds happens at one of these seams, each an enum with one variant per
-//! protocol and one `match` per call (no `dyn`, no allocation); the congestion-point and
-//! reaction-point seams are traits with defaults, their variants listed once, in a
-//! dispatch macro:
+//! protocol and one `match` per call (no `dyn`, no allocation); the queue-discipline,
+//! congestion-point and reaction-point seams are traits with defaults, their variants
+//! listed once, in a dispatch macro:
 //!
 //! | seam | where the data path calls it | variants |
 //! |---|---|---|
