@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AnyDiscipline, QueueView, Verdict};
-use crate::net::{Capacity, Frame};
+use crate::net::Frame;
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::ScenarioError;
 use crate::units::Size;
@@ -27,27 +27,14 @@ pub struct EcnThresholdParams {
 impl Install for EcnThresholdParams {
     fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
         for p in cx.ports(&self.ports, &format!("{path}.ports"))? {
-            // A threshold at or above the buffer would never be exceeded.
-            for q in cx.net.ports[p as usize].classes.queues() {
-                let capacity = match (self.k, q.capacity) {
-                    (Size::Frames(_), Capacity::Frames(c)) => Size::Frames(c),
-                    (Size::Bytes(_), Capacity::Bytes(c)) => Size::Bytes(c),
-                    _ => continue,
-                };
-                if self.k.value() >= capacity.value() {
-                    return Err(cx.err(
-                        &format!("{path}.k"),
-                        format!(
-                            "\"{}\" is not below the capacity of port \"{}\" ({}): the queue never holds more than K, \
-                             so nothing would be marked; expected a threshold below the buffer, e.g. \"65 frames\" \
-                             (DCTCP at 10 Gbit/s)",
-                            self.k,
-                            cx.net.port_name(p),
-                            capacity,
-                        ),
-                    ));
-                }
-            }
+            super::check_below_buffer(
+                cx,
+                p,
+                &format!("{path}.k"),
+                self.k,
+                "the queue never holds more than K, so nothing would be marked",
+                "\"65 frames\" (DCTCP at 10 Gbit/s)",
+            )?;
             super::install_on_port(cx, p, path, |_, _| {
                 AnyDiscipline::Aqm(Box::new(super::Aqm::EcnThreshold(EcnThreshold::new(self.k))))
             })?;

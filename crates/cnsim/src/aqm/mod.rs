@@ -273,6 +273,38 @@ impl Discipline for crate::l4::dcqcn::Marker {
     }
 }
 
+/// Refuses a marking threshold (`threshold`, at the key `key`) at or above the buffer
+/// of a class queue of port `p` counted in the same unit: such a queue never exceeds it,
+/// `why` says what follows; `example` is a threshold to suggest.
+pub(crate) fn check_below_buffer(
+    cx: &InstallCx,
+    p: PortId,
+    key: &str,
+    threshold: crate::units::Size,
+    why: &str,
+    example: &str,
+) -> Result<(), ScenarioError> {
+    use crate::units::Size;
+    for q in cx.net.ports[p as usize].classes.queues() {
+        let capacity = match (threshold, q.capacity) {
+            (Size::Frames(_), Capacity::Frames(c)) => Size::Frames(c),
+            (Size::Bytes(_), Capacity::Bytes(c)) => Size::Bytes(c),
+            _ => continue,
+        };
+        if threshold.value() >= capacity.value() {
+            return Err(cx.err(
+                key,
+                format!(
+                    "\"{threshold}\" is not below the capacity of port \"{}\" ({capacity}): {why}; expected a \
+                     threshold below the buffer, e.g. {example}",
+                    cx.net.port_name(p)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Puts the discipline `make(cx, class)` on every class queue of port `p` for the table
 /// at `path`, unless another table already put one there.
 pub(crate) fn install_on_port(

@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::aqm::{AnyDiscipline, Aqm};
 use crate::engine::PS_PER_US;
-use crate::net::Capacity;
 use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
@@ -188,26 +187,8 @@ impl Install for DcqcnConfig {
     fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
         self.check().map_err(|(key, message)| cx.err(&format!("{path}.{key}"), message))?;
         for p in cx.ports(&self.congestion_points, &format!("{path}.congestion_points"))? {
-            // Kmin at or above the buffer would never mark.
-            for q in cx.net.ports[p as usize].classes.queues() {
-                let capacity = match (self.kmin, q.capacity) {
-                    (Size::Frames(_), Capacity::Frames(c)) => Size::Frames(c),
-                    (Size::Bytes(_), Capacity::Bytes(c)) => Size::Bytes(c),
-                    _ => continue,
-                };
-                if self.kmin.value() >= capacity.value() {
-                    return Err(cx.err(
-                        &format!("{path}.kmin"),
-                        format!(
-                            "\"{}\" is not below the capacity of port \"{}\" ({}): nothing would be marked; \
-                             expected a threshold below the buffer, e.g. \"5KB\"",
-                            self.kmin,
-                            cx.net.port_name(p),
-                            capacity
-                        ),
-                    ));
-                }
-            }
+            let why = "nothing would be marked";
+            crate::aqm::check_below_buffer(cx, p, &format!("{path}.kmin"), self.kmin, why, "\"5KB\"")?;
             let name = cx.net.port_name(p);
             crate::aqm::install_on_port(cx, p, path, |cx, class| {
                 let rng = cx.rng("dcqcn-cp", &format!("{name}#{class}"));
@@ -226,6 +207,10 @@ impl Install for DcqcnConfig {
         })?;
         let increase = std::sync::Arc::new(self.rp.increase());
         let cnp_size = self.cnp_size.value() as u32;
+        if !flows.is_empty() {
+            let n = cx.flows.len();
+            cx.protocols.notification_points.resize(n, None);
+        }
         for f in flows {
             let at = format!("{path}.rp.min_rate");
             cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
@@ -236,9 +221,7 @@ impl Install for DcqcnConfig {
             let line = cx.flows[f as usize].line_bps;
             let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
             cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
-            let nps = &mut cx.protocols.notification_points;
-            nps.resize(cx.flows.len(), None);
-            nps[f as usize] = Some(AnyNotificationPoint::Dcqcn {
+            cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn {
                 np: Np::new(self.cnp_interval.0),
                 size: cnp_size,
                 priority: self.cnp_priority,
