@@ -39,14 +39,22 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
         match f.dst {
             Destination::Host(dst) => {
                 let dctcp = sim.tcp_connection(i as u32).is_some_and(|c| c.sender.cc.dctcp().is_some());
-                let entry = s.traffic.iter().position(|t| f.name.split('/').next() == Some(&t.name));
                 let mut marks = false;
                 for p in sim.routes().path(net, f.src, dst, i as u32) {
                     crossed[p as usize] = true;
                     marks |= net.ports[p as usize].classes.queues().any(|q| q.discipline.marks());
                 }
-                if let (true, Some(e)) = (dctcp, entry) {
-                    *dctcp_marked[e].get_or_insert(false) |= marks;
+                if dctcp {
+                    // A flow is named "<entry>/<source host>" by the builder.
+                    let src = &net.nodes[f.src as usize].name;
+                    let of_entry = |t: &super::schema::Traffic| {
+                        f.name.len() == t.name.len() + 1 + src.len()
+                            && f.name.starts_with(t.name.as_str())
+                            && f.name.ends_with(src.as_str())
+                    };
+                    if let Some(e) = s.traffic.iter().position(of_entry) {
+                        *dctcp_marked[e].get_or_insert(false) |= marks;
+                    }
                 }
                 let rp = sim.reaction_points().get(f.rp as usize);
                 if matches!(rp, Some(crate::protocol::AnyReactionPoint::Dcqcn(_))) {
