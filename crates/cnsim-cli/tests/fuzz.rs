@@ -370,6 +370,23 @@ xon = "40 frames"
 "#
         ),
     ),
+    (
+        "fuzz-rdma",
+        concat!(
+            seed_base!(),
+            r#"
+[[traffic]]
+name = "qp"
+kind = "rdma"
+from = "s1"
+to = "d1"
+bytes = "200KB"
+frame_size = "1000B"
+priority = 1
+rdma = { ack_every = 2, nack_interval = "50us", timeout = "200us", window = "20KB" }
+"#
+        ),
+    ),
 ];
 
 /// The scenarios that are fuzzed: the bundled ones but the scale reference, and the

@@ -249,3 +249,59 @@ fn wireshark_reads_rocev2_data_and_cnps() {
     assert_eq!(cnps.len() as u64, s["dcqcn"]["cnps_sent"].as_u64().unwrap(), "every CNP, once");
     assert!(!cnps.is_empty());
 }
+
+/// An RDMA message alone: Wireshark reads its packets as RC SEND First, Middle and Last
+/// with PSNs 0, 1, … in order (AckReq on the last), and the receiver's acknowledgements
+/// as RC Acknowledge with an AETH ACK syndrome naming each PSN received.
+#[test]
+fn wireshark_reads_rdma_psns_and_acknowledgements() {
+    let Some(tshark) = tshark() else { return };
+    let d = dir("rdma");
+    let o = cnsim(
+        &d,
+        &[
+            "run",
+            "rdma-incast",
+            "--set",
+            "topology.dumbbell.senders=1",
+            "--set",
+            "traffic[0].bytes=\"10KB\"",
+            "--set",
+            "metrics.pcap={ports=[\"r1->r2\", \"d1->r2\"], snaplen=128}",
+            "--out",
+            "r",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let trace = d.join("r/trace.pcapng");
+    let data = fields(
+        &tshark,
+        &trace,
+        "frame.interface_name == \"r1->r2\"",
+        &["infiniband.bth.opcode", "infiniband.bth.psn", "infiniband.bth.a", "frame.len"],
+    );
+    // 10 000 bytes: 10 packets of 938 and one of 620 (682 on the wire).
+    assert_eq!(data.len(), 11, "{data:?}");
+    for (k, r) in data.iter().enumerate() {
+        let opcode = match k {
+            0 => "0",
+            10 => "2",
+            _ => "1",
+        };
+        assert_eq!((r[0].as_str(), r[1].as_str()), (opcode, k.to_string().as_str()), "{r:?}");
+        assert_eq!(r[2] == "1" || r[2] == "True", k == 10, "AckReq on the last only: {r:?}");
+    }
+    assert_eq!(data[10][3], "682");
+    let acks = fields(
+        &tshark,
+        &trace,
+        "frame.interface_name == \"d1->r2\"",
+        &["infiniband.bth.opcode", "infiniband.bth.psn", "infiniband.aeth.syndrome"],
+    );
+    assert_eq!(acks.len(), 11, "{acks:?}");
+    for (k, r) in acks.iter().enumerate() {
+        assert_eq!((r[0].as_str(), r[1].as_str()), ("17", k.to_string().as_str()), "{r:?}");
+        assert_eq!(r[2], "31", "ACK syndrome: {r:?}");
+    }
+}

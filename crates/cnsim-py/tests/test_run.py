@@ -184,6 +184,9 @@ def test_flows_are_a_table_of_the_summary() -> None:
     assert list(f["name"]) == [x["name"] for x in r.summary["flows"]] and len(f) == 4
     assert list(f["throughput_bps"]) == [x["throughput_bps"] for x in r.summary["flows"]]
     assert list(f["tcp.acks_sent"]) == [x["tcp"]["acks_sent"] for x in r.summary["flows"]]
+    q = cnsim.run(cnsim.load("rdma-incast", {"duration": "2ms", "topology.dumbbell.senders": 2})).flows
+    assert list(q["rdma.acks_sent"]) == [1067, 1067]
+    assert all(0 < t < 0.002 for t in q["rdma.fct_s"])
 
 
 def test_the_package_offers_no_stray_names() -> None:

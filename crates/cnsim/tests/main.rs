@@ -12,6 +12,7 @@ mod maxmin;
 mod output_safety;
 mod pause;
 mod qcn;
+mod rdma;
 mod roeck2007;
 mod scenario_errors;
 mod scenario_keys;

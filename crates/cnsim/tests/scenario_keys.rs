@@ -140,6 +140,15 @@ from = ["d"]
 to = "a"
 web = { size_mean = "20KB", size_shape = 1.5, think_mean = "500ms" }
 
+[[traffic]]
+name = "qp"
+kind = "rdma"
+from = ["d"]
+to = "a"
+bytes = "64KB"
+frame_size = "1000B"
+rdma = { ack_every = 2, nack_interval = "100us", timeout = "1ms", window = "16KB" }
+
 [protocols.qcn]
 enabled = false
 congestion_points = ["hub->edge"]

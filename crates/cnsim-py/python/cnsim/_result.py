@@ -183,8 +183,9 @@ class Result:
         rows: List[Dict[str, Any]] = []
         for f in self.summary.get("flows", []):
             row = {k: v for k, v in f.items() if not isinstance(v, dict)}
-            for k, v in (f.get("tcp") or {}).items():
-                row[f"tcp.{k}"] = v
+            for transport in ("tcp", "rdma"):
+                for k, v in (f.get(transport) or {}).items():
+                    row[f"{transport}.{k}"] = v
             rows.append(row)
         return to_frame(pa.Table.from_pylist(rows), self.backend)
 

@@ -1,6 +1,8 @@
 //! Transport protocols, each a module in its own vocabulary:
 //! - [`tcp`]: TCP Reno and NewReno as ns-2's one-way agents implement them, and DCTCP;
-//! - [`dcqcn`]: RoCEv2's DCQCN (its switch marking, receiving and sending NICs).
+//! - [`dcqcn`]: RoCEv2's DCQCN (its switch marking, receiving and sending NICs);
+//! - [`rdma`]: RoCEv2's reliable-connection message transfer (PSNs, ACK/NAK, go-back-N).
 
 pub mod dcqcn;
+pub mod rdma;
 pub mod tcp;

@@ -81,6 +81,10 @@ pub struct FlowSummary {
     /// A TCP flow's connection counters (segments, retransmissions, timeouts, ACKs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSummary>,
+    /// An RDMA flow's queue-pair counters (the message, acknowledgements,
+    /// retransmissions, completion time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<crate::l4::rdma::QpStats>,
 }
 
 /// A TCP connection's counters. The flow's own counters count its data segments (the
@@ -384,6 +388,7 @@ impl Summary {
                             .dctcp()
                             .map(|d| DctcpSummary { alpha: d.alpha, alpha_updates: d.updates }),
                     }),
+                    rdma: sim.rdma_qp(i as u32).map(|qp| qp.stats.clone()),
                 }
             })
             .collect();

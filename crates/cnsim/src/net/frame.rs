@@ -72,6 +72,10 @@ pub enum Header {
     TcpRequest(u32),
     /// A DCQCN congestion notification packet, from the flow's receiver to its source.
     Cnp(crate::l4::dcqcn::Cnp),
+    /// A RoCEv2 data packet of the frame's flow: its PSN.
+    RdmaData(crate::l4::rdma::Packet),
+    /// A RoCEv2 acknowledgement or NAK, from the flow's receiver to its source.
+    RdmaAck(crate::l4::rdma::Ack),
 }
 
 impl Default for Header {
@@ -108,11 +112,15 @@ pub enum HeaderKind {
     TcpRequest,
     /// [`Header::Cnp`].
     Cnp,
+    /// [`Header::RdmaData`].
+    RdmaData,
+    /// [`Header::RdmaAck`].
+    RdmaAck,
 }
 
 impl HeaderKind {
     /// Every kind, in counter order.
-    pub const ALL: [HeaderKind; 12] = [
+    pub const ALL: [HeaderKind; 14] = [
         HeaderKind::Data,
         HeaderKind::Cnm,
         HeaderKind::Pause,
@@ -125,6 +133,8 @@ impl HeaderKind {
         HeaderKind::TcpAck,
         HeaderKind::TcpRequest,
         HeaderKind::Cnp,
+        HeaderKind::RdmaData,
+        HeaderKind::RdmaAck,
     ];
 }
 
@@ -145,17 +155,19 @@ impl Header {
             Header::TcpAck(_) => HeaderKind::TcpAck,
             Header::TcpRequest(_) => HeaderKind::TcpRequest,
             Header::Cnp(_) => HeaderKind::Cnp,
+            Header::RdmaData(_) => HeaderKind::RdmaData,
+            Header::RdmaAck(_) => HeaderKind::RdmaAck,
         }
     }
 
     /// What a data-carrying frame tells congestion points: the representative tag of an
-    /// application data frame, none for a TCP segment; `None` for frames that carry no
+    /// application data frame, none for a TCP segment or an RDMA packet; `None` for frames that carry no
     /// data (feedback, probes, ACKs, PAUSE).
     #[inline]
     pub fn data_tag(&self) -> Option<crate::l2::qcn::Representative> {
         match *self {
             Header::Data(tag) => Some(tag),
-            Header::TcpSegment(_) => Some(Default::default()),
+            Header::TcpSegment(_) | Header::RdmaData(_) => Some(Default::default()),
             _ => None,
         }
     }

@@ -142,8 +142,24 @@ pub fn encode(frame: &Frame, ctx: &Context, snaplen: usize, out: &mut Vec<u8>) -
         Header::TcpRequest(_) => {
             tcp(out, frame, dst, 5001, (10_000 + frame.flow % 50_000) as u16, 0, 0, 0x18, true);
         }
-        Header::Data(_) if ctx.rdma => roce(out, frame, dst, BTH_SEND_ONLY),
-        Header::Cnp(_) => roce(out, frame, dst, BTH_CNP),
+        Header::Data(_) if ctx.rdma => roce(out, frame, dst, BTH_SEND_ONLY, 0, None),
+        Header::Cnp(_) => roce(out, frame, dst, BTH_CNP, 0, None),
+        Header::RdmaData(p) => {
+            let opcode = match (p.psn == 0, p.last) {
+                (true, true) => BTH_SEND_ONLY,
+                (true, false) => BTH_SEND_FIRST,
+                (false, false) => BTH_SEND_MIDDLE,
+                (false, true) => BTH_SEND_LAST,
+            };
+            // The last packet asks for an acknowledgement (AckReq).
+            roce(out, frame, dst, opcode, p.psn | (u32::from(p.last) << 31), None)
+        }
+        Header::RdmaAck(a) => {
+            // An ACK names the last PSN received; a NAK the one expected.
+            let (psn, syndrome) =
+                if a.nak { (a.psn, AETH_NAK_PSN_ERROR) } else { (a.psn.wrapping_sub(1), AETH_ACK) };
+            roce(out, frame, dst, BTH_ACKNOWLEDGE, psn, Some(syndrome))
+        }
         Header::Data(r) => experimental(out, frame, dst, 0, r.fb, r.cpid),
         Header::Bcn(_) => experimental(out, frame, dst, 1, 0, 0),
         Header::Fecn(_) => experimental(out, frame, dst, 2, 0, 0),
@@ -178,18 +194,34 @@ fn experimental(out: &mut Vec<u8>, frame: &Frame, dst: [u8; 6], kind: u8, fb: u8
 
 /// RoCEv2's UDP destination port.
 pub const ROCEV2_PORT: u16 = 4791;
-/// BTH opcode of an RC SEND Only.
+/// BTH opcodes of RC SEND First, Middle, Last and Only (IBA vol. 1 Table 38).
+const BTH_SEND_FIRST: u8 = 0x00;
+const BTH_SEND_MIDDLE: u8 = 0x01;
+const BTH_SEND_LAST: u8 = 0x02;
 const BTH_SEND_ONLY: u8 = 0x04;
+/// BTH opcode of an RC Acknowledge, which an AETH follows.
+const BTH_ACKNOWLEDGE: u8 = 0x11;
+/// AETH syndromes: ACK (credit field 0x1F, "invalid"), and NAK with a PSN sequence error
+/// (IBA vol. 1 §9.7.5.1.4).
+const AETH_ACK: u8 = 0x1F;
+const AETH_NAK_PSN_ERROR: u8 = 0x60;
 /// BTH opcode of a congestion notification packet.
 const BTH_CNP: u8 = 0x81;
 
 /// IPv4, UDP and the InfiniBand Base Transport Header of a RoCEv2 packet with BTH
-/// `opcode`; the IP packet is the frame less its Ethernet header, at least the headers
-/// (a CNP's 16 reserved octets and the ICRC included).
-fn roce(out: &mut Vec<u8>, frame: &Frame, dst: [u8; 6], opcode: u8) {
+/// `opcode` and `psn` (its top bit: AckReq), and an AETH with `aeth`'s syndrome; the IP
+/// packet is the frame less its Ethernet header, at least the headers (a CNP's 16
+/// reserved octets and the ICRC included).
+fn roce(out: &mut Vec<u8>, frame: &Frame, dst: [u8; 6], opcode: u8, psn: u32, aeth: Option<u8>) {
     const HEADERS: usize = 20 + 8 + 12 + 4; // IPv4, UDP, BTH, ICRC
-    let cnp = if opcode == BTH_CNP { 16 } else { 0 };
-    let total = (frame.size as usize).saturating_sub(TAGGED).clamp(HEADERS + cnp, usize::from(u16::MAX));
+    let extra = if opcode == BTH_CNP {
+        16
+    } else if aeth.is_some() {
+        4
+    } else {
+        0
+    };
+    let total = (frame.size as usize).saturating_sub(TAGGED).clamp(HEADERS + extra, usize::from(u16::MAX));
     ethernet(out, dst, mac(frame.src), frame.priority, ETHERTYPE_IPV4);
     ipv4_header(out, frame, 17, total as u16);
     out.extend_from_slice(&(0xC000u16 | (frame.flow as u16 & 0x3FFF)).to_be_bytes());
@@ -202,7 +234,12 @@ fn roce(out: &mut Vec<u8>, frame: &Frame, dst: [u8; 6], opcode: u8) {
     let qp = (frame.flow + 1) & 0xFF_FFFF;
     out.push(0);
     out.extend_from_slice(&qp.to_be_bytes()[1..]);
-    out.extend_from_slice(&[0; 4]); // AckReq, PSN
+    out.push(if psn >> 31 == 1 { 0x80 } else { 0 }); // AckReq
+    out.extend_from_slice(&(psn & 0xFF_FFFF).to_be_bytes()[1..]);
+    if let Some(syndrome) = aeth {
+        out.push(syndrome);
+        out.extend_from_slice(&[0; 3]); // MSN
+    }
 }
 
 /// An IPv4 header (no options) of `frame` carrying `protocol`, `total` bytes long, with

@@ -44,6 +44,11 @@ pub enum TimerOwner {
         /// The flow.
         flow: u32,
     },
+    /// The RDMA queue pair of a flow: its retransmission timer.
+    Rdma {
+        /// The flow.
+        flow: u32,
+    },
     /// A link-control timer (PAUSE expiry, PAUSE refresh, host input service).
     LinkControl {
         /// What the timer is for.

@@ -322,9 +322,9 @@ pub fn build_until(
 
     let built =
         add_flows(s, file, &names, &net, &routes, &groups, slowest_link.as_ref(), &mut budget, &mut pace)?;
-    let Flows { trees, mut flows, flow_entry, connections, incast } = built;
+    let Flows { trees, mut flows, flow_entry, connections, incast, qps } = built;
 
-    let mut protocols = Protocols { tcp: connections, incast, ..Protocols::default() };
+    let mut protocols = Protocols { tcp: connections, incast, rdma: qps, ..Protocols::default() };
     let mut timers = Timers::new();
     install_protocols(
         s,
@@ -526,6 +526,8 @@ struct Flows {
     flows: Vec<Flow>,
     flow_entry: Vec<usize>,
     connections: Vec<crate::l4::tcp::Connection>,
+    /// RDMA queue pairs, indexed by `Flow::qp`.
+    qps: Vec<crate::l4::rdma::Qp>,
     incast: Vec<crate::l4::tcp::IncastGroup>,
 }
 
@@ -553,6 +555,7 @@ fn add_flows(
     let mut flows: Vec<Flow> = Vec::new();
     let mut flow_entry: Vec<usize> = Vec::new();
     let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
+    let mut qps: Vec<crate::l4::rdma::Qp> = Vec::new();
     let mut incast: Vec<crate::l4::tcp::IncastGroup> = Vec::new();
     let mut incast_entry: Option<usize> = None;
     let mut flow_names: HashSet<String> = HashSet::new();
@@ -645,7 +648,8 @@ fn add_flows(
                 off: off.0,
                 exponential: periods == PeriodDistribution::Exponential,
             },
-            Source::Saturated => Pattern::Saturated,
+            // A queue pair sends as a saturated source whose packets its requester numbers.
+            Source::Saturated | Source::Rdma { .. } => Pattern::Saturated,
             Source::Tcp { .. } => Pattern::Tcp,
         };
         // One frame must take at most MAX_TIME at every rate it meets, so that no time the
@@ -722,12 +726,16 @@ fn add_flows(
                     format!("host \"{src_name}\" has no link; expected a source host with a link"),
                 ));
             }
-            if matches!(t.source, Source::Tcp { .. })
+            if matches!(t.source, Source::Tcp { .. } | Source::Rdma { .. })
                 && (t.to == UNIFORM || group_index.contains_key(t.to.as_str()))
             {
                 return Err(err(
                     &format!("{tp}.to"),
-                    format!("\"{}\" is not one host; expected the one host a tcp source connects to", t.to),
+                    format!(
+                        "\"{}\" is not one host; expected the one host a {} source connects to",
+                        t.to,
+                        super::schema::kind_name(t.source.kind())
+                    ),
                 ));
             }
             let dst = if t.to == UNIFORM {
@@ -894,6 +902,10 @@ fn add_flows(
                 let overhead = RngStream::new(s.seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
                 connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead));
             }
+            if let Source::Rdma { bytes, rdma } = &t.source {
+                flow.qp = qps.len() as u32;
+                qps.push(crate::l4::rdma::Qp::new(rdma, bytes.map(Size::value), size));
+            }
             flows.push(flow);
             flow_entry.push(ti);
         }
@@ -905,7 +917,7 @@ fn add_flows(
         )?;
     }
 
-    Ok(Flows { trees, flows, flow_entry, connections, incast })
+    Ok(Flows { trees, flows, flow_entry, connections, incast, qps })
 }
 
 /// Each configured protocol, from its own table ([`super::schema::Protocols::all`]),

@@ -413,6 +413,9 @@ pub enum TrafficKind {
     Saturated,
     /// A TCP connection (Reno or NewReno).
     Tcp,
+    /// A RoCEv2 queue pair sending one message (or an unlimited one), paced by its rate
+    /// limiter, acknowledged by its receiver, with go-back-N on loss.
+    Rdma,
 }
 
 /// On/off period distribution.
@@ -637,6 +640,13 @@ pub enum Source {
         /// `tcp`: the connection's parameters.
         tcp: crate::l4::tcp::TcpParams,
     },
+    /// `kind = "rdma"`: a RoCEv2 queue pair to one host.
+    Rdma {
+        /// `bytes`: the message; absent = unlimited.
+        bytes: Option<Size>,
+        /// `rdma`: the queue pair's transport parameters.
+        rdma: crate::l4::rdma::RdmaParams,
+    },
 }
 
 impl Source {
@@ -648,6 +658,7 @@ impl Source {
             Source::OnOff { .. } => TrafficKind::Onoff,
             Source::Saturated => TrafficKind::Saturated,
             Source::Tcp { .. } => TrafficKind::Tcp,
+            Source::Rdma { .. } => TrafficKind::Rdma,
         }
     }
 
@@ -655,7 +666,7 @@ impl Source {
     pub fn rate(&self) -> Option<Rate> {
         match *self {
             Source::Cbr { rate, .. } | Source::Poisson { rate } | Source::OnOff { rate, .. } => Some(rate),
-            Source::Saturated | Source::Tcp { .. } => None,
+            Source::Saturated | Source::Tcp { .. } | Source::Rdma { .. } => None,
         }
     }
 }
@@ -693,8 +704,13 @@ impl TryFrom<TrafficEntry> for Traffic {
             }
         };
         let refuse = |key: &str, given: bool| foreign(key, given, "onoff");
+        if t.kind != TrafficKind::Tcp && t.kind != TrafficKind::Rdma {
+            foreign("bytes", t.bytes.is_some(), "tcp\" or kind = \"rdma")?;
+        }
+        if t.kind != TrafficKind::Rdma {
+            foreign("rdma", t.rdma.is_some(), "rdma")?;
+        }
         if t.kind != TrafficKind::Tcp {
-            foreign("bytes", t.bytes.is_some(), "tcp")?;
             foreign("tcp", t.tcp.is_some(), "tcp")?;
             foreign("sru", t.sru.is_some(), "tcp")?;
             foreign("web", t.web.is_some(), "tcp")?;
@@ -808,6 +824,45 @@ impl TryFrom<TrafficEntry> for Traffic {
                 }
                 Source::Tcp { bytes: t.bytes, sru: t.sru, web: t.web, tcp }
             }
+            TrafficKind::Rdma => {
+                if let Some(r) = t.rate {
+                    return Err(at_key(
+                        "rate",
+                        format!(
+                            "rate = \"{r}\" given, but an rdma source has no rate of its own (its rate \
+                             limiter and the network set it); expected no rate (use rate_limit to cap it)"
+                        ),
+                    ));
+                }
+                refuse("on", t.on.is_some())?;
+                refuse("off", t.off.is_some())?;
+                refuse("periods", t.periods.is_some())?;
+                if let Some(b) = t.bytes {
+                    if !matches!(b, Size::Bytes(n) if n > 0) {
+                        return Err(at_key(
+                            "bytes",
+                            format!("\"{b}\" is not a message size; expected a positive size in bytes, e.g. \"1MB\""),
+                        ));
+                    }
+                }
+                let frame = t.frame_size.value();
+                if matches!(t.frame_size, Size::Bytes(_)) && frame <= u64::from(crate::l4::rdma::HEADER_BYTES)
+                {
+                    return Err(at_key(
+                        "frame_size",
+                        format!(
+                            "\"{}\" leaves no room for data after a RoCEv2 packet's {} bytes of headers; expected e.g. \"1000B\"",
+                            t.frame_size,
+                            crate::l4::rdma::HEADER_BYTES
+                        ),
+                    ));
+                }
+                let rdma = t.rdma.unwrap_or_default();
+                if let Err((key, message)) = rdma.check("rdma", frame) {
+                    return Err(at_key(&key, message));
+                }
+                Source::Rdma { bytes: t.bytes, rdma }
+            }
         };
         Ok(Traffic {
             name: t.name,
@@ -839,7 +894,12 @@ impl From<Traffic> for TrafficEntry {
         };
         let (bytes, sru, web, tcp) = match &t.source {
             Source::Tcp { bytes, sru, web, tcp } => (*bytes, *sru, *web, Some(*tcp)),
+            Source::Rdma { bytes, .. } => (*bytes, None, None, None),
             _ => (None, None, None, None),
+        };
+        let rdma = match t.source {
+            Source::Rdma { rdma, .. } => Some(rdma),
+            _ => None,
         };
         TrafficEntry {
             name: t.name,
@@ -856,6 +916,7 @@ impl From<Traffic> for TrafficEntry {
             sru,
             web,
             tcp,
+            rdma,
             start: t.start,
             stop: t.stop,
             priority: t.priority,
@@ -876,6 +937,7 @@ pub fn kind_name(k: TrafficKind) -> &'static str {
         TrafficKind::Poisson => "poisson",
         TrafficKind::Saturated => "saturated",
         TrafficKind::Tcp => "tcp",
+        TrafficKind::Rdma => "rdma",
     }
 }
 
@@ -914,7 +976,8 @@ pub struct TrafficEntry {
     /// On/off period distribution (onoff only; default fixed lengths).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub periods: Option<PeriodDistribution>,
-    /// Application data a TCP source sends (absent: unlimited).
+    /// Application data a TCP source sends, or an RDMA source's message (absent:
+    /// unlimited).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<Size>,
     /// Incast: each TCP source sends this server request unit per round.
@@ -927,6 +990,9 @@ pub struct TrafficEntry {
     /// A TCP source's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::l4::tcp::TcpParams>,
+    /// An RDMA source's queue-pair parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<crate::l4::rdma::RdmaParams>,
     /// Start time.
     #[serde(default)]
     pub start: Start,

@@ -101,16 +101,32 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
             ),
         ));
     }
-    // RoCEv2 expects a lossless fabric: cnsim's RDMA sources retransmit nothing.
+    // RoCEv2 expects a lossless fabric: a saturated source retransmits nothing, a queue
+    // pair only what a NAK or its timeout asks for.
     let lossless = s.protocols.pause.as_ref().is_some_and(|p| p.switches.is_some());
     if dcqcn_flows > 0 && !lossless {
         out.push(ScenarioError::new(
             file,
             "protocols.dcqcn",
-            "runs without switch flow control: a frame a full queue drops is lost to its flow (the \
-             sources have no retransmission), where RoCEv2 expects a lossless fabric; expected \
-             [protocols.pause] with mode = \"pfc\" and a [protocols.pause.switches] table",
+            "runs without switch flow control: a frame a full queue drops is lost to its flow (a \
+             saturated source has no retransmission, an rdma source goes back to it), where RoCEv2 \
+             expects a lossless fabric; expected [protocols.pause] with mode = \"pfc\" and a \
+             [protocols.pause.switches] table",
         ));
+    }
+    if !lossless {
+        for (i, t) in s.traffic.iter().enumerate() {
+            if matches!(t.source, super::schema::Source::Rdma { rdma, .. } if rdma.timeout.is_none()) {
+                out.push(ScenarioError::new(
+                    file,
+                    format!("traffic[{i}].rdma.timeout"),
+                    "is absent on a fabric without switch flow control: a lost packet that no later \
+                     packet follows (the message's last, or the last before a go-back) is never NAKed, \
+                     and its queue pair waits for ever; expected a timeout, e.g. rdma = { timeout = \"1ms\" }, \
+                     or [protocols.pause] with a [protocols.pause.switches] table",
+                ));
+            }
+        }
     }
     for (path, name) in named_congestion_points(s) {
         let Some(p) = (0..net.ports.len() as u32).find(|&p| net.port_name(p) == name) else { continue };

@@ -22,6 +22,8 @@ pub struct Protocols {
     pub tcp: Vec<crate::l4::tcp::Connection>,
     /// Incast groups, indexed by `App::Incast::group`.
     pub incast: Vec<crate::l4::tcp::IncastGroup>,
+    /// RDMA queue pairs, indexed by `Flow::qp`.
+    pub rdma: Vec<crate::l4::rdma::Qp>,
 }
 
 impl Sim {

@@ -1,7 +1,8 @@
 //! The host endpoint: a frame that reaches a host passes its input (a host input
 //! service, when a link control has one) and is then consumed by its header: data is
-//! counted as delivered to its flow, a CNM goes to the flow's reaction point; later
-//! headers (TCP segments and ACKs, probes) get their own arms here.
+//! counted as delivered to its flow, a CNM goes to the flow's reaction point, TCP
+//! segments and RDMA packets to their receivers, their acknowledgements to their
+//! senders.
 
 use super::{ctx, DropSite, Sim};
 use crate::engine::Time;
@@ -68,6 +69,16 @@ impl Sim {
                 self.frames.free(id);
                 self.tcp_ack(&frame, now);
             }
+            Header::RdmaData(packet) => {
+                let frame = *frame;
+                self.frames.free(id);
+                self.rdma_data(host, &frame, packet, now);
+            }
+            Header::RdmaAck(ack) => {
+                let f = frame.flow;
+                self.frames.free(id);
+                self.rdma_ack(f, ack, now);
+            }
             Header::TcpRequest(_) => {
                 let f = frame.flow;
                 self.frames.free(id);
@@ -83,7 +94,7 @@ impl Sim {
     /// A CE-marked data frame reached its destination `host`: the flow's notification
     /// point, if it has one, may answer.
     #[inline(never)]
-    fn notify(&mut self, host: NodeId, frame: &Frame, now: Time) {
+    pub(super) fn notify(&mut self, host: NodeId, frame: &Frame, now: Time) {
         let Some(Some(np)) = self.protocols.notification_points.get_mut(frame.flow as usize) else { return };
         np.on_marked(&mut ctx!(self, now), host, frame);
         self.flush(now);

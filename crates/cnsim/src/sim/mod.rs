@@ -21,6 +21,7 @@ mod counters;
 mod hooks;
 mod host;
 mod query;
+mod rdma;
 mod source;
 mod tcp;
 
@@ -153,6 +154,7 @@ impl Sim {
                 Fired::Expired(TimerOwner::ReactionPoint { flow }, tag) => self.rp_timer(flow, tag, now),
                 Fired::Expired(TimerOwner::LinkControl { owner }, _) => self.link_timer(owner, now),
                 Fired::Expired(TimerOwner::Tcp { flow }, tag) => self.tcp_timer(flow, tag, now),
+                Fired::Expired(TimerOwner::Rdma { flow }, _) => self.rdma_timeout(flow, now),
             },
             Event::Sample => self.sample(now),
         }
@@ -161,10 +163,10 @@ impl Sim {
     // ---- the data path -------------------------------------------------------------
 
     /// A host hands a frame of its own to its egress port(s). A flow's data frames and
-    /// TCP segments count as sent by the flow.
+    /// TCP segments and RDMA packets count as sent by the flow.
     fn host_send(&mut self, id: FrameId, now: Time) {
         let frame = self.frames.get(id);
-        if let Header::Data(_) | Header::TcpSegment(_) = frame.header {
+        if let Header::Data(_) | Header::TcpSegment(_) | Header::RdmaData(_) = frame.header {
             let st = &mut self.flows[frame.flow as usize].stats;
             st.sent_frames += 1;
             st.sent_bytes += frame.size as u64;
@@ -403,13 +405,15 @@ impl Sim {
     }
 
     /// Frees a frame that will not be delivered and counts it where it was dropped: in
-    /// its flow's counters too for data frames and TCP segments, in its connection's for
-    /// TCP ACKs.
+    /// its flow's counters too for data frames, TCP segments and RDMA packets, in its
+    /// connection's for TCP ACKs.
     fn drop_frame(&mut self, id: FrameId, site: DropSite) {
         let frame = self.frames.get(id);
         let kind = frame.kind();
         match kind {
-            crate::net::HeaderKind::Data | crate::net::HeaderKind::TcpSegment => {
+            crate::net::HeaderKind::Data
+            | crate::net::HeaderKind::TcpSegment
+            | crate::net::HeaderKind::RdmaData => {
                 self.flows[frame.flow as usize].stats.dropped_frames += 1;
             }
             crate::net::HeaderKind::TcpAck => {

@@ -34,6 +34,12 @@ impl Sim {
         self.protocols.tcp.get(c as usize)
     }
 
+    /// Flow `f`'s RDMA queue pair, if it is one.
+    pub fn rdma_qp(&self, f: u32) -> Option<&crate::l4::rdma::Qp> {
+        let q = self.flows.get(f as usize)?.qp;
+        self.protocols.rdma.get(q as usize)
+    }
+
     /// The incast groups (one per traffic entry with an `sru`).
     pub fn incast_groups(&self) -> &[crate::l4::tcp::IncastGroup] {
         &self.protocols.incast

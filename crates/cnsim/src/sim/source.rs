@@ -31,6 +31,9 @@ impl Sim {
             if flow.rp != NONE {
                 flow.rp_timer = timers.add(TimerOwner::ReactionPoint { flow: f });
             }
+            if flow.qp != NONE && protocols.rdma[flow.qp as usize].timeout > 0 {
+                protocols.rdma[flow.qp as usize].timer = timers.add(TimerOwner::Rdma { flow: f });
+            }
             if flow.tcp != NONE {
                 let c = &mut protocols.tcp[flow.tcp as usize];
                 c.timer = timers.add(TimerOwner::Tcp { flow: f });
@@ -160,7 +163,7 @@ impl Sim {
 
     /// Flow `f`'s data frame to `dst`, born at `born`.
     #[inline]
-    fn build_frame(&mut self, f: u32, dst: NodeId, born: Time) -> Frame {
+    pub(super) fn build_frame(&mut self, f: u32, dst: NodeId, born: Time) -> Frame {
         let flow = &self.flows[f as usize];
         let mut frame = Frame {
             size: flow.frame_size,
@@ -302,13 +305,17 @@ impl Sim {
                 shaper.idle();
                 return None;
             }
-            let (egress, priority, size) = (flow.egress, flow.priority, flow.frame_size);
+            let (egress, priority, size, qp) = (flow.egress, flow.priority, flow.frame_size, flow.qp);
+            if qp != NONE && !self.rdma_may_send(f) {
+                self.flows[f as usize].shaper.as_mut().expect("flow has a shaper").idle();
+                return None;
+            }
             if egress != NONE && !self.port_takes(egress, priority, size, now) {
                 self.wait_for_room(f, egress);
                 return None;
             }
-            let frame = self.make_frame(f, now);
-            self.counters.count_created(HeaderKind::Data);
+            let frame = if qp == NONE { self.make_frame(f, now) } else { self.rdma_packet(f, now) };
+            self.counters.count_created(frame.kind());
             self.frames.alloc(frame)
         } else {
             match shaper.pop_built() {
@@ -356,7 +363,8 @@ impl Sim {
     /// can, so that sources waiting take the room in turn), else at its next release.
     pub(super) fn wake_source(&mut self, f: u32, now: Time) {
         let flow = &mut self.flows[f as usize];
-        let (egress, priority, size, stop) = (flow.egress, flow.priority, flow.frame_size, flow.stop);
+        let (egress, priority, size, stop, qp) =
+            (flow.egress, flow.priority, flow.frame_size, flow.stop, flow.qp);
         let shaper = flow.shaper.as_mut().expect("a saturated flow has a shaper");
         let (timer, at) = (shaper.timer, shaper.next_allowed(now));
         if now >= stop {
@@ -367,8 +375,12 @@ impl Sim {
             self.arm(timer, at);
             return;
         }
-        let frame = self.make_frame(f, now);
-        self.counters.count_created(HeaderKind::Data);
+        if qp != NONE && !self.rdma_may_send(f) {
+            self.flows[f as usize].shaper.as_mut().expect("shaper").idle();
+            return;
+        }
+        let frame = if qp == NONE { self.make_frame(f, now) } else { self.rdma_packet(f, now) };
+        self.counters.count_created(frame.kind());
         let id = self.frames.alloc(frame);
         let size = self.frames.get(id).size;
         let shaper = self.flows[f as usize].shaper.as_mut().expect("shaper");

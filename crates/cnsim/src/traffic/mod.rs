@@ -92,9 +92,9 @@ pub struct FlowStats {
     pub sent_bytes: u64,
     /// Frames (multicast: copies) delivered to a destination host. TCP: data segments
     /// delivered in order to the receiving application, each once (not the SYN, not
-    /// duplicates).
+    /// duplicates). RDMA: packets delivered in order, each once.
     pub delivered_frames: u64,
-    /// Bytes delivered. TCP: application bytes delivered in order.
+    /// Bytes delivered. TCP and RDMA: application (message) bytes delivered in order.
     pub delivered_bytes: u64,
     /// Frames (or copies) dropped in the network. TCP: segments.
     pub dropped_frames: u64,
@@ -151,6 +151,8 @@ pub struct Flow {
     /// TCP connection of a `Pattern::Tcp` flow (index into the simulator's TCP
     /// connections), or `NONE`.
     pub tcp: u32,
+    /// RDMA queue pair of the flow (index into the simulator's queue pairs), or `NONE`.
+    pub qp: u32,
     /// Optional shaper (rate limiter) at the host's egress, boxed: most flows have none.
     pub shaper: Option<Box<Shaper>>,
     /// Counters.
@@ -221,6 +223,7 @@ impl Flow {
             emission_lane: crate::net::NONE,
             egress: crate::net::NONE,
             tcp: crate::net::NONE,
+            qp: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
             line_bps: 0,

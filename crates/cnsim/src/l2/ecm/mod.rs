@@ -115,7 +115,7 @@ impl CongestionPoint {
     pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
         let tag = match frame.header {
             Header::Data(tag) => tag,
-            Header::TcpSegment(_) => Default::default(),
+            Header::TcpSegment(_) | Header::RdmaData(_) => Default::default(),
             Header::Probe(probe) if probe.cpid == self.cp.cpid => return self.answer(ctx, queue, frame),
             Header::PathProbe(ref mut probe) if !probe.returning => {
                 probe.add_queue(queue.bytes(), self.capacity_bps);

@@ -226,7 +226,7 @@ impl CongestionPoint {
     #[inline]
     pub fn on_arrival(&mut self, ctx: &mut Ctx, queue: &PortView, frame: &mut Frame) {
         match &mut frame.header {
-            Header::Data(_) | Header::TcpSegment(_) => {
+            Header::Data(_) | Header::TcpSegment(_) | Header::RdmaData(_) => {
                 self.switch.maybe_update(ctx.now, queue.bytes());
                 self.switch.count(frame.size);
                 if let Some(s) = &mut self.severe {
