@@ -1,8 +1,10 @@
-//! Transport protocols, each a module in its own vocabulary:
+//! Transport protocols, each a module in its own vocabulary, and the applications
+//! over them ([`app`]):
 //! - [`tcp`]: TCP Reno and NewReno as ns-2's one-way agents implement them, and DCTCP;
 //! - [`dcqcn`]: RoCEv2's DCQCN (its switch marking, receiving and sending NICs);
 //! - [`rdma`]: RoCEv2's reliable-connection message transfer (PSNs, ACK/NAK, go-back-N).
 
+pub mod app;
 pub mod dcqcn;
 pub mod rdma;
 pub mod tcp;

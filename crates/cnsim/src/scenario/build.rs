@@ -528,7 +528,7 @@ struct Flows {
     connections: Vec<crate::l4::tcp::Connection>,
     /// RDMA queue pairs, indexed by `Flow::qp`.
     qps: Vec<crate::l4::rdma::Qp>,
-    incast: Vec<crate::l4::tcp::IncastGroup>,
+    incast: Vec<crate::l4::app::IncastGroup>,
 }
 
 /// The flows of every traffic entry, each key checked where it is given.
@@ -556,7 +556,7 @@ fn add_flows(
     let mut flow_entry: Vec<usize> = Vec::new();
     let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
     let mut qps: Vec<crate::l4::rdma::Qp> = Vec::new();
-    let mut incast: Vec<crate::l4::tcp::IncastGroup> = Vec::new();
+    let mut incast: Vec<crate::l4::app::IncastGroup> = Vec::new();
     let mut incast_entry: Option<usize> = None;
     let mut flow_names: HashSet<String> = HashSet::new();
     let hosts = net.hosts();
@@ -873,7 +873,7 @@ fn add_flows(
             }
             if let Source::Tcp { bytes, sru, web, tcp } = &t.source {
                 let app = match (bytes, sru) {
-                    _ if web.is_some() => crate::l4::tcp::App::Web(web.expect("web")),
+                    _ if web.is_some() => crate::l4::app::App::Web(web.expect("web")),
                     (_, Some(sru)) => {
                         // One group per traffic entry: its sources serve one client.
                         if incast_entry != Some(ti) {
@@ -883,10 +883,10 @@ fn add_flows(
                         let group = incast.len() - 1;
                         incast[group].flows.push(flows.len() as u32);
                         incast[group].waiting += 1;
-                        crate::l4::tcp::App::Incast { sru: sru.value(), group: group as u32 }
+                        crate::l4::app::App::Incast { sru: sru.value(), group: group as u32 }
                     }
-                    (Some(b), None) => crate::l4::tcp::App::Bytes(b.value()),
-                    (None, None) => crate::l4::tcp::App::Bulk,
+                    (Some(b), None) => crate::l4::app::App::Bytes(b.value()),
+                    (None, None) => crate::l4::app::App::Bulk,
                 };
                 // ns-2 draws each agent's clock phase uniformly within a tick.
                 let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };

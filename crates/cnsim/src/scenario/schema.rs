@@ -636,7 +636,7 @@ pub enum Source {
         /// when all have arrived.
         sru: Option<Size>,
         /// `web`: objects of heavy-tailed sizes separated by think times.
-        web: Option<crate::l4::tcp::WebParams>,
+        web: Option<crate::l4::app::WebParams>,
         /// `tcp`: the connection's parameters.
         tcp: crate::l4::tcp::TcpParams,
     },
@@ -986,7 +986,7 @@ pub struct TrafficEntry {
     /// Web traffic: each TCP source sends objects of Pareto sizes after exponential
     /// think times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub web: Option<crate::l4::tcp::WebParams>,
+    pub web: Option<crate::l4::app::WebParams>,
     /// A TCP source's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::l4::tcp::TcpParams>,

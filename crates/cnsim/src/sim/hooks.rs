@@ -21,7 +21,7 @@ pub struct Protocols {
     /// TCP connections, indexed by `Flow::tcp`.
     pub tcp: Vec<crate::l4::tcp::Connection>,
     /// Incast groups, indexed by `App::Incast::group`.
-    pub incast: Vec<crate::l4::tcp::IncastGroup>,
+    pub incast: Vec<crate::l4::app::IncastGroup>,
     /// RDMA queue pairs, indexed by `Flow::qp`.
     pub rdma: Vec<crate::l4::rdma::Qp>,
 }

@@ -41,7 +41,7 @@ impl Sim {
     }
 
     /// The incast groups (one per traffic entry with an `sru`).
-    pub fn incast_groups(&self) -> &[crate::l4::tcp::IncastGroup] {
+    pub fn incast_groups(&self) -> &[crate::l4::app::IncastGroup] {
         &self.protocols.incast
     }
 

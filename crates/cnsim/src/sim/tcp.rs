@@ -1,10 +1,11 @@
 //! TCP in the data path: a connection's segments leave through its flow's shaper (so a
 //! QCN reaction point's rate limiter sits beneath TCP, which sees the delay), its ACKs
 //! come back from the destination host as frames, and its retransmission timer is a
-//! generic timer.
+//! generic timer. What the application sends, and when, is asked of [`crate::l4::app`].
 
 use super::Sim;
 use crate::engine::{Event, Time};
+use crate::l4::app::App;
 use crate::net::{Frame, Header, HeaderKind, NodeId, NONE};
 
 /// The tag of a connection's timer when it stands for the application's start.
@@ -55,16 +56,15 @@ impl Sim {
         }
         if tag != START {
             c.sender.on_timeout(now);
-        } else if let crate::l4::tcp::App::Web(web) = c.app {
+        } else if let App::Web(web) = c.app {
             if stopped {
                 return None;
             }
-            // The next object: Pareto bytes, whole segments, from the initial window.
-            let bytes = web.object_bytes(flow.rng.uniform());
+            // The next object, from the initial window.
+            let segments = web.next_object(&mut flow.rng, c.payload);
             if c.sender.highest_ack >= 0 {
                 c.sender.restart_after_idle();
             }
-            let segments = (bytes / f64::from(c.payload)).ceil().max(1.0) as u64;
             c.sender.app_send(segments, now);
         } else {
             let segments = c.app_segments();
@@ -183,15 +183,8 @@ impl Sim {
     /// Incast: connection `ci`'s SRU of this round reached the client `host`; when it is
     /// the last one, the client requests the next round from every server.
     fn incast_arrived(&mut self, ci: usize, host: NodeId, now: Time) {
-        let crate::l4::tcp::App::Incast { group, .. } = self.protocols.tcp[ci].app else { return };
-        let g = &mut self.protocols.incast[group as usize];
-        g.waiting -= 1;
-        if g.waiting > 0 {
-            return;
-        }
-        g.rounds += 1;
-        g.waiting = g.flows.len() as u32;
-        let round = g.rounds as u32;
+        let App::Incast { group, .. } = self.protocols.tcp[ci].app else { return };
+        let Some(round) = self.protocols.incast[group as usize].arrived() else { return };
         for k in 0..self.protocols.incast[group as usize].flows.len() {
             let f = self.protocols.incast[group as usize].flows[k];
             let flow = &self.flows[f as usize];
@@ -226,12 +219,12 @@ impl Sim {
         self.protocols.tcp[ci].sender.on_ack_echo(i64::from(ack.ack), ack.echo, now);
         self.tcp_output(f, now);
         let c = &mut self.protocols.tcp[ci];
-        if let crate::l4::tcp::App::Web(web) = c.app {
+        if let App::Web(web) = c.app {
             if c.sender.all_acked() && !c.thinking && now < self.flows[f as usize].stop {
                 // The object is in: the user thinks, then fetches the next. (The timer is
                 // idle: nothing is outstanding, so no retransmission timer runs.)
-                let think = self.flows[f as usize].rng.exponential(web.think_mean.0 as f64) as Time;
-                self.timers.arm_in(&mut self.events, c.timer, now + think.max(1), START);
+                let think = web.think(&mut self.flows[f as usize].rng);
+                self.timers.arm_in(&mut self.events, c.timer, now + think, START);
                 c.thinking = true;
             }
         }

@@ -326,101 +326,6 @@ impl TcpParams {
     }
 }
 
-/// Web traffic (`web = { … }` on a `tcp` entry): each source is a user fetching objects
-/// one after another over its connection. An object's size is Pareto distributed
-/// (heavy-tailed: shape α, mean `size_mean`, so scale = mean·(α − 1)/α), rounded up to
-/// whole segments; once it is acknowledged the user thinks for an exponential time of
-/// mean `think_mean`, then the next object starts in slow start from the initial window
-/// (RFC 5681's restart after an idle period longer than the RTO), the RTT estimate kept.
-/// The model of the web sources in Floyd, Gummadi & Shenker's Adaptive RED simulations
-/// and ns-2's web traffic generator, reduced to one connection per user.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct WebParams {
-    /// Mean object size.
-    pub size_mean: Size,
-    /// Pareto shape α (> 1: a finite mean; 1.2 is the value common in web models).
-    pub size_shape: f64,
-    /// Mean think time between objects.
-    pub think_mean: Duration,
-}
-
-impl Default for WebParams {
-    fn default() -> Self {
-        WebParams { size_mean: Size::Bytes(12_000), size_shape: 1.2, think_mean: Duration(PS_PER_S) }
-    }
-}
-
-impl WebParams {
-    /// Checks the values; errors name the key under `prefix`.
-    pub fn check(&self, prefix: &str) -> Result<(), (String, String)> {
-        if !matches!(self.size_mean, Size::Bytes(b) if b > 0) {
-            return Err((
-                format!("{prefix}.size_mean"),
-                format!(
-                    "\"{}\" is not an object size; expected a positive size in bytes, e.g. \"12KB\"",
-                    self.size_mean
-                ),
-            ));
-        }
-        if !(self.size_shape > 1.0 && self.size_shape <= 10.0) {
-            return Err((
-                format!("{prefix}.size_shape"),
-                format!(
-                    "{} is not a Pareto shape with a finite mean; expected a number in (1, 10], e.g. 1.2",
-                    self.size_shape
-                ),
-            ));
-        }
-        if self.think_mean.0 == 0 {
-            return Err((
-                format!("{prefix}.think_mean"),
-                "is 0s; expected a positive time, e.g. \"1s\"".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// An object's size in bytes for a uniform draw `u` in [0, 1): the Pareto quantile
-    /// scale·(1 − u)^(−1/α).
-    pub fn object_bytes(&self, u: f64) -> f64 {
-        let mean = self.size_mean.value() as f64;
-        let scale = mean * (self.size_shape - 1.0) / self.size_shape;
-        scale * (1.0 - u).powf(-1.0 / self.size_shape)
-    }
-}
-
-/// What the application gives the connection.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum App {
-    /// Unlimited data (a bulk transfer).
-    Bulk,
-    /// This many bytes, then nothing.
-    Bytes(u64),
-    /// An incast server: one server request unit of this many bytes per round, each
-    /// round when the client's request arrives (the first at the start).
-    Incast {
-        /// The SRU, bytes.
-        sru: u64,
-        /// The incast group (index into the simulator's groups).
-        group: u32,
-    },
-    /// Web objects with think times between them.
-    Web(WebParams),
-}
-
-/// The servers of one incast client: a round ends when every server's SRU has reached
-/// the client, which then requests the next from all of them (a barrier).
-#[derive(Clone, Debug, Default)]
-pub struct IncastGroup {
-    /// The servers' flows.
-    pub flows: Vec<u32>,
-    /// Servers whose SRU of the current round has not yet arrived.
-    pub waiting: u32,
-    /// Rounds completed.
-    pub rounds: u64,
-}
-
 /// One TCP connection: the sender at the flow's source, the receiver at its destination.
 #[derive(Clone, Debug)]
 pub struct Connection {
@@ -435,7 +340,7 @@ pub struct Connection {
     /// Wire size of an ACK and of the SYN.
     pub ack_size: u32,
     /// What the application sends.
-    pub app: App,
+    pub app: crate::l4::app::App,
     /// The retransmission timer.
     pub timer: TimerId,
     /// When the timer is armed to expire, as last synchronised with the sender.
@@ -468,7 +373,7 @@ impl Connection {
         params: &TcpParams,
         frame_size: u32,
         ecn: bool,
-        app: App,
+        app: crate::l4::app::App,
         boot: Time,
         overhead: RngStream,
     ) -> Self {
@@ -500,40 +405,21 @@ impl Connection {
     }
 
     /// `segments` more data segments reached the receiving application in order: the
-    /// application bytes they carry (a finite transfer's last segment carries only what
-    /// is left).
+    /// application bytes they carry.
     pub fn deliver(&mut self, segments: u64) -> u64 {
-        let payload = u64::from(self.payload);
-        let total = |n: u64| match self.app {
-            App::Bulk | App::Web(_) => n * payload,
-            App::Bytes(b) => (n * payload).min(b),
-            App::Incast { sru, .. } => {
-                let per_round = sru.div_ceil(payload);
-                (n / per_round) * sru + ((n % per_round) * payload).min(sru)
-            }
-        };
-        let before = total(self.delivered);
+        let before = self.app.bytes_in(self.delivered, self.payload);
         self.delivered += segments;
-        total(self.delivered) - before
+        self.app.bytes_in(self.delivered, self.payload) - before
     }
 
-    /// Segments the application hands over at the start: all of a `Bytes` transfer or
-    /// the first SRU (its last segment may be short but travels full-size, as ns-2's
-    /// ⌈N/size⌉ packets do), or an unbounded supply.
+    /// Segments the application hands over at the start.
     pub fn app_segments(&self) -> u64 {
-        match self.app {
-            App::Bulk => 1 << 40,
-            App::Web(_) => 0, // each object is drawn when it starts
-            App::Bytes(b) | App::Incast { sru: b, .. } => b.div_ceil(u64::from(self.payload)),
-        }
+        self.app.first_segments(self.payload)
     }
 
     /// Incast: SRUs completely delivered so far.
     pub fn srus_delivered(&self) -> u64 {
-        match self.app {
-            App::Incast { sru, .. } => self.delivered / sru.div_ceil(u64::from(self.payload)),
-            _ => 0,
-        }
+        self.app.rounds_in(self.delivered, self.payload)
     }
 
     /// The congestion level a data segment's codepoint signals: RFC 3168's CE is 1;
@@ -557,22 +443,6 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Pareto quantiles: the scale at u = 0, twice it where (1 − u) = 2^−α, and a sample
-    /// mean near the configured mean when the tail is light enough to average (α = 3).
-    #[test]
-    fn web_object_sizes_are_pareto() {
-        let w = WebParams { size_mean: Size::Bytes(12_000), size_shape: 1.2, think_mean: Duration(PS_PER_S) };
-        let scale = 12_000.0 * 0.2 / 1.2;
-        assert!((w.object_bytes(0.0) - scale).abs() < 1e-9);
-        let u = 1.0 - 2f64.powf(-1.2);
-        assert!((w.object_bytes(u) - 2.0 * scale).abs() < 1e-6);
-        let w3 = WebParams { size_shape: 3.0, ..w };
-        let n = 100_000;
-        let mean = (0..n).map(|i| w3.object_bytes((i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64;
-        assert!((mean - 12_000.0).abs() < 120.0, "{mean}");
-        assert!(WebParams { size_shape: 1.0, ..w }.check("web").is_err());
-    }
 
     /// Each preset sets both rules; a finer key beside it overrides its part.
     #[test]

@@ -16,7 +16,7 @@ pub mod receiver;
 pub mod rto;
 pub mod sender;
 
-pub use config::{App, Connection, IncastGroup, MecnParams, TcpParams, WebParams};
+pub use config::{Connection, MecnParams, TcpParams};
 
 /// What a data segment's header carries here: its sequence number (in segments) and
 /// the CWR flag.
