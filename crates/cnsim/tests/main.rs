@@ -8,6 +8,7 @@ mod core_engine;
 mod dcqcn;
 mod dctcp;
 mod determinism;
+mod fabric;
 mod maxmin;
 mod output_safety;
 mod pause;

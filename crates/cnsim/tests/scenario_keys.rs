@@ -484,6 +484,53 @@ off = "100us"
 "#,
     ),
     (
+        "bare-clos",
+        r#"
+name = "bare-clos"
+duration = "1ms"
+
+[topology.clos]
+pods = 2
+tors_per_pod = 2
+aggs_per_pod = 2
+hosts_per_tor = 2
+cores = 2
+host_link = { rate = "10Gbps", delay = "1us" }
+tor_link = { rate = "40Gbps", delay = "1us" }
+core_link = { rate = "40Gbps", delay = "1us" }
+tor_buffer = "100KB"
+agg_buffer = "200KB"
+core_buffer = "300KB"
+
+[[traffic]]
+name = "greedy"
+kind = "saturated"
+from = "h1"
+to = "h8"
+"#,
+    ),
+    (
+        "bare-fat-tree",
+        r#"
+name = "bare-fat-tree"
+duration = "1ms"
+
+[topology.fat_tree]
+k = 4
+host_link = { rate = "10Gbps", delay = "1us" }
+fabric_link = { rate = "40Gbps", delay = "1us" }
+tor_buffer = "100KB"
+agg_buffer = "200KB"
+core_buffer = "300KB"
+
+[[traffic]]
+name = "greedy"
+kind = "saturated"
+from = "h1"
+to = "h16"
+"#,
+    ),
+    (
         "bare-multilink",
         r#"
 name = "bare-multilink"

@@ -87,8 +87,10 @@ fn check_topology_size(
 ) -> Result<(), ScenarioError> {
     // (nodes, hosts, the key that sets the size, how it is written)
     let mut parts: Vec<(u64, u64, String, String)> = Vec::new();
+    let mut links = t.links.len() as u64;
     for (name, g) in t.generators() {
         let size = g.size(name);
+        links = links.saturating_add(size.links);
         parts.push((size.nodes, size.hosts, size.key, size.what));
     }
     if !t.nodes.is_empty() {
@@ -111,15 +113,13 @@ fn check_topology_size(
     let switches = nodes.saturating_sub(hosts);
     let entries = switches.saturating_mul(hosts);
     if nodes <= MAX_NODES && entries <= MAX_ROUTE_ENTRIES {
-        // Generators make about one link per node.
-        let links = nodes.saturating_add(t.links.len() as u64);
         let bytes = nodes
             .saturating_mul(NODE_BYTES)
             .saturating_add(links.saturating_mul(LINK_BYTES.saturating_add(2 * port_bytes)));
         budget.charge(
             bytes,
             path,
-            &format!("{what}: the topology of {nodes} nodes and about {links} links"),
+            &format!("{what}: the topology of {nodes} nodes and {links} links"),
             "to fit, use fewer nodes",
         )?;
         budget.charge(
@@ -170,6 +170,7 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
             name: n.name.clone(),
             kind: n.kind,
             path: format!("topology.nodes[{i}].name"),
+            buffer: None,
         });
     }
     for (i, l) in t.links.iter().enumerate() {
@@ -184,7 +185,7 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
         return Err(ScenarioError::new(
             file,
             "topology",
-            "no nodes; expected a generator (star, dumbbell, chain, parking_lot, multilink) or [[topology.nodes]]",
+            "no nodes; expected a generator (star, dumbbell, chain, parking_lot, multilink, fat_tree, clos) or [[topology.nodes]]",
         ));
     }
     Ok(out)
@@ -362,8 +363,12 @@ fn add_links_and_queues(
 ) -> Result<Option<(u64, String)>, BuildError> {
     let explicit_links_from = topo.links.len() - s.topology.links.len();
     let host_cap = s.queues.host_capacity.unwrap_or(s.queues.capacity);
+    // Nodes are numbered in the expanded topology's order; a generated tier may set
+    // its switches' buffers.
     let cap_of = |node: NodeId, net: &Network| {
-        if net.nodes[node as usize].kind == NodeKind::Host {
+        if let Some(buffer) = topo.nodes[node as usize].buffer {
+            capacity(buffer)
+        } else if net.nodes[node as usize].kind == NodeKind::Host {
             capacity(host_cap)
         } else {
             capacity(s.queues.capacity)

@@ -83,6 +83,12 @@ pub struct Topology {
     /// The multi-link topology of Mliki et al. 2016 Fig. 13.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multilink: Option<Multilink>,
+    /// The k-ary fat-tree (Al-Fares et al. 2008).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fat_tree: Option<FatTree>,
+    /// A three-tier Clos fabric with explicit counts (ToR, aggregation, core).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clos: Option<Clos>,
     /// Explicit nodes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeSpec>,
@@ -107,6 +113,8 @@ impl Topology {
             entry("chain", &self.chain),
             entry("parking_lot", &self.parking_lot),
             entry("multilink", &self.multilink),
+            entry("fat_tree", &self.fat_tree),
+            entry("clos", &self.clos),
         ]
         .into_iter()
         .flatten()
@@ -274,6 +282,91 @@ pub struct Multilink {
     pub sources_per_group: u32,
     /// Every link.
     pub link: LinkParams,
+}
+
+/// A three-tier Clos fabric: `pods` pods of `tors_per_pod` ToR switches and
+/// `aggs_per_pod` aggregation switches, every ToR linked to every aggregation switch of
+/// its pod; `cores` core switches in `aggs_per_pod` groups of `cores / aggs_per_pod`,
+/// the j-th aggregation switch of every pod linked to every core of group j;
+/// `hosts_per_tor` hosts on each ToR. Nodes are numbered in the HPCC ns-3 fork's order
+/// (hosts, ToRs, aggregation, cores) and named h1…, tor1…, agg1…, core1…; host i is on
+/// ToR ⌈i / hosts_per_tor⌉, ToR t in pod ⌈t / tors_per_pod⌉. The HPCC paper's fabric is
+/// pods = 5, tors_per_pod = 4, aggs_per_pod = 4, hosts_per_tor = 16, cores = 16. The
+/// oversubscription at the ToRs is hosts_per_tor × host rate ÷ (aggs_per_pod × ToR
+/// uplink rate), and at the aggregation layer tors_per_pod × tor_link rate ÷ (cores /
+/// aggs_per_pod × core_link rate): both follow from the counts and rates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clos {
+    /// Pods.
+    pub pods: u32,
+    /// ToR switches per pod.
+    pub tors_per_pod: u32,
+    /// Aggregation switches per pod.
+    pub aggs_per_pod: u32,
+    /// Hosts per ToR switch.
+    pub hosts_per_tor: u32,
+    /// Core switches (a multiple of `aggs_per_pod`).
+    pub cores: u32,
+    /// Host–ToR links.
+    pub host_link: LinkParams,
+    /// ToR–aggregation links.
+    pub tor_link: LinkParams,
+    /// Aggregation–core links.
+    pub core_link: LinkParams,
+    /// Egress buffer of every ToR port; absent = `queues.capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tor_buffer: Option<Size>,
+    /// Egress buffer of every aggregation switch port; absent = `queues.capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_buffer: Option<Size>,
+    /// Egress buffer of every core port; absent = `queues.capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_buffer: Option<Size>,
+}
+
+/// The k-ary fat-tree of Al-Fares, Loukissas & Vahdat (SIGCOMM 2008): k pods of k/2 ToR
+/// (edge) and k/2 aggregation switches, (k/2)² cores, k/2 hosts per ToR, k³/4 hosts in
+/// all; the Clos fabric with pods = k, tors_per_pod = aggs_per_pod = hosts_per_tor = k/2
+/// and cores = (k/2)² (see [`Clos`] for names and wiring). k is even.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTree {
+    /// k: ports per switch (even, at least 2).
+    pub k: u32,
+    /// Host–ToR links.
+    pub host_link: LinkParams,
+    /// Switch–switch links (ToR–aggregation and aggregation–core).
+    pub fabric_link: LinkParams,
+    /// Egress buffer of every ToR port; absent = `queues.capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tor_buffer: Option<Size>,
+    /// Egress buffer of every aggregation switch port; absent = `queues.capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_buffer: Option<Size>,
+    /// Egress buffer of every core port; absent = `queues.capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_buffer: Option<Size>,
+}
+
+impl FatTree {
+    /// The Clos fabric this fat-tree is.
+    pub fn as_clos(&self) -> Clos {
+        let half = self.k / 2;
+        Clos {
+            pods: self.k,
+            tors_per_pod: half,
+            aggs_per_pod: half,
+            hosts_per_tor: half,
+            cores: half.saturating_mul(half),
+            host_link: self.host_link,
+            tor_link: self.fabric_link,
+            core_link: self.fabric_link,
+            tor_buffer: self.tor_buffer,
+            agg_buffer: self.agg_buffer,
+            core_buffer: self.core_buffer,
+        }
+    }
 }
 
 fn default_capacity() -> Size {

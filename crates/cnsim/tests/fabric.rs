@@ -1,0 +1,94 @@
+//! Data-center fabrics: a fat-tree's ECMP spreads flows over its cores as independent
+//! uniform choices would, and a message crosses pods at the rate of its host link.
+
+use cnsim::scenario::{build, parse};
+use cnsim::sim::Sim;
+
+const FAT_TREE_K8: &str = r#"
+name = "k8"
+duration = "1ms"
+[topology.fat_tree]
+k = 8
+host_link = { rate = "10Gbps", delay = "1us" }
+fabric_link = { rate = "40Gbps", delay = "1us" }
+[switches]
+ecmp = true
+processing_latency = "0ns"
+[[traffic]]
+name = "m"
+kind = "rdma"
+from = "h1"
+to = "h128"
+bytes = "100KB"
+frame_size = "1000B"
+"#;
+
+fn built(text: &str, sets: &[&str]) -> Sim {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = parse(text, "fabric.toml", &sets).unwrap_or_else(|e| panic!("{e}"));
+    build(&s, "fabric.toml").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// k = 8: 128 hosts, 16 cores. 4096 flow ids from h1 (pod 1) to h128 (pod 8) each
+/// cross exactly one core; ECMP's hash should make that choice as a uniform draw would,
+/// so each core's count is Binomial(4096, 1/16): mean 256, σ = 15.5. Every core is
+/// within 5σ; every flow's path has the 6 hops an inter-pod path has.
+#[test]
+fn ecmp_spreads_inter_pod_flows_over_every_core_within_a_binomial_bound() {
+    let sim = built(FAT_TREE_K8, &[]);
+    let net = sim.net();
+    let (a, b) = (net.node_by_name("h1").unwrap(), net.node_by_name("h128").unwrap());
+    let mut per_core = std::collections::BTreeMap::<String, u32>::new();
+    for flow in 0..4096 {
+        let path = sim.routes().path(net, a, b, flow);
+        assert_eq!(path.len(), 6);
+        let cores: Vec<String> =
+            path.iter().map(|&p| net.port_name(p)).filter(|n| n.starts_with("core")).collect();
+        assert_eq!(cores.len(), 1, "{cores:?}");
+        let core = cores[0].split("->").next().unwrap().to_string();
+        *per_core.entry(core).or_default() += 1;
+    }
+    assert_eq!(per_core.len(), 16, "{per_core:?}");
+    let sigma = (4096.0_f64 / 16.0 * 15.0 / 16.0).sqrt();
+    for (core, n) in &per_core {
+        assert!((f64::from(*n) - 256.0).abs() <= 5.0 * sigma, "{core}: {n} of 4096 ({per_core:?})");
+    }
+}
+
+/// A 100 KB message from pod 1 to pod 8 on an idle k = 8 fabric: 106 packets of 1000
+/// bytes (938 of message) and a last of 634 leave h1 back to back at 10 Gbit/s. The
+/// packet before the last reaches the last ToR at 105 × 0.8 + 0.8 + 1 + 4 × (0.2 + 1) =
+/// 90.6 µs and holds its 10 Gbit/s port to h128 until 91.4 µs; the last, there at
+/// 90.81 µs, follows it: it reaches h128 at 91.4 + 0.5072 + 1 µs. Its ACK (66 bytes)
+/// comes back over two 10 Gbit/s and four 40 Gbit/s hops of 1 µs each.
+#[test]
+fn a_message_crosses_pods_at_its_host_link_rate() {
+    let mut sim = built(FAT_TREE_K8, &[]);
+    sim.run_to_end();
+    let fct_us = sim.rdma_qp(0).unwrap().stats.fct_s.expect("completed") * 1e6;
+    let data = 105.0 * 0.8 + 0.8 + 1.0 + 4.0 * (0.2 + 1.0) + 0.8 + 634.0 * 8.0 / 10e3 + 1.0;
+    let ack = 2.0 * 66.0 * 8.0 / 10e3 + 4.0 * 66.0 * 8.0 / 40e3 + 6.0;
+    assert!((fct_us - (data + ack)).abs() < 0.001, "FCT {fct_us} µs, expected {}", data + ack);
+}
+
+/// An odd k, and cores that do not split evenly over the aggregation switches, are
+/// refused at their keys.
+#[test]
+fn bad_fabric_counts_are_located() {
+    let error = |text: &str, set: &str| {
+        let s = parse(text, "fabric.toml", &[set.to_string()]).unwrap_or_else(|e| panic!("{e}"));
+        build(&s, "fabric.toml").err().expect("refused").to_string()
+    };
+    let e = error(FAT_TREE_K8, "topology.fat_tree.k=5");
+    assert!(e.contains("topology.fat_tree.k") && e.contains("5 is not a fat-tree's k"), "{e}");
+    let clos = FAT_TREE_K8.replace(
+        "[topology.fat_tree]\nk = 8\nhost_link = { rate = \"10Gbps\", delay = \"1us\" }\nfabric_link = { rate = \"40Gbps\", delay = \"1us\" }",
+        "[topology.clos]\npods = 2\ntors_per_pod = 2\naggs_per_pod = 2\nhosts_per_tor = 64\ncores = 4\n\
+         host_link = { rate = \"10Gbps\", delay = \"1us\" }\ntor_link = { rate = \"40Gbps\", delay = \"1us\" }\n\
+         core_link = { rate = \"40Gbps\", delay = \"1us\" }",
+    );
+    assert!(clos.contains("[topology.clos]"));
+    built(&clos, &[]);
+    let e = error(&clos, "topology.clos.cores=3");
+    assert!(e.contains("topology.clos.cores") && e.contains("not a multiple of aggs_per_pod (2)"), "{e}");
+}
