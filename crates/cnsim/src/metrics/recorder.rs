@@ -39,8 +39,9 @@ pub struct Recorder {
     pub rates: TimeSeries,
     /// Feedback frames received by every reaction point during the previous interval.
     pub cnms: TimeSeries,
-    /// Sum over samples of the lowest rate any QCN reaction point allowed (Devkota &
-    /// Reddy's "minrate"), bit/s.
+    /// Sum over samples of the lowest rate any reaction point taking part allowed
+    /// (Devkota & Reddy's "minrate"; see [`crate::protocol::ReactionPoint::minrate_sample`]),
+    /// bit/s.
     pub minrate_sum: f64,
     /// Samples in that sum.
     pub minrate_samples: u64,
@@ -196,7 +197,7 @@ impl Recorder {
             self.last_delivered[i] = bytes;
             self.throughput.columns[i].values.push(delta as f64 * 8.0 / secs);
         }
-        let minrate = rps.iter().filter_map(|rp| rp.as_qcn()).map(|rp| rp.current_rate()).min();
+        let minrate = rps.iter().filter_map(|rp| rp.minrate_sample()).min();
         if let Some(r) = minrate {
             self.minrate_sum += r as f64;
             self.minrate_samples += 1;

@@ -335,6 +335,13 @@ pub trait ReactionPoint {
     fn take_feedback_count(&mut self) -> u64 {
         0
     }
+
+    /// The rate this reaction point contributes to Devkota & Reddy's "minrate" at a
+    /// sample (the lowest rate any contributing reaction point allows), bit/s; `None`
+    /// for a protocol that does not take part.
+    fn minrate_sample(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The reaction point of a flow: sets the rate of the flow's shaper from feedback.
@@ -418,6 +425,11 @@ impl AnyReactionPoint {
         each_reaction_point!(self, rp => ReactionPoint::take_feedback_count(rp))
     }
 
+    /// See [`ReactionPoint::minrate_sample`].
+    pub fn minrate_sample(&self) -> Option<u64> {
+        each_reaction_point!(self, rp => ReactionPoint::minrate_sample(rp))
+    }
+
     /// The QCN reaction point, if this is one.
     pub fn as_qcn(&self) -> Option<&qcn::Rp> {
         match self {
@@ -484,6 +496,11 @@ impl ReactionPoint for qcn::Rp {
 
     fn take_feedback_count(&mut self) -> u64 {
         std::mem::take(&mut self.cnms_since_sample)
+    }
+
+    /// Its current rate CR.
+    fn minrate_sample(&self) -> Option<u64> {
+        Some(qcn::Rp::current_rate(self))
     }
 }
 
