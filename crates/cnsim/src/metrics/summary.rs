@@ -149,62 +149,10 @@ pub struct QueueSummary {
     pub mean_bytes: f64,
     /// Largest length, bytes.
     pub max_bytes: u64,
-    /// The queue discipline's own counters and state at the end (RED and its kin).
+    /// The queue discipline's own counters and state at the end, from
+    /// [`crate::aqm::Discipline::summary`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aqm: Option<AqmSummary>,
-}
-
-/// What an averaging queue discipline (RED, Adaptive RED) did.
-#[derive(Clone, Debug, Serialize)]
-pub struct AqmSummary {
-    /// Early drops.
-    pub early_drops: u64,
-    /// Forced drops (average beyond the last threshold, or no room).
-    pub forced_drops: u64,
-    /// Frames marked.
-    pub marks: u64,
-    /// Of which marked incipient (MECN's 10).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub incipient_marks: u64,
-    /// Of which marked moderate (MECN's 11).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub moderate_marks: u64,
-    /// Changes of max_p by the adaptation.
-    pub max_p_changes: u64,
-    /// max_p at the end.
-    pub max_p: f64,
-    /// The average queue at the end, in the thresholds' unit.
-    pub avg: f64,
-}
-
-impl AqmSummary {
-    /// The summary of `d`, if it keeps one.
-    pub fn of(d: &crate::aqm::AnyDiscipline) -> Option<AqmSummary> {
-        let crate::aqm::AnyDiscipline::Aqm(a) = d else { return None };
-        match &**a {
-            crate::aqm::Aqm::Red(r) => Some(AqmSummary {
-                early_drops: r.stats.early_drops,
-                forced_drops: r.stats.forced_drops,
-                marks: r.stats.marks,
-                incipient_marks: 0,
-                moderate_marks: 0,
-                max_p_changes: r.stats.max_p_changes,
-                max_p: r.cur_max_p,
-                avg: r.average.avg,
-            }),
-            crate::aqm::Aqm::Mecn(m) => Some(AqmSummary {
-                early_drops: 0,
-                forced_drops: m.stats.drops,
-                marks: m.stats.incipient + m.stats.moderate,
-                incipient_marks: m.stats.incipient,
-                moderate_marks: m.stats.moderate,
-                max_p_changes: m.stats.max_p_changes,
-                max_p: m.max_p,
-                avg: m.average.avg,
-            }),
-            _ => None,
-        }
-    }
+    pub aqm: Option<crate::aqm::AqmSummary>,
 }
 
 /// A congestion point's counters.
@@ -421,7 +369,7 @@ impl Summary {
                     max_frames: s.max_frames,
                     mean_bytes: s.mean_bytes(end),
                     max_bytes: s.max_bytes,
-                    aqm: AqmSummary::of(&q.discipline),
+                    aqm: q.discipline.summary(),
                 });
             }
         }
