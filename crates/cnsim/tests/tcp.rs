@@ -88,7 +88,7 @@ fn qcn_beneath_tcp_holds_the_queue_down() {
     let (p, q) = (port(&plain), port(&with));
     assert!(q.mean_frames < 0.6 * p.mean_frames, "{} vs {}", q.mean_frames, p.mean_frames);
     assert!(q.dropped_frames * 3 < p.dropped_frames, "{} vs {}", q.dropped_frames, p.dropped_frames);
-    assert!(with.qcn.as_ref().unwrap().stats.cnms_sent > 100);
+    assert!(with.protocols.qcn.as_ref().unwrap().stats.cnms_sent > 100);
     let total: f64 = with.flows.iter().map(|f| f.throughput_bps).sum();
     assert!(total > 0.95e9, "{total}");
 }
@@ -201,7 +201,7 @@ fn devkota_reddy_changes_on_incast() {
             let s = run(text, &[&qcn(extra), &format!("seed={seed}"), "duration=\"20s\""]);
             goodput_sum += goodput(&s);
             queue_sum += s.queues.iter().find(|q| q.port == "sw->client").unwrap().mean_bytes;
-            cnms += s.qcn.as_ref().unwrap().stats.cnms_sent;
+            cnms += s.protocols.qcn.as_ref().unwrap().stats.cnms_sent;
         }
         (goodput_sum / 2.0, cnms, queue_sum / 2.0)
     };
@@ -329,7 +329,7 @@ fn average_minrate_times_flows_is_the_goodput_until_timeouts() {
                 r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#,
             ],
         );
-        let minrate = s.qcn.as_ref().unwrap().avg_minrate_bps.unwrap();
+        let minrate = s.protocols.qcn.as_ref().unwrap().avg_minrate_bps.unwrap();
         (minrate * n as f64, goodput(&s))
     };
     let (product, goodput4) = with(4);

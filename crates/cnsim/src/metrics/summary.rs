@@ -1,16 +1,15 @@
 //! The `summary.json` document: counters of a finished run.
+//!
+//! This module knows frames, flows, queues and links, and no protocol: each protocol's
+//! section comes from the protocol's own module through [`crate::protocol::Sections`],
+//! and a queue discipline's counters through [`crate::aqm::Discipline::summary`].
 
 use serde::Serialize;
 
 use crate::engine::time::as_secs;
 use std::collections::BTreeMap;
 
-use crate::l2::pause::{HostInputStats, PortPauseStats};
-use crate::l2::qcn::cp::CpStats;
-use crate::l2::qcn::rp::RpStats;
-use crate::l2::qcn::{Cp, QcnStats, Rp};
 use crate::net::{Capacity, HeaderKind};
-use crate::protocol::AnyCongestionPoint;
 use crate::sim::{KindCounters, Sim};
 use crate::traffic::FlowStats;
 
@@ -37,7 +36,7 @@ pub struct FrameTotals {
     pub dropped_on_links: Option<u64>,
     /// Frames still queued or on a wire at the end.
     pub in_flight: u64,
-    /// The same counts per kind of frame (data, cnm, pause).
+    /// The same counts per kind of frame ([`HeaderKind`]).
     pub by_kind: BTreeMap<HeaderKind, KindCounters>,
 }
 
@@ -155,46 +154,6 @@ pub struct QueueSummary {
     pub aqm: Option<crate::aqm::AqmSummary>,
 }
 
-/// A congestion point's counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct CpSummary {
-    /// Port the CP watches.
-    pub port: String,
-    /// Its CPID.
-    pub cpid: u32,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: CpStats,
-}
-
-/// A reaction point's counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct RpSummary {
-    /// Flow it controls.
-    pub flow: String,
-    /// Rate CR at the end, bit/s.
-    pub final_rate_bps: u64,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: RpStats,
-}
-
-/// QCN part of the summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct QcnSummary {
-    /// Network-wide counters.
-    #[serde(flatten)]
-    pub stats: QcnStats,
-    /// Per congestion point.
-    pub congestion_points: Vec<CpSummary>,
-    /// Per reaction point.
-    pub reaction_points: Vec<RpSummary>,
-    /// Devkota & Reddy's "average minrate": the lowest rate any reaction point allowed at
-    /// each sampling instant (`metrics.interval`), averaged over the run, bit/s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub avg_minrate_bps: Option<f64>,
-}
-
 /// Everything `summary.json` holds. Deterministic: no wall-clock figures (those go to
 /// `timing.json`), so equal seeds give byte-identical files.
 #[derive(Clone, Debug, Serialize)]
@@ -223,18 +182,10 @@ pub struct Summary {
     /// optimal allocation): 1 when every flow gets the same fraction of its fair share.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maxmin_fairness: Option<f64>,
-    /// QCN, when enabled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qcn: Option<QcnSummary>,
-    /// ECM, when enabled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ecm: Option<crate::l2::ecm::EcmStats>,
-    /// DCQCN, when configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dcqcn: Option<crate::l4::dcqcn::DcqcnStats>,
-    /// PAUSE / PFC, when configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pause: Option<PauseSummary>,
+    /// The sections of the protocols the run uses, each built by its protocol's own
+    /// module (see [`crate::protocol::Sections`]).
+    #[serde(flatten)]
+    pub protocols: crate::protocol::Sections,
     /// Every link with a loss process: its port, its process and the frames it lost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSummary>,
@@ -259,35 +210,6 @@ pub struct LinkSummary {
 
 pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
-}
-
-/// One port's PAUSE counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct PausePortSummary {
-    /// Port name.
-    pub port: String,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: PortPauseStats,
-}
-
-/// One host input's counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct HostInputSummary {
-    /// Host name.
-    pub host: String,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: HostInputStats,
-}
-
-/// PAUSE part of the summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct PauseSummary {
-    /// Ports that sent or received PAUSE frames.
-    pub ports: Vec<PausePortSummary>,
-    /// Hosts with an input service rate.
-    pub hosts: Vec<HostInputSummary>,
 }
 
 fn capacity_text(c: Capacity) -> String {
@@ -374,70 +296,6 @@ impl Summary {
             }
         }
         let c = sim.counters();
-        let cps: Vec<&Cp> = sim
-            .congestion_points()
-            .iter()
-            .filter_map(|cp| match cp {
-                AnyCongestionPoint::Qcn(q) => Some(&q.cp),
-                _ => None,
-            })
-            .collect();
-        let rps: Vec<(&str, &Rp)> = sim
-            .flows()
-            .iter()
-            .filter(|f| f.rp != crate::net::NONE)
-            .filter_map(|f| sim.reaction_points()[f.rp as usize].as_qcn().map(|rp| (f.name.as_str(), rp)))
-            .collect();
-        let qcn = (!cps.is_empty() || !rps.is_empty()).then(|| {
-            QcnSummary {
-                stats: QcnStats::of(sim),
-                avg_minrate_bps: {
-                    let r = sim.recorder();
-                    (r.minrate_samples > 0).then(|| r.minrate_sum / r.minrate_samples as f64)
-                },
-                // A CP's id is its port id + 1 (CPs are created in configuration order,
-                // not port order).
-                congestion_points: cps
-                    .iter()
-                    .map(|cp| CpSummary {
-                        port: net.port_name(cp.cpid - 1),
-                        cpid: cp.cpid,
-                        stats: cp.stats.clone(),
-                    })
-                    .collect(),
-                reaction_points: rps
-                    .iter()
-                    .map(|(name, rp)| RpSummary {
-                        flow: name.to_string(),
-                        final_rate_bps: rp.current_rate(),
-                        stats: rp.stats.clone(),
-                    })
-                    .collect(),
-            }
-        });
-        let pause = sim.link_control().and_then(|l| l.as_pause()).map(|p| {
-            let s = p.summary();
-            PauseSummary {
-                ports: s
-                    .ports
-                    .into_iter()
-                    .filter(|(_, st)| {
-                        st.pause_sent + st.resume_sent + st.pause_received + st.resume_received > 0
-                    })
-                    .map(|(port, stats)| PausePortSummary { port: net.port_name(port), stats })
-                    .collect(),
-                hosts: s
-                    .hosts
-                    .into_iter()
-                    .map(|(h, stats)| HostInputSummary { host: node_name(h), stats })
-                    .collect(),
-            }
-        });
-        let ecm = sim
-            .congestion_points()
-            .iter()
-            .any(|cp| matches!(cp, AnyCongestionPoint::Ecm(_)))
-            .then(|| crate::l2::ecm::EcmStats::of(sim));
         Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),
@@ -465,10 +323,7 @@ impl Summary {
             queues,
             idle_ports,
             maxmin_fairness,
-            qcn,
-            ecm,
-            dcqcn: crate::l4::dcqcn::DcqcnStats::of(sim),
-            pause,
+            protocols: crate::protocol::Sections::of(sim),
             links: LinkSummary::of(sim),
             warnings: Vec::new(),
         }

@@ -18,6 +18,11 @@
 //! A protocol never calls back into the data path: it is handed a [`Ctx`] with the
 //! time, its timers and an [`Outbox`] of frames to send, which the data path sends when
 //! the hook returns.
+//!
+//! A protocol reports on a run through [`report`]: its section of `summary.json` is one
+//! field of [`Sections`], built by the protocol's own `of` constructor.
+
+pub mod report;
 
 use std::collections::VecDeque;
 
@@ -25,6 +30,8 @@ use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{e2cm, ecm, fecn, pause, qcn};
 use crate::l4::dcqcn;
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
+
+pub use report::Sections;
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -162,7 +162,7 @@ fn measure(cell: &Cell, sim: &Sim) -> Measured {
         scalars.push(("udp_mbps".to_string(), udp / 1e6));
         scalars.push(("total_mbps".to_string(), (goodput + udp) / 1e6));
     }
-    if let Some(q) = &summary.qcn {
+    if let Some(q) = &summary.protocols.qcn {
         scalars.push(("cnms".to_string(), q.stats.cnms_sent as f64));
         if let Some(m) = q.avg_minrate_bps {
             scalars.push(("avg_minrate_mbps".to_string(), m / 1e6));
