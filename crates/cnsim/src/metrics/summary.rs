@@ -1,8 +1,9 @@
 //! The `summary.json` document: counters of a finished run.
 //!
 //! This module knows frames, flows, queues and links, and no protocol: each protocol's
-//! section comes from the protocol's own module through [`crate::protocol::Sections`],
-//! and a queue discipline's counters through [`crate::aqm::Discipline::summary`].
+//! section comes from the protocol's own module through [`crate::protocol::Sections`]
+//! (a flow's transport section through [`crate::protocol::FlowSections`]), and a queue
+//! discipline's counters through [`crate::aqm::Discipline::summary`].
 
 use serde::Serialize;
 
@@ -77,40 +78,10 @@ pub struct FlowSummary {
     pub max_delay_s: f64,
     /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).
     pub delay_variation_s: f64,
-    /// A TCP flow's connection counters (segments, retransmissions, timeouts, ACKs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<TcpSummary>,
-    /// An RDMA flow's queue-pair counters (the message, acknowledgements,
-    /// retransmissions, completion time).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rdma: Option<crate::l4::rdma::QpStats>,
-}
-
-/// A TCP connection's counters. The flow's own counters count its data segments (the
-/// SYN and retransmissions included: `sent_frames`, `sent_bytes`, `dropped_frames`) and
-/// the in-order data delivered (`delivered_frames`, `delivered_bytes`); its ACKs, which
-/// travel the other way, are counted here.
-#[derive(Clone, Debug, Serialize)]
-pub struct TcpSummary {
-    /// The sender's counters.
+    /// The sections of the transport the flow uses, each built by its protocol's own
+    /// module (see [`crate::protocol::FlowSections`]).
     #[serde(flatten)]
-    pub sender: crate::l4::tcp::sender::SenderStats,
-    /// ACKs the receiver sent.
-    pub acks_sent: u64,
-    /// ACKs dropped in the network.
-    pub acks_dropped: u64,
-    /// DCTCP: α at the end and the estimates taken.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dctcp: Option<DctcpSummary>,
-}
-
-/// A DCTCP sender's estimate of the marked fraction.
-#[derive(Clone, Debug, Serialize)]
-pub struct DctcpSummary {
-    /// α at the end of the run.
-    pub alpha: f64,
-    /// Times α was updated (windows of data acknowledged).
-    pub alpha_updates: u64,
+    pub transport: crate::protocol::FlowSections,
 }
 
 /// One egress queue's counters and derived figures.
@@ -248,17 +219,7 @@ impl Summary {
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
                     max_delay_s: f.stats.delay.max as f64 / 1e12,
                     delay_variation_s: f.stats.delay.variation_s(),
-                    tcp: sim.tcp_connection(i as u32).map(|c| TcpSummary {
-                        sender: c.sender.stats.clone(),
-                        acks_sent: c.acks_sent,
-                        acks_dropped: c.acks_dropped,
-                        dctcp: c
-                            .sender
-                            .cc
-                            .dctcp()
-                            .map(|d| DctcpSummary { alpha: d.alpha, alpha_updates: d.updates }),
-                    }),
-                    rdma: sim.rdma_qp(i as u32).map(|qp| qp.stats.clone()),
+                    transport: crate::protocol::FlowSections::of(sim, i as u32),
                 }
             })
             .collect();

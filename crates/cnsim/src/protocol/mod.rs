@@ -20,7 +20,8 @@
 //! the hook returns.
 //!
 //! A protocol reports on a run through [`report`]: its section of `summary.json` is one
-//! field of [`Sections`], built by the protocol's own `of` constructor.
+//! field of [`Sections`] (a transport's, per flow, of [`FlowSections`]), built by the
+//! protocol's own `of` constructor.
 
 pub mod report;
 
@@ -31,7 +32,7 @@ use crate::l2::{e2cm, ecm, fecn, pause, qcn};
 use crate::l4::dcqcn;
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
-pub use report::Sections;
+pub use report::{FlowSections, Sections};
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::l2::{ecm, pause, qcn};
-use crate::l4::dcqcn;
+use crate::l4::{dcqcn, rdma, tcp};
 use crate::sim::Sim;
 
 /// The run-wide protocol sections of `summary.json`, each present when the run uses the
@@ -36,5 +36,25 @@ impl Sections {
             dcqcn: dcqcn::DcqcnStats::of(sim),
             pause: pause::PauseSummary::of(sim),
         }
+    }
+}
+
+/// A flow's transport sections of `summary.json`, each present when the flow uses the
+/// transport.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSections {
+    /// A TCP flow's connection counters (segments, retransmissions, timeouts, ACKs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<tcp::TcpSummary>,
+    /// An RDMA flow's queue-pair counters (the message, acknowledgements,
+    /// retransmissions, completion time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<rdma::QpStats>,
+}
+
+impl FlowSections {
+    /// The sections of flow `flow` of a finished run.
+    pub fn of(sim: &Sim, flow: u32) -> Self {
+        FlowSections { tcp: tcp::TcpSummary::of(sim, flow), rdma: rdma::QpStats::of(sim, flow) }
     }
 }

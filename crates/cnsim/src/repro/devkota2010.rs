@@ -147,11 +147,12 @@ fn scenario(cell: &Cell) -> Scenario {
 /// The metrics of a run.
 fn measure(cell: &Cell, sim: &Sim) -> Measured {
     let summary = Summary::of(sim, "", 0);
-    let tcp = || summary.flows.iter().filter(|f| f.tcp.is_some());
+    let tcp = || summary.flows.iter().filter(|f| f.transport.tcp.is_some());
     let flows = tcp().count().max(1) as f64;
     let goodput: f64 = tcp().map(|f| f.throughput_bps).sum();
-    let udp: f64 = summary.flows.iter().filter(|f| f.tcp.is_none()).map(|f| f.throughput_bps).sum();
-    let timeouts: u64 = summary.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.sender.timeouts).sum();
+    let udp: f64 = summary.flows.iter().filter(|f| f.transport.tcp.is_none()).map(|f| f.throughput_bps).sum();
+    let timeouts: u64 =
+        summary.flows.iter().filter_map(|f| f.transport.tcp.as_ref()).map(|t| t.sender.timeouts).sum();
     let port = summary.queues.iter().find(|q| q.port == "sw->client");
     let mut scalars = vec![
         ("goodput_mbps".to_string(), goodput / 1e6),
