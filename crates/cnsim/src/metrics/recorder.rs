@@ -18,12 +18,12 @@ pub struct Recorder {
     pub queue_ports: Vec<PortId>,
     /// Queue length in frames (all classes) per recorded port.
     pub queues: TimeSeries,
-    /// The average queue of every recorded port whose first class keeps one (RED and
-    /// its kin), in the discipline's unit.
+    /// The average queue of every recorded port whose first class's discipline keeps one
+    /// ([`crate::aqm::Discipline::average`]), in the discipline's unit.
     pub avg_queues: TimeSeries,
     avg_ports: Vec<PortId>,
-    /// The maximum marking probability of every port in `avg_queues` (Adaptive RED's and
-    /// Adaptive MECN's max_p, which the adaptation moves).
+    /// The maximum marking probability of every port in `avg_queues`
+    /// ([`crate::aqm::Discipline::max_p`], which an adaptive discipline moves).
     pub max_ps: TimeSeries,
     /// Utilisation of every recorded port's link over the previous interval (bytes sent
     /// × 8 ÷ interval ÷ rate).
