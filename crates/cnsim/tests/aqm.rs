@@ -111,7 +111,7 @@ fn red_marks_ecn_capable_tcp_instead_of_dropping() {
     let mark = run(&[RED, "protocols.red.ecn=true", "traffic[0].ecn=true"]);
     let (qd, qm) = (bottleneck(&drop), bottleneck(&mark));
     let responses: u64 =
-        mark.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.sender.ecn_responses).sum();
+        mark.flows.iter().filter_map(|f| f.transport.tcp.as_ref()).map(|t| t.sender.ecn_responses).sum();
     eprintln!("drop: {:?}\nmark: {:?}, {responses} responses", qd.aqm, qm.aqm);
     let a = qm.aqm.as_ref().unwrap();
     assert!(a.marks > 200 && a.early_drops == 0, "{a:?}");

@@ -408,7 +408,7 @@ flows = "*"
 "#;
     let s = run(text);
     let summary = cnsim::metrics::summary::Summary::of(&s, "cp-names", 1);
-    let cps = summary.qcn.unwrap().congestion_points;
+    let cps = summary.protocols.qcn.unwrap().congestion_points;
     let named: Vec<(&str, u64)> = cps.iter().map(|c| (c.port.as_str(), c.stats.arrivals)).collect();
     assert_eq!(named[0].0, "sw->c");
     assert!(named[0].1 > 0, "the congested queue sees the data: {named:?}");

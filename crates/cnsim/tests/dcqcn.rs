@@ -16,7 +16,7 @@ fn built(text: &str, sets: &[&str]) -> Sim {
 /// PAUSE frames sent so far, over every port.
 fn pauses(sim: &Sim) -> u64 {
     let pause = sim.link_control().and_then(|l| l.as_pause()).expect("PFC");
-    pause.summary().ports.iter().map(|(_, s)| s.pause_sent).sum()
+    pause.counters().ports.iter().map(|(_, s)| s.pause_sent).sum()
 }
 
 fn jain(x: &[f64]) -> f64 {

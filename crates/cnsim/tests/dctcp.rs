@@ -65,8 +65,12 @@ fn two_flows_hold_the_queue_near_k_at_full_use() {
         assert!(jain(&x) >= 0.99, "{x:?}");
         assert!((0.6 * k..=1.5 * k).contains(&q), "queue {q} vs K = {k}");
         assert_eq!(s.flows.iter().map(|f| f.stats.dropped_frames).sum::<u64>(), 0);
-        let alpha =
-            s.flows.iter().filter_map(|f| f.tcp.as_ref()).filter(|t| t.sender.ecn_responses > 0).count();
+        let alpha = s
+            .flows
+            .iter()
+            .filter_map(|f| f.transport.tcp.as_ref())
+            .filter(|t| t.sender.ecn_responses > 0)
+            .count();
         assert_eq!(alpha, 2, "both senders answered marks");
     }
 }
@@ -122,7 +126,7 @@ tcp = { window = 100000, min_rto = "10ms", dctcp = {} }
 fn delayed_acks_with_the_two_state_machine() {
     let (sim, s) = run(&["traffic[0].tcp.delayed_ack={}"]);
     for f in &s.flows {
-        let t = f.tcp.as_ref().unwrap();
+        let t = f.transport.tcp.as_ref().unwrap();
         let per_segment = t.acks_sent as f64 / t.sender.segments_sent as f64;
         assert!((0.5..0.9).contains(&per_segment), "{per_segment}");
     }

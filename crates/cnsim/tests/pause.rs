@@ -187,7 +187,7 @@ fn slow_host_loses_nothing_and_backs_up_its_switch() {
     s.run_to_end();
     s.check_conservation().unwrap();
     let summary = Summary::of(&s, "slow-host", 1);
-    let pause = summary.pause.expect("pause section");
+    let pause = summary.protocols.pause.expect("pause section");
     let host = &pause.hosts[0];
     assert_eq!(host.stats.dropped_frames, 0, "the host loses nothing");
     assert!(host.stats.max_frames <= 100);
@@ -254,7 +254,7 @@ fn pfc_makes_an_incast_lossless_and_spreads_the_pause_upstream() {
     s.check_conservation().unwrap();
     assert_eq!(s.counters().dropped, 0, "with PFC nothing is lost");
     let summary = Summary::of(&s, "incast", 1);
-    let pause = summary.pause.expect("pause section");
+    let pause = summary.protocols.pause.expect("pause section");
     let stats =
         |name: &str| pause.ports.iter().find(|p| p.port == name).map(|p| p.stats.clone()).unwrap_or_default();
     // The congested switch pauses its upstream switch ...

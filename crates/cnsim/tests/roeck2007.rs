@@ -95,7 +95,7 @@ fn ecm_holds_the_baseline_hotspot_near_qeq_without_loss() {
     assert!(e.dropped_frames < 300, "only the start-up burst is lost: {}", e.dropped_frames);
     let total: f64 = with.flows.iter().map(|f| f.throughput_bps).sum();
     assert!(total > 9.5e9, "the hotspot stays busy: {total}");
-    let stats = with.ecm.as_ref().unwrap();
+    let stats = with.protocols.ecm.as_ref().unwrap();
     assert!(stats.negative > 0 && stats.positive > 0, "{stats:?}");
 }
 

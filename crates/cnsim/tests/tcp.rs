@@ -88,7 +88,7 @@ fn qcn_beneath_tcp_holds_the_queue_down() {
     let (p, q) = (port(&plain), port(&with));
     assert!(q.mean_frames < 0.6 * p.mean_frames, "{} vs {}", q.mean_frames, p.mean_frames);
     assert!(q.dropped_frames * 3 < p.dropped_frames, "{} vs {}", q.dropped_frames, p.dropped_frames);
-    assert!(with.qcn.as_ref().unwrap().stats.cnms_sent > 100);
+    assert!(with.protocols.qcn.as_ref().unwrap().stats.cnms_sent > 100);
     let total: f64 = with.flows.iter().map(|f| f.throughput_bps).sum();
     assert!(total > 0.95e9, "{total}");
 }
@@ -173,7 +173,8 @@ fn incast_rounds_are_a_barrier() {
 fn incast_collapses_with_a_200ms_rto_and_recovers_with_10ms() {
     let slow = run(&incast(16, "32000B", "200ms"), &[]);
     let fast = run(&incast(16, "32000B", "10ms"), &[]);
-    let timeouts = |s: &Summary| s.flows.iter().map(|f| f.tcp.as_ref().unwrap().sender.timeouts).sum::<u64>();
+    let timeouts =
+        |s: &Summary| s.flows.iter().map(|f| f.transport.tcp.as_ref().unwrap().sender.timeouts).sum::<u64>();
     assert!(goodput(&slow) < 0.5e9, "200 ms: {}", goodput(&slow));
     assert!(timeouts(&slow) > 0);
     assert!(goodput(&fast) > 2.0 * goodput(&slow), "10 ms: {} vs {}", goodput(&fast), goodput(&slow));
@@ -201,7 +202,7 @@ fn devkota_reddy_changes_on_incast() {
             let s = run(text, &[&qcn(extra), &format!("seed={seed}"), "duration=\"20s\""]);
             goodput_sum += goodput(&s);
             queue_sum += s.queues.iter().find(|q| q.port == "sw->client").unwrap().mean_bytes;
-            cnms += s.qcn.as_ref().unwrap().stats.cnms_sent;
+            cnms += s.protocols.qcn.as_ref().unwrap().stats.cnms_sent;
         }
         (goodput_sum / 2.0, cnms, queue_sum / 2.0)
     };
@@ -304,7 +305,7 @@ fn qcn_throttles_the_udp_flow_of_the_mix() {
             sets.push(r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#);
         }
         let s = run(&text, &sets);
-        s.flows.iter().filter(|f| f.tcp.is_none()).map(|f| f.throughput_bps).sum::<f64>()
+        s.flows.iter().filter(|f| f.transport.tcp.is_none()).map(|f| f.throughput_bps).sum::<f64>()
     };
     let (alone, under_qcn) = (udp_rate(false), udp_rate(true));
     assert!(alone > 390e6, "without QCN: {alone}");
@@ -329,7 +330,7 @@ fn average_minrate_times_flows_is_the_goodput_until_timeouts() {
                 r#"protocols.qcn={congestion_points=["sw->client"], flows="*"}"#,
             ],
         );
-        let minrate = s.qcn.as_ref().unwrap().avg_minrate_bps.unwrap();
+        let minrate = s.protocols.qcn.as_ref().unwrap().avg_minrate_bps.unwrap();
         (minrate * n as f64, goodput(&s))
     };
     let (product, goodput4) = with(4);
@@ -356,7 +357,7 @@ fn a_web_user_fetches_objects_after_think_times() {
     let per_second = f.throughput_bps / 8.0;
     let expected = 12_500.0 / 1.05;
     assert!((per_second - expected).abs() < 0.15 * expected, "{per_second} B/s against {expected}");
-    assert_eq!(f.tcp.as_ref().unwrap().sender.timeouts, 0);
+    assert_eq!(f.transport.tcp.as_ref().unwrap().sender.timeouts, 0);
 }
 
 /// The flow counters count a TCP flow's segments. Without loss (worked by hand): 10
@@ -372,7 +373,7 @@ fn tcp_flow_counters_count_segments() {
     let st = &f.stats;
     let counts = (st.sent_frames, st.sent_bytes, st.delivered_frames, st.delivered_bytes, st.dropped_frames);
     assert_eq!(counts, (11, 15_064, 10, 14_600, 0), "{f:?}");
-    let tcp = f.tcp.as_ref().unwrap();
+    let tcp = f.transport.tcp.as_ref().unwrap();
     assert_eq!((tcp.sender.segments_sent, tcp.acks_sent, tcp.acks_dropped), (11, 11, 0));
 
     let s = run(
@@ -385,7 +386,7 @@ fn tcp_flow_counters_count_segments() {
         ],
     );
     for f in &s.flows {
-        let (st, tcp) = (&f.stats, f.tcp.as_ref().unwrap());
+        let (st, tcp) = (&f.stats, f.transport.tcp.as_ref().unwrap());
         assert_eq!(st.delivered_frames, 176, "{}", f.name);
         assert!(st.dropped_frames > 0, "{}: the queue overflows", f.name);
         assert!(st.sent_frames >= st.delivered_frames + 1 + st.dropped_frames, "{f:?}");
@@ -398,8 +399,8 @@ fn tcp_flow_counters_count_segments() {
     let acks = s.frames.by_kind[&HeaderKind::TcpAck];
     assert_eq!(total(|f| f.stats.sent_frames), segments.created);
     assert_eq!(total(|f| f.stats.dropped_frames), segments.dropped);
-    assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_sent), acks.created);
-    assert_eq!(total(|f| f.tcp.as_ref().unwrap().acks_dropped), acks.dropped);
+    assert_eq!(total(|f| f.transport.tcp.as_ref().unwrap().acks_sent), acks.created);
+    assert_eq!(total(|f| f.transport.tcp.as_ref().unwrap().acks_dropped), acks.dropped);
 }
 
 /// Floyd & Jacobson's phase effect: two Reno flows of round-trip times 20 and 40 ms
@@ -498,7 +499,7 @@ fn switch_processing_jitter_removes_the_phase_effect() {
 #[test]
 fn processing_jitter_keeps_each_link_in_order() {
     let s = run(DUMBBELL, &["switches={processing_jitter=\"50us\"}", "duration=200ms"]);
-    let tcp = s.flows[0].tcp.as_ref().unwrap();
+    let tcp = s.flows[0].transport.tcp.as_ref().unwrap();
     assert!(s.flows[0].stats.delivered_frames > 10_000);
     assert_eq!((tcp.sender.retransmits, s.flows[0].stats.dropped_frames), (0, 0), "{tcp:?}");
 }
@@ -545,7 +546,7 @@ fn delayed_acks_halve_the_acks_and_slow_slow_start() {
             ],
         );
         let f = &s.flows[0];
-        (f.stats.delivered_frames, f.stats.sent_frames, f.tcp.as_ref().unwrap().acks_sent)
+        (f.stats.delivered_frames, f.stats.sent_frames, f.transport.tcp.as_ref().unwrap().acks_sent)
     };
     assert_eq!(keys("", "\"1s\""), (176, 177, 177));
     assert_eq!(keys(", delayed_ack={}", "\"1s\""), (176, 177, 89));

@@ -17,6 +17,8 @@ pub mod ecn_threshold;
 pub mod mecn;
 pub mod red;
 
+use serde::Serialize;
+
 use crate::engine::Time;
 use crate::net::{Capacity, Frame, PortId};
 use crate::scenario::install::InstallCx;
@@ -116,6 +118,36 @@ pub trait Discipline {
     fn max_p(&self) -> Option<f64> {
         None
     }
+
+    /// Its counters and state at the end of a run, for the queue's entry in
+    /// `summary.json`, if it reports any.
+    fn summary(&self) -> Option<AqmSummary> {
+        None
+    }
+}
+
+/// What an averaging queue discipline (RED, Adaptive RED, MECN) did: the `aqm` entry of
+/// a queue in `summary.json`, from [`Discipline::summary`].
+#[derive(Clone, Debug, Serialize)]
+pub struct AqmSummary {
+    /// Early drops.
+    pub early_drops: u64,
+    /// Forced drops (average beyond the last threshold, or no room).
+    pub forced_drops: u64,
+    /// Frames marked.
+    pub marks: u64,
+    /// Of which marked incipient (MECN's 10).
+    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    pub incipient_marks: u64,
+    /// Of which marked moderate (MECN's 11).
+    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    pub moderate_marks: u64,
+    /// Changes of max_p by the adaptation.
+    pub max_p_changes: u64,
+    /// max_p at the end.
+    pub max_p: f64,
+    /// The average queue at the end, in the thresholds' unit.
+    pub avg: f64,
 }
 
 /// `$body` with `$d` bound to the discipline inside `$aqm`, whatever it is: the one
@@ -157,6 +189,12 @@ impl AnyDiscipline {
     pub fn max_p(&self) -> Option<f64> {
         let AnyDiscipline::Aqm(a) = self else { return None };
         each_discipline!(&**a, d => Discipline::max_p(d))
+    }
+
+    /// The discipline's counters and state for `summary.json`, if it reports any.
+    pub fn summary(&self) -> Option<AqmSummary> {
+        let AnyDiscipline::Aqm(a) = self else { return None };
+        each_discipline!(&**a, d => Discipline::summary(d))
     }
 
     /// A frame is offered to the queue.
@@ -236,6 +274,19 @@ impl Discipline for Red {
     fn max_p(&self) -> Option<f64> {
         Some(self.cur_max_p)
     }
+
+    fn summary(&self) -> Option<AqmSummary> {
+        Some(AqmSummary {
+            early_drops: self.stats.early_drops,
+            forced_drops: self.stats.forced_drops,
+            marks: self.stats.marks,
+            incipient_marks: 0,
+            moderate_marks: 0,
+            max_p_changes: self.stats.max_p_changes,
+            max_p: self.cur_max_p,
+            avg: self.average.avg,
+        })
+    }
 }
 
 impl Discipline for Mecn {
@@ -259,6 +310,20 @@ impl Discipline for Mecn {
 
     fn max_p(&self) -> Option<f64> {
         Some(self.max_p)
+    }
+
+    /// Every MECN drop counts as forced; its marks are both levels.
+    fn summary(&self) -> Option<AqmSummary> {
+        Some(AqmSummary {
+            early_drops: 0,
+            forced_drops: self.stats.drops,
+            marks: self.stats.incipient + self.stats.moderate,
+            incipient_marks: self.stats.incipient,
+            moderate_marks: self.stats.moderate,
+            max_p_changes: self.stats.max_p_changes,
+            max_p: self.max_p,
+            avg: self.average.avg,
+        })
     }
 }
 

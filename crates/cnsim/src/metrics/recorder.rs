@@ -18,12 +18,12 @@ pub struct Recorder {
     pub queue_ports: Vec<PortId>,
     /// Queue length in frames (all classes) per recorded port.
     pub queues: TimeSeries,
-    /// The average queue of every recorded port whose first class keeps one (RED and
-    /// its kin), in the discipline's unit.
+    /// The average queue of every recorded port whose first class's discipline keeps one
+    /// ([`crate::aqm::Discipline::average`]), in the discipline's unit.
     pub avg_queues: TimeSeries,
     avg_ports: Vec<PortId>,
-    /// The maximum marking probability of every port in `avg_queues` (Adaptive RED's and
-    /// Adaptive MECN's max_p, which the adaptation moves).
+    /// The maximum marking probability of every port in `avg_queues`
+    /// ([`crate::aqm::Discipline::max_p`], which an adaptive discipline moves).
     pub max_ps: TimeSeries,
     /// Utilisation of every recorded port's link over the previous interval (bytes sent
     /// × 8 ÷ interval ÷ rate).
@@ -39,8 +39,9 @@ pub struct Recorder {
     pub rates: TimeSeries,
     /// Feedback frames received by every reaction point during the previous interval.
     pub cnms: TimeSeries,
-    /// Sum over samples of the lowest rate any QCN reaction point allowed (Devkota &
-    /// Reddy's "minrate"), bit/s.
+    /// Sum over samples of the lowest rate any reaction point taking part allowed
+    /// (Devkota & Reddy's "minrate"; see [`crate::protocol::ReactionPoint::minrate_sample`]),
+    /// bit/s.
     pub minrate_sum: f64,
     /// Samples in that sum.
     pub minrate_samples: u64,
@@ -196,7 +197,7 @@ impl Recorder {
             self.last_delivered[i] = bytes;
             self.throughput.columns[i].values.push(delta as f64 * 8.0 / secs);
         }
-        let minrate = rps.iter().filter_map(|rp| rp.as_qcn()).map(|rp| rp.current_rate()).min();
+        let minrate = rps.iter().filter_map(|rp| rp.minrate_sample()).min();
         if let Some(r) = minrate {
             self.minrate_sum += r as f64;
             self.minrate_samples += 1;

@@ -1,16 +1,16 @@
 //! The `summary.json` document: counters of a finished run.
+//!
+//! This module knows frames, flows, queues and links, and no protocol: each protocol's
+//! section comes from the protocol's own module through [`crate::protocol::Sections`]
+//! (a flow's transport section through [`crate::protocol::FlowSections`]), and a queue
+//! discipline's counters through [`crate::aqm::Discipline::summary`].
 
 use serde::Serialize;
 
 use crate::engine::time::as_secs;
 use std::collections::BTreeMap;
 
-use crate::l2::pause::{HostInputStats, PortPauseStats};
-use crate::l2::qcn::cp::CpStats;
-use crate::l2::qcn::rp::RpStats;
-use crate::l2::qcn::{Cp, QcnStats, Rp};
 use crate::net::{Capacity, HeaderKind};
-use crate::protocol::AnyCongestionPoint;
 use crate::sim::{KindCounters, Sim};
 use crate::traffic::FlowStats;
 
@@ -37,7 +37,7 @@ pub struct FrameTotals {
     pub dropped_on_links: Option<u64>,
     /// Frames still queued or on a wire at the end.
     pub in_flight: u64,
-    /// The same counts per kind of frame (data, cnm, pause).
+    /// The same counts per kind of frame ([`HeaderKind`]).
     pub by_kind: BTreeMap<HeaderKind, KindCounters>,
 }
 
@@ -78,40 +78,10 @@ pub struct FlowSummary {
     pub max_delay_s: f64,
     /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).
     pub delay_variation_s: f64,
-    /// A TCP flow's connection counters (segments, retransmissions, timeouts, ACKs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<TcpSummary>,
-    /// An RDMA flow's queue-pair counters (the message, acknowledgements,
-    /// retransmissions, completion time).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rdma: Option<crate::l4::rdma::QpStats>,
-}
-
-/// A TCP connection's counters. The flow's own counters count its data segments (the
-/// SYN and retransmissions included: `sent_frames`, `sent_bytes`, `dropped_frames`) and
-/// the in-order data delivered (`delivered_frames`, `delivered_bytes`); its ACKs, which
-/// travel the other way, are counted here.
-#[derive(Clone, Debug, Serialize)]
-pub struct TcpSummary {
-    /// The sender's counters.
+    /// The sections of the transport the flow uses, each built by its protocol's own
+    /// module (see [`crate::protocol::FlowSections`]).
     #[serde(flatten)]
-    pub sender: crate::l4::tcp::sender::SenderStats,
-    /// ACKs the receiver sent.
-    pub acks_sent: u64,
-    /// ACKs dropped in the network.
-    pub acks_dropped: u64,
-    /// DCTCP: α at the end and the estimates taken.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dctcp: Option<DctcpSummary>,
-}
-
-/// A DCTCP sender's estimate of the marked fraction.
-#[derive(Clone, Debug, Serialize)]
-pub struct DctcpSummary {
-    /// α at the end of the run.
-    pub alpha: f64,
-    /// Times α was updated (windows of data acknowledged).
-    pub alpha_updates: u64,
+    pub transport: crate::protocol::FlowSections,
 }
 
 /// One egress queue's counters and derived figures.
@@ -149,102 +119,10 @@ pub struct QueueSummary {
     pub mean_bytes: f64,
     /// Largest length, bytes.
     pub max_bytes: u64,
-    /// The queue discipline's own counters and state at the end (RED and its kin).
+    /// The queue discipline's own counters and state at the end, from
+    /// [`crate::aqm::Discipline::summary`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aqm: Option<AqmSummary>,
-}
-
-/// What an averaging queue discipline (RED, Adaptive RED) did.
-#[derive(Clone, Debug, Serialize)]
-pub struct AqmSummary {
-    /// Early drops.
-    pub early_drops: u64,
-    /// Forced drops (average beyond the last threshold, or no room).
-    pub forced_drops: u64,
-    /// Frames marked.
-    pub marks: u64,
-    /// Of which marked incipient (MECN's 10).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub incipient_marks: u64,
-    /// Of which marked moderate (MECN's 11).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub moderate_marks: u64,
-    /// Changes of max_p by the adaptation.
-    pub max_p_changes: u64,
-    /// max_p at the end.
-    pub max_p: f64,
-    /// The average queue at the end, in the thresholds' unit.
-    pub avg: f64,
-}
-
-impl AqmSummary {
-    /// The summary of `d`, if it keeps one.
-    pub fn of(d: &crate::aqm::AnyDiscipline) -> Option<AqmSummary> {
-        let crate::aqm::AnyDiscipline::Aqm(a) = d else { return None };
-        match &**a {
-            crate::aqm::Aqm::Red(r) => Some(AqmSummary {
-                early_drops: r.stats.early_drops,
-                forced_drops: r.stats.forced_drops,
-                marks: r.stats.marks,
-                incipient_marks: 0,
-                moderate_marks: 0,
-                max_p_changes: r.stats.max_p_changes,
-                max_p: r.cur_max_p,
-                avg: r.average.avg,
-            }),
-            crate::aqm::Aqm::Mecn(m) => Some(AqmSummary {
-                early_drops: 0,
-                forced_drops: m.stats.drops,
-                marks: m.stats.incipient + m.stats.moderate,
-                incipient_marks: m.stats.incipient,
-                moderate_marks: m.stats.moderate,
-                max_p_changes: m.stats.max_p_changes,
-                max_p: m.max_p,
-                avg: m.average.avg,
-            }),
-            _ => None,
-        }
-    }
-}
-
-/// A congestion point's counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct CpSummary {
-    /// Port the CP watches.
-    pub port: String,
-    /// Its CPID.
-    pub cpid: u32,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: CpStats,
-}
-
-/// A reaction point's counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct RpSummary {
-    /// Flow it controls.
-    pub flow: String,
-    /// Rate CR at the end, bit/s.
-    pub final_rate_bps: u64,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: RpStats,
-}
-
-/// QCN part of the summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct QcnSummary {
-    /// Network-wide counters.
-    #[serde(flatten)]
-    pub stats: QcnStats,
-    /// Per congestion point.
-    pub congestion_points: Vec<CpSummary>,
-    /// Per reaction point.
-    pub reaction_points: Vec<RpSummary>,
-    /// Devkota & Reddy's "average minrate": the lowest rate any reaction point allowed at
-    /// each sampling instant (`metrics.interval`), averaged over the run, bit/s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub avg_minrate_bps: Option<f64>,
+    pub aqm: Option<crate::aqm::AqmSummary>,
 }
 
 /// Everything `summary.json` holds. Deterministic: no wall-clock figures (those go to
@@ -275,18 +153,10 @@ pub struct Summary {
     /// optimal allocation): 1 when every flow gets the same fraction of its fair share.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maxmin_fairness: Option<f64>,
-    /// QCN, when enabled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qcn: Option<QcnSummary>,
-    /// ECM, when enabled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ecm: Option<crate::l2::ecm::EcmStats>,
-    /// DCQCN, when configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dcqcn: Option<crate::l4::dcqcn::DcqcnStats>,
-    /// PAUSE / PFC, when configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pause: Option<PauseSummary>,
+    /// The sections of the protocols the run uses, each built by its protocol's own
+    /// module (see [`crate::protocol::Sections`]).
+    #[serde(flatten)]
+    pub protocols: crate::protocol::Sections,
     /// Every link with a loss process: its port, its process and the frames it lost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSummary>,
@@ -311,35 +181,6 @@ pub struct LinkSummary {
 
 pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
-}
-
-/// One port's PAUSE counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct PausePortSummary {
-    /// Port name.
-    pub port: String,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: PortPauseStats,
-}
-
-/// One host input's counters.
-#[derive(Clone, Debug, Serialize)]
-pub struct HostInputSummary {
-    /// Host name.
-    pub host: String,
-    /// Counters.
-    #[serde(flatten)]
-    pub stats: HostInputStats,
-}
-
-/// PAUSE part of the summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct PauseSummary {
-    /// Ports that sent or received PAUSE frames.
-    pub ports: Vec<PausePortSummary>,
-    /// Hosts with an input service rate.
-    pub hosts: Vec<HostInputSummary>,
 }
 
 fn capacity_text(c: Capacity) -> String {
@@ -378,17 +219,7 @@ impl Summary {
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
                     max_delay_s: f.stats.delay.max as f64 / 1e12,
                     delay_variation_s: f.stats.delay.variation_s(),
-                    tcp: sim.tcp_connection(i as u32).map(|c| TcpSummary {
-                        sender: c.sender.stats.clone(),
-                        acks_sent: c.acks_sent,
-                        acks_dropped: c.acks_dropped,
-                        dctcp: c
-                            .sender
-                            .cc
-                            .dctcp()
-                            .map(|d| DctcpSummary { alpha: d.alpha, alpha_updates: d.updates }),
-                    }),
-                    rdma: sim.rdma_qp(i as u32).map(|qp| qp.stats.clone()),
+                    transport: crate::protocol::FlowSections::of(sim, i as u32),
                 }
             })
             .collect();
@@ -421,75 +252,11 @@ impl Summary {
                     max_frames: s.max_frames,
                     mean_bytes: s.mean_bytes(end),
                     max_bytes: s.max_bytes,
-                    aqm: AqmSummary::of(&q.discipline),
+                    aqm: q.discipline.summary(),
                 });
             }
         }
         let c = sim.counters();
-        let cps: Vec<&Cp> = sim
-            .congestion_points()
-            .iter()
-            .filter_map(|cp| match cp {
-                AnyCongestionPoint::Qcn(q) => Some(&q.cp),
-                _ => None,
-            })
-            .collect();
-        let rps: Vec<(&str, &Rp)> = sim
-            .flows()
-            .iter()
-            .filter(|f| f.rp != crate::net::NONE)
-            .filter_map(|f| sim.reaction_points()[f.rp as usize].as_qcn().map(|rp| (f.name.as_str(), rp)))
-            .collect();
-        let qcn = (!cps.is_empty() || !rps.is_empty()).then(|| {
-            QcnSummary {
-                stats: QcnStats::of(sim),
-                avg_minrate_bps: {
-                    let r = sim.recorder();
-                    (r.minrate_samples > 0).then(|| r.minrate_sum / r.minrate_samples as f64)
-                },
-                // A CP's id is its port id + 1 (CPs are created in configuration order,
-                // not port order).
-                congestion_points: cps
-                    .iter()
-                    .map(|cp| CpSummary {
-                        port: net.port_name(cp.cpid - 1),
-                        cpid: cp.cpid,
-                        stats: cp.stats.clone(),
-                    })
-                    .collect(),
-                reaction_points: rps
-                    .iter()
-                    .map(|(name, rp)| RpSummary {
-                        flow: name.to_string(),
-                        final_rate_bps: rp.current_rate(),
-                        stats: rp.stats.clone(),
-                    })
-                    .collect(),
-            }
-        });
-        let pause = sim.link_control().and_then(|l| l.as_pause()).map(|p| {
-            let s = p.summary();
-            PauseSummary {
-                ports: s
-                    .ports
-                    .into_iter()
-                    .filter(|(_, st)| {
-                        st.pause_sent + st.resume_sent + st.pause_received + st.resume_received > 0
-                    })
-                    .map(|(port, stats)| PausePortSummary { port: net.port_name(port), stats })
-                    .collect(),
-                hosts: s
-                    .hosts
-                    .into_iter()
-                    .map(|(h, stats)| HostInputSummary { host: node_name(h), stats })
-                    .collect(),
-            }
-        });
-        let ecm = sim
-            .congestion_points()
-            .iter()
-            .any(|cp| matches!(cp, AnyCongestionPoint::Ecm(_)))
-            .then(|| crate::l2::ecm::EcmStats::of(sim));
         Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),
@@ -517,10 +284,7 @@ impl Summary {
             queues,
             idle_ports,
             maxmin_fairness,
-            qcn,
-            ecm,
-            dcqcn: crate::l4::dcqcn::DcqcnStats::of(sim),
-            pause,
+            protocols: crate::protocol::Sections::of(sim),
             links: LinkSummary::of(sim),
             warnings: Vec::new(),
         }

@@ -18,6 +18,12 @@
 //! A protocol never calls back into the data path: it is handed a [`Ctx`] with the
 //! time, its timers and an [`Outbox`] of frames to send, which the data path sends when
 //! the hook returns.
+//!
+//! A protocol reports on a run through [`report`]: its section of `summary.json` is one
+//! field of [`Sections`] (a transport's, per flow, of [`FlowSections`]), built by the
+//! protocol's own `of` constructor.
+
+pub mod report;
 
 use std::collections::VecDeque;
 
@@ -25,6 +31,8 @@ use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{e2cm, ecm, fecn, pause, qcn};
 use crate::l4::dcqcn;
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
+
+pub use report::{FlowSections, Sections};
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,6 +343,13 @@ pub trait ReactionPoint {
     fn take_feedback_count(&mut self) -> u64 {
         0
     }
+
+    /// The rate this reaction point contributes to Devkota & Reddy's "minrate" at a
+    /// sample (the lowest rate any contributing reaction point allows), bit/s; `None`
+    /// for a protocol that does not take part.
+    fn minrate_sample(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The reaction point of a flow: sets the rate of the flow's shaper from feedback.
@@ -418,6 +433,11 @@ impl AnyReactionPoint {
         each_reaction_point!(self, rp => ReactionPoint::take_feedback_count(rp))
     }
 
+    /// See [`ReactionPoint::minrate_sample`].
+    pub fn minrate_sample(&self) -> Option<u64> {
+        each_reaction_point!(self, rp => ReactionPoint::minrate_sample(rp))
+    }
+
     /// The QCN reaction point, if this is one.
     pub fn as_qcn(&self) -> Option<&qcn::Rp> {
         match self {
@@ -484,6 +504,11 @@ impl ReactionPoint for qcn::Rp {
 
     fn take_feedback_count(&mut self) -> u64 {
         std::mem::take(&mut self.cnms_since_sample)
+    }
+
+    /// Its current rate CR.
+    fn minrate_sample(&self) -> Option<u64> {
+        Some(qcn::Rp::current_rate(self))
     }
 }
 

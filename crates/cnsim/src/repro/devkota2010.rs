@@ -147,11 +147,12 @@ fn scenario(cell: &Cell) -> Scenario {
 /// The metrics of a run.
 fn measure(cell: &Cell, sim: &Sim) -> Measured {
     let summary = Summary::of(sim, "", 0);
-    let tcp = || summary.flows.iter().filter(|f| f.tcp.is_some());
+    let tcp = || summary.flows.iter().filter(|f| f.transport.tcp.is_some());
     let flows = tcp().count().max(1) as f64;
     let goodput: f64 = tcp().map(|f| f.throughput_bps).sum();
-    let udp: f64 = summary.flows.iter().filter(|f| f.tcp.is_none()).map(|f| f.throughput_bps).sum();
-    let timeouts: u64 = summary.flows.iter().filter_map(|f| f.tcp.as_ref()).map(|t| t.sender.timeouts).sum();
+    let udp: f64 = summary.flows.iter().filter(|f| f.transport.tcp.is_none()).map(|f| f.throughput_bps).sum();
+    let timeouts: u64 =
+        summary.flows.iter().filter_map(|f| f.transport.tcp.as_ref()).map(|t| t.sender.timeouts).sum();
     let port = summary.queues.iter().find(|q| q.port == "sw->client");
     let mut scalars = vec![
         ("goodput_mbps".to_string(), goodput / 1e6),
@@ -162,7 +163,7 @@ fn measure(cell: &Cell, sim: &Sim) -> Measured {
         scalars.push(("udp_mbps".to_string(), udp / 1e6));
         scalars.push(("total_mbps".to_string(), (goodput + udp) / 1e6));
     }
-    if let Some(q) = &summary.qcn {
+    if let Some(q) = &summary.protocols.qcn {
         scalars.push(("cnms".to_string(), q.stats.cnms_sent as f64));
         if let Some(m) = q.avg_minrate_bps {
             scalars.push(("avg_minrate_mbps".to_string(), m / 1e6));

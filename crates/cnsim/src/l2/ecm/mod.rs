@@ -69,8 +69,14 @@ pub struct EcmStats {
 }
 
 impl EcmStats {
-    /// The network-wide counters of a run.
-    pub fn of(sim: &crate::sim::Sim) -> Self {
+    /// The network-wide counters of a run, if it has an ECM congestion point.
+    pub fn of(sim: &crate::sim::Sim) -> Option<Self> {
+        let ecm = |cp: &crate::protocol::AnyCongestionPoint| {
+            matches!(cp, crate::protocol::AnyCongestionPoint::Ecm(_))
+        };
+        if !sim.congestion_points().iter().any(ecm) {
+            return None;
+        }
         let mut s = EcmStats::default();
         for cp in sim.congestion_points() {
             if let crate::protocol::AnyCongestionPoint::Ecm(e) = cp {
@@ -82,7 +88,7 @@ impl EcmStats {
         }
         s.received = sim.reaction_points().iter().filter_map(|rp| rp.as_ecm()).map(|rp| rp.stats.bcns).sum();
         s.dropped = sim.counters().kind(crate::net::HeaderKind::Bcn).dropped;
-        s
+        Some(s)
     }
 }
 

@@ -19,6 +19,8 @@
 //!
 //! Frames held in a host's input buffer count as queued for frame conservation.
 
+pub mod report;
+
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,8 @@ use crate::scenario::install::{Install, InstallCx, Validate};
 use crate::scenario::schema::HostSel;
 use crate::scenario::ScenarioError;
 use crate::units::{Rate, Size};
+
+pub use report::{HostInputSummary, PausePortSummary, PauseSummary};
 
 /// Size of a PAUSE / PFC frame on the wire (a minimum Ethernet frame), bytes.
 pub const PAUSE_FRAME_BYTES: u32 = 64;
@@ -256,9 +260,9 @@ pub struct Pause {
     input_of: Vec<u32>,
 }
 
-/// Per-port and per-host counters for the summary.
+/// Per-port and per-host counters, by id.
 #[derive(Clone, Debug, Serialize)]
-pub struct PauseSummary {
+pub struct PauseCounters {
     /// Per port that sent or received PAUSE frames.
     pub ports: Vec<(PortId, PortPauseStats)>,
     /// Per host with an input service rate.
@@ -589,8 +593,8 @@ impl Pause {
     }
 
     /// Counters per port and per host input.
-    pub fn summary(&self) -> PauseSummary {
-        PauseSummary {
+    pub fn counters(&self) -> PauseCounters {
+        PauseCounters {
             ports: self.ports.iter().map(|s| (s.port, s.stats.clone())).collect(),
             hosts: self.hosts.iter().map(|h| (h.host, h.stats.clone())).collect(),
         }

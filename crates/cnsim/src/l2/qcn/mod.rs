@@ -10,12 +10,14 @@
 
 pub mod config;
 pub mod cp;
+pub mod report;
 pub mod rp;
 
 use serde::{Deserialize, Serialize};
 
 pub use config::QcnConfig;
 pub use cp::{Cp, CpParams, QueueView, Sampling};
+pub use report::{CpSummary, QcnSummary, RpSummary};
 pub use rp::{Rp, RpParams, TargetRule};
 
 use crate::net::{Frame, Header};

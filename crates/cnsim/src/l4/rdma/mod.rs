@@ -158,6 +158,14 @@ pub struct QpStats {
     pub fct_s: Option<f64>,
 }
 
+impl QpStats {
+    /// The section of flow `flow` of a finished run in `summary.json`, if the flow is an
+    /// RDMA queue pair.
+    pub fn of(sim: &crate::sim::Sim, flow: u32) -> Option<Self> {
+        sim.rdma_qp(flow).map(|qp| qp.stats.clone())
+    }
+}
+
 /// What the receiver does with a data packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Received {

@@ -13,10 +13,12 @@ pub mod cc;
 pub mod config;
 pub mod dctcp;
 pub mod receiver;
+pub mod report;
 pub mod rto;
 pub mod sender;
 
 pub use config::{Connection, MecnParams, TcpParams};
+pub use report::{DctcpSummary, TcpSummary};
 
 /// What a data segment's header carries here: its sequence number (in segments) and
 /// the CWR flag.

@@ -1,0 +1,99 @@
+//! QCN's section of `summary.json`: the network-wide counters, each congestion and
+//! reaction point, and Devkota & Reddy's average minrate.
+
+use serde::Serialize;
+
+use super::cp::CpStats;
+use super::rp::RpStats;
+use super::{Cp, QcnStats, Rp};
+use crate::protocol::AnyCongestionPoint;
+use crate::sim::Sim;
+
+/// A congestion point's counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpSummary {
+    /// Port the CP watches.
+    pub port: String,
+    /// Its CPID.
+    pub cpid: u32,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: CpStats,
+}
+
+/// A reaction point's counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct RpSummary {
+    /// Flow it controls.
+    pub flow: String,
+    /// Rate CR at the end, bit/s.
+    pub final_rate_bps: u64,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: RpStats,
+}
+
+/// QCN part of the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct QcnSummary {
+    /// Network-wide counters.
+    #[serde(flatten)]
+    pub stats: QcnStats,
+    /// Per congestion point.
+    pub congestion_points: Vec<CpSummary>,
+    /// Per reaction point.
+    pub reaction_points: Vec<RpSummary>,
+    /// Devkota & Reddy's "average minrate": the lowest rate any reaction point allowed at
+    /// each sampling instant (`metrics.interval`), averaged over the run, bit/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avg_minrate_bps: Option<f64>,
+}
+
+impl QcnSummary {
+    /// The QCN section of a finished run, if it has a QCN congestion or reaction point.
+    pub fn of(sim: &Sim) -> Option<Self> {
+        let net = sim.net();
+        let cps: Vec<&Cp> = sim
+            .congestion_points()
+            .iter()
+            .filter_map(|cp| match cp {
+                AnyCongestionPoint::Qcn(q) => Some(&q.cp),
+                _ => None,
+            })
+            .collect();
+        let rps: Vec<(&str, &Rp)> = sim
+            .flows()
+            .iter()
+            .filter(|f| f.rp != crate::net::NONE)
+            .filter_map(|f| sim.reaction_points()[f.rp as usize].as_qcn().map(|rp| (f.name.as_str(), rp)))
+            .collect();
+        if cps.is_empty() && rps.is_empty() {
+            return None;
+        }
+        Some(QcnSummary {
+            stats: QcnStats::of(sim),
+            avg_minrate_bps: {
+                let r = sim.recorder();
+                (r.minrate_samples > 0).then(|| r.minrate_sum / r.minrate_samples as f64)
+            },
+            // A CP's id is its port id + 1 (CPs are created in configuration order,
+            // not port order).
+            congestion_points: cps
+                .iter()
+                .map(|cp| CpSummary {
+                    port: net.port_name(cp.cpid - 1),
+                    cpid: cp.cpid,
+                    stats: cp.stats.clone(),
+                })
+                .collect(),
+            reaction_points: rps
+                .iter()
+                .map(|(name, rp)| RpSummary {
+                    flow: name.to_string(),
+                    final_rate_bps: rp.current_rate(),
+                    stats: rp.stats.clone(),
+                })
+                .collect(),
+        })
+    }
+}
