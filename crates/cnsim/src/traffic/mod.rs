@@ -11,6 +11,7 @@ use crate::engine::{RngStream, Time, PS_PER_S};
 use crate::net::{NodeId, TreeId};
 
 pub mod shaper;
+pub mod workload;
 pub use shaper::{Shaper, ShaperState};
 
 /// When a source produces frames.
