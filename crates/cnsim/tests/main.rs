@@ -18,6 +18,7 @@ mod roeck2007;
 mod scenario_errors;
 mod scenario_keys;
 mod tcp;
+mod workload;
 
 /// Every `.rs` file beside this one is declared above: a file that is not would
 /// silently never run.

@@ -149,6 +149,17 @@ bytes = "64KB"
 frame_size = "1000B"
 rdma = { ack_every = 2, nack_interval = "100us", timeout = "1ms", window = "16KB" }
 
+[[traffic]]
+name = "work"
+kind = "flows"
+from = ["b", "c", "d"]
+to = "uniform"
+sizes = "hadoop"
+load = 0.1
+transport = "tcp"
+frame_size = "1000B"
+stop = "1ms"
+
 [protocols.qcn]
 enabled = false
 congestion_points = ["hub->edge"]

@@ -273,8 +273,8 @@ fn offered(f: &crate::traffic::Flow, end: Time) -> Load {
 
 /// The max-min fair rate of every flow of a run, bit/s, averaged over the run (see
 /// [`water_fill_over_time`]): what a flow's delivered bits over the run's duration are
-/// measured against. `None` for multicast flows (whose copies share no single rate) and
-/// unroutable ones.
+/// measured against. `None` for multicast flows (whose copies share no single rate),
+/// unroutable ones and workload flows.
 pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
     let net = sim.net();
     let mut capacities: Vec<f64> = net.ports.iter().map(|p| p.rate_bps as f64).collect();
@@ -290,6 +290,11 @@ pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
             index.push(None);
             continue;
         };
+        // Workload flows are judged by their completion times, not fair shares.
+        if f.workload {
+            index.push(None);
+            continue;
+        }
         let path = sim.routes().path(net, f.src, dst, i as u32);
         if path.is_empty() {
             index.push(None);

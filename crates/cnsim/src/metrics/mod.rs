@@ -5,6 +5,7 @@
 //! counters into the `summary.json` document.
 
 pub mod delay;
+pub mod fct;
 pub mod maxmin;
 #[cfg(feature = "outputs")]
 pub mod output;

@@ -78,6 +78,93 @@ pub fn write_json<T: serde::Serialize>(value: &T, path: &Path) -> Result<(), Str
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Writes the workload flows' outcomes as Parquet: `flow`, `src`, `dst` (UTF-8),
+/// `bytes` (INT64), `start_s`, `ideal_fct_s` (DOUBLE), and `fct_s`, `slowdown`
+/// (DOUBLE, null for an unfinished flow).
+pub fn write_fct_parquet(rows: &[super::fct::FctRow], path: &Path) -> Result<(), String> {
+    use parquet::basic::{ConvertedType, LogicalType};
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    let err = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
+    let column = |name: &str, ty: PhysicalType, repetition: Repetition| {
+        let mut b = Type::primitive_type_builder(name, ty).with_repetition(repetition);
+        if ty == PhysicalType::BYTE_ARRAY {
+            b = b.with_logical_type(Some(LogicalType::String)).with_converted_type(ConvertedType::UTF8);
+        }
+        b.build().map(Arc::new).map_err(err)
+    };
+    use Repetition::{OPTIONAL, REQUIRED};
+    let fields = vec![
+        column("flow", PhysicalType::BYTE_ARRAY, REQUIRED)?,
+        column("src", PhysicalType::BYTE_ARRAY, REQUIRED)?,
+        column("dst", PhysicalType::BYTE_ARRAY, REQUIRED)?,
+        column("bytes", PhysicalType::INT64, REQUIRED)?,
+        column("start_s", PhysicalType::DOUBLE, REQUIRED)?,
+        column("fct_s", PhysicalType::DOUBLE, OPTIONAL)?,
+        column("ideal_fct_s", PhysicalType::DOUBLE, REQUIRED)?,
+        column("slowdown", PhysicalType::DOUBLE, OPTIONAL)?,
+    ];
+    let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build().map_err(err)?);
+    let props =
+        Arc::new(WriterProperties::builder().set_created_by(format!("cnsim {}", crate::VERSION)).build());
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut writer = SerializedFileWriter::new(&mut buffer, schema, props).map_err(err)?;
+    let mut rg = writer.next_row_group().map_err(err)?;
+    let strings = |f: &dyn Fn(&super::fct::FctRow) -> &str| -> Vec<ByteArray> {
+        rows.iter().map(|r| ByteArray::from(f(r))).collect()
+    };
+    let optional = |f: &dyn Fn(&super::fct::FctRow) -> Option<f64>| -> (Vec<f64>, Vec<i16>) {
+        let values = rows.iter().filter_map(f).collect();
+        let levels = rows.iter().map(|r| i16::from(f(r).is_some())).collect();
+        (values, levels)
+    };
+    let mut k = 0;
+    while let Some(mut col) = rg.next_column().map_err(err)? {
+        match k {
+            0 => col.typed::<ByteArrayType>().write_batch(&strings(&|r| &r.flow), None, None),
+            1 => col.typed::<ByteArrayType>().write_batch(&strings(&|r| &r.src), None, None),
+            2 => col.typed::<ByteArrayType>().write_batch(&strings(&|r| &r.dst), None, None),
+            3 => {
+                let bytes: Vec<i64> = rows.iter().map(|r| r.bytes as i64).collect();
+                col.typed::<Int64Type>().write_batch(&bytes, None, None)
+            }
+            4 => {
+                let start: Vec<f64> = rows.iter().map(|r| r.start_s).collect();
+                col.typed::<DoubleType>().write_batch(&start, None, None)
+            }
+            5 => {
+                let (values, levels) = optional(&|r| r.fct_s);
+                col.typed::<DoubleType>().write_batch(&values, Some(&levels), None)
+            }
+            6 => {
+                let ideal: Vec<f64> = rows.iter().map(|r| r.ideal_fct_s).collect();
+                col.typed::<DoubleType>().write_batch(&ideal, None, None)
+            }
+            _ => {
+                let (values, levels) = optional(&|r| r.slowdown);
+                col.typed::<DoubleType>().write_batch(&values, Some(&levels), None)
+            }
+        }
+        .map_err(err)?;
+        col.close().map_err(err)?;
+        k += 1;
+    }
+    rg.close().map_err(err)?;
+    writer.close().map_err(err)?;
+    std::fs::write(path, buffer).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes the workload flows' outcomes as CSV, the columns of [`write_fct_parquet`]
+/// (an unfinished flow's `fct_s` and `slowdown` empty).
+pub fn write_fct_csv(rows: &[super::fct::FctRow], path: &Path) -> Result<(), String> {
+    let io = |e: csv::Error| format!("{}: {e}", path.display());
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).map_err(io)?;
+    }
+    let bytes = w.into_inner().map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,8 +35,10 @@ pub struct Recorder {
     /// Delivered throughput per recorded flow over the previous interval, bit/s.
     pub throughput: TimeSeries,
     last_delivered: Vec<u64>,
-    /// Rate of every reaction point, bit/s (empty when not recorded).
+    /// Rate of every recorded reaction point, bit/s (empty when not recorded).
     pub rates: TimeSeries,
+    /// The reaction points of `rates`' columns, in order.
+    rate_rps: Vec<u32>,
     /// Feedback frames received by every reaction point during the previous interval.
     pub cnms: TimeSeries,
     /// Sum over samples of the lowest rate any reaction point taking part allowed
@@ -122,6 +124,7 @@ impl Recorder {
             flow_ids,
             throughput,
             rates: TimeSeries::new("rp_rate", "bit/s", std::iter::empty()),
+            rate_rps: Vec::new(),
             cnms: TimeSeries::new("rp_cnms", "CNMs per interval", std::iter::empty()),
             minrate_sum: 0.0,
             minrate_samples: 0,
@@ -143,7 +146,9 @@ impl Recorder {
             TableShape { name, columns, name_bytes }
         };
         let port = |p: &PortId| net.port_names().get(*p as usize).map_or(0, String::len);
-        let rps = || flows.iter().filter(|f| rates && f.rp != crate::net::NONE).map(|f| f.name.len());
+        let rps = || {
+            flows.iter().filter(|f| rates && f.rp != crate::net::NONE && !f.workload).map(|f| f.name.len())
+        };
         [
             shape("queue_length", &mut queue_ports.iter().map(port)),
             shape("queue_average", &mut queue_ports.iter().filter(|&&p| average(net, p).is_some()).map(port)),
@@ -156,11 +161,12 @@ impl Recorder {
     }
 
     /// Records the rate and feedback count of the reaction points of `flows` (those with
-    /// one, in order).
+    /// one, in order; not those of workload flows, too many and too short-lived to draw).
     pub fn record_reaction_points(&mut self, flows: &[Flow]) {
-        let names = || flows.iter().filter(|f| f.rp != crate::net::NONE).map(|f| f.name.clone());
-        self.rates = TimeSeries::new("rp_rate", "bit/s", names());
-        self.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", names());
+        let recorded = || flows.iter().filter(|f| f.rp != crate::net::NONE && !f.workload);
+        self.rates = TimeSeries::new("rp_rate", "bit/s", recorded().map(|f| f.name.clone()));
+        self.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", recorded().map(|f| f.name.clone()));
+        self.rate_rps = recorded().map(|f| f.rp).collect();
     }
 
     /// Takes one sample of every series at `now`.
@@ -205,7 +211,10 @@ impl Recorder {
         if !self.rates.columns.is_empty() {
             self.rates.times_s.push(t);
             self.cnms.times_s.push(t);
-            for ((col, cnms), rp) in self.rates.columns.iter_mut().zip(&mut self.cnms.columns).zip(rps) {
+            for ((col, cnms), &rp) in
+                self.rates.columns.iter_mut().zip(&mut self.cnms.columns).zip(&self.rate_rps)
+            {
+                let rp = &mut rps[rp as usize];
                 col.values.push(rp.current_rate() as f64);
                 cnms.values.push(rp.take_feedback_count() as f64);
             }

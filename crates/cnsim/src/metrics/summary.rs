@@ -143,8 +143,11 @@ pub struct Summary {
     pub frame_hops: u64,
     /// Frame totals; conservation holds (checked before writing).
     pub frames: FrameTotals,
-    /// Per flow.
+    /// Per flow (not the flows of workloads: see `fct`).
     pub flows: Vec<FlowSummary>,
+    /// The workload flows' completion times and slowdowns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct: Option<super::fct::FctSummary>,
     /// Per egress queue of every port that carried traffic.
     pub queues: Vec<QueueSummary>,
     /// Ports (link directions) that carried nothing, left out of `queues`.
@@ -202,6 +205,7 @@ impl Summary {
             .iter()
             .zip(&fair)
             .enumerate()
+            .filter(|(_, (f, _))| !f.workload)
             .map(|(i, (f, &fair))| {
                 let throughput_bps = f.stats.delivered_bytes as f64 * 8.0 / secs;
                 let dst = f.dst_name.clone();
@@ -257,6 +261,7 @@ impl Summary {
             }
         }
         let c = sim.counters();
+        let fct = super::fct::FctSummary::of(&super::fct::rows(sim));
         Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),
@@ -281,6 +286,7 @@ impl Summary {
                     .collect(),
             },
             flows,
+            fct,
             queues,
             idle_ports,
             maxmin_fairness,

@@ -222,6 +222,14 @@ pub fn write_run_files(
     if s.metrics.plots {
         write_fair_share_plot(s, &summary, dir).map_err(out)?;
     }
+    let fct = crate::metrics::fct::rows(&done.sim);
+    if !fct.is_empty() {
+        check()?;
+        crate::metrics::output::write_fct_csv(&fct, &dir.join("fct.csv")).map_err(out)?;
+        if s.metrics.parquet {
+            crate::metrics::output::write_fct_parquet(&fct, &dir.join("fct.parquet")).map_err(out)?;
+        }
+    }
     check()
 }
 

@@ -323,7 +323,7 @@ pub fn build_until(
 
     let built =
         add_flows(s, file, &names, &net, &routes, &groups, slowest_link.as_ref(), &mut budget, &mut pace)?;
-    let Flows { trees, mut flows, flow_entry, connections, incast, qps } = built;
+    let Flows { trees, mut flows, flow_entry, connections, incast, qps, records } = built;
 
     let mut protocols = Protocols { tcp: connections, incast, rdma: qps, ..Protocols::default() };
     let mut timers = Timers::new();
@@ -339,9 +339,10 @@ pub fn build_until(
         &mut pace,
     )?;
 
-    let recorder = make_recorder(s, &mut net, &flows, &protocols, &mut budget, file)?;
+    let recorder = make_recorder(s, &mut net, &flows, &mut budget, file)?;
     pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
+    sim.set_workload(records);
     sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
     sim.start();
     pace.check()?;
@@ -533,6 +534,8 @@ struct Flows {
     connections: Vec<crate::l4::tcp::Connection>,
     /// RDMA queue pairs, indexed by `Flow::qp`.
     qps: Vec<crate::l4::rdma::Qp>,
+    /// The workload flows' records.
+    records: Vec<crate::metrics::fct::FctRecord>,
     incast: Vec<crate::l4::app::IncastGroup>,
 }
 
@@ -561,6 +564,7 @@ fn add_flows(
     let mut flow_entry: Vec<usize> = Vec::new();
     let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
     let mut qps: Vec<crate::l4::rdma::Qp> = Vec::new();
+    let mut records: Vec<crate::metrics::fct::FctRecord> = Vec::new();
     let mut incast: Vec<crate::l4::app::IncastGroup> = Vec::new();
     let mut incast_entry: Option<usize> = None;
     let mut flow_names: HashSet<String> = HashSet::new();
@@ -654,7 +658,7 @@ fn add_flows(
                 exponential: periods == PeriodDistribution::Exponential,
             },
             // A queue pair sends as a saturated source whose packets its requester numbers.
-            Source::Saturated | Source::Rdma { .. } => Pattern::Saturated,
+            Source::Saturated | Source::Rdma { .. } | Source::Flows { .. } => Pattern::Saturated,
             Source::Tcp { .. } => Pattern::Tcp,
         };
         // One frame must take at most MAX_TIME at every rate it meets, so that no time the
@@ -669,6 +673,33 @@ fn add_flows(
         rates.extend(slowest_link.cloned());
         if let Some((rate, at)) = rates.iter().min_by_key(|r| r.0) {
             check_frame_time(t, ti, *rate, at, file)?;
+        }
+        if matches!(t.source, Source::Flows { .. }) {
+            let numbering = super::workload::Numbering {
+                first_flow: flows.len() as u32,
+                first_qp: qps.len() as u32,
+                first_connection: connections.len() as u32,
+                names: &mut flow_names,
+            };
+            let added = super::workload::add_workload(
+                s,
+                file,
+                net,
+                routes,
+                (t, ti, &tp),
+                &srcs,
+                size,
+                numbering,
+                budget,
+            )
+            .map_err(BuildError::Invalid)?;
+            pace.step(added.flows.len() as u64)?;
+            flow_entry.extend(std::iter::repeat_n(ti, added.flows.len()));
+            flows.extend(added.flows);
+            qps.extend(added.qps);
+            connections.extend(added.connections);
+            records.extend(added.records);
+            continue;
         }
         let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
         // Memory, before anything is allocated for these sources.
@@ -922,7 +953,7 @@ fn add_flows(
         )?;
     }
 
-    Ok(Flows { trees, flows, flow_entry, connections, incast, qps })
+    Ok(Flows { trees, flows, flow_entry, connections, incast, qps, records })
 }
 
 /// Each configured protocol, from its own table ([`super::schema::Protocols::all`]),
@@ -954,16 +985,16 @@ fn make_recorder(
     s: &Scenario,
     net: &mut Network,
     flows: &[Flow],
-    protocols: &Protocols,
     budget: &mut Budget,
     file: &str,
 ) -> Result<Recorder, ScenarioError> {
     let queue_ports = select_ports(&s.metrics.queues, net, "metrics.queues", file)?;
-    let flow_ids: Vec<u32> =
-        if s.metrics.flows.records(flows.len()) { (0..flows.len() as u32).collect() } else { Vec::new() };
+    // Workload flows are reported by their completion times, not as series.
+    let recordable: Vec<u32> = (0..flows.len() as u32).filter(|&f| !flows[f as usize].workload).collect();
+    let flow_ids: Vec<u32> = if s.metrics.flows.records(recordable.len()) { recordable } else { Vec::new() };
     charge_recording(s, net, &queue_ports, flows, &flow_ids, budget)?;
     let mut recorder = Recorder::new(s.metrics.interval.0, net, queue_ports, flows, flow_ids);
-    if s.metrics.rates && !protocols.reaction_points.is_empty() {
+    if s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE && !f.workload) {
         recorder.record_reaction_points(flows);
     }
     if let Some(spec) = &s.metrics.pcap {
@@ -1139,7 +1170,7 @@ fn charge_recording(
     flow_ids: &[u32],
     budget: &mut Budget,
 ) -> Result<(), ScenarioError> {
-    let rates = s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE);
+    let rates = s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE && !f.workload);
     let shapes = Recorder::shapes(net, queue_ports, flows, flow_ids, rates);
     let samples = s.duration.0 / s.metrics.interval.0 + 2;
     let writers = Writers { parquet: s.metrics.parquet, csv: s.metrics.csv, plots: s.metrics.plots };

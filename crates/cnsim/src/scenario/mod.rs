@@ -11,6 +11,7 @@ pub mod periodic;
 pub mod schema;
 pub use crate::units;
 pub mod warnings;
+pub mod workload;
 
 use std::path::Path;
 

@@ -509,6 +509,20 @@ pub enum TrafficKind {
     /// A RoCEv2 queue pair sending one message (or an unlimited one), paced by its rate
     /// limiter, acknowledged by its receiver, with go-back-N on loss.
     Rdma,
+    /// A workload: flows arriving as a Poisson process at each source host, sizes drawn
+    /// from a distribution, each over its own RDMA queue pair or TCP connection.
+    Flows,
+}
+
+/// The transport each flow of a workload uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transport {
+    /// A RoCEv2 queue pair (`rdma = { … }`).
+    #[default]
+    Rdma,
+    /// A TCP connection (`tcp = { … }`; DCTCP with `tcp.dctcp`).
+    Tcp,
 }
 
 /// On/off period distribution.
@@ -691,7 +705,7 @@ pub struct Traffic {
 
 /// What a traffic source sends: one variant per `kind`, with that kind's keys. A key of
 /// another kind is refused where the entry is read, with its key path.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)] // one per traffic entry, read once at build
 pub enum Source {
     /// `kind = "cbr"`: one frame every 8·L/rate.
@@ -733,6 +747,19 @@ pub enum Source {
         /// `tcp`: the connection's parameters.
         tcp: crate::l4::tcp::TcpParams,
     },
+    /// `kind = "flows"`: a workload of finite flows.
+    Flows {
+        /// `sizes`: a bundled distribution's name or a distribution file.
+        sizes: String,
+        /// `load`: the offered load of each source host, a fraction of its link.
+        load: f64,
+        /// `transport`: what each flow runs over.
+        transport: Transport,
+        /// `rdma`: the queue pairs' parameters (transport = "rdma").
+        rdma: crate::l4::rdma::RdmaParams,
+        /// `tcp`: the connections' parameters (transport = "tcp").
+        tcp: crate::l4::tcp::TcpParams,
+    },
     /// `kind = "rdma"`: a RoCEv2 queue pair to one host.
     Rdma {
         /// `bytes`: the message; absent = unlimited.
@@ -752,6 +779,7 @@ impl Source {
             Source::Saturated => TrafficKind::Saturated,
             Source::Tcp { .. } => TrafficKind::Tcp,
             Source::Rdma { .. } => TrafficKind::Rdma,
+            Source::Flows { .. } => TrafficKind::Flows,
         }
     }
 
@@ -759,7 +787,7 @@ impl Source {
     pub fn rate(&self) -> Option<Rate> {
         match *self {
             Source::Cbr { rate, .. } | Source::Poisson { rate } | Source::OnOff { rate, .. } => Some(rate),
-            Source::Saturated | Source::Tcp { .. } | Source::Rdma { .. } => None,
+            Source::Saturated | Source::Tcp { .. } | Source::Rdma { .. } | Source::Flows { .. } => None,
         }
     }
 }
@@ -800,11 +828,18 @@ impl TryFrom<TrafficEntry> for Traffic {
         if t.kind != TrafficKind::Tcp && t.kind != TrafficKind::Rdma {
             foreign("bytes", t.bytes.is_some(), "tcp\" or kind = \"rdma")?;
         }
-        if t.kind != TrafficKind::Rdma {
+        if t.kind != TrafficKind::Rdma && t.kind != TrafficKind::Flows {
             foreign("rdma", t.rdma.is_some(), "rdma")?;
         }
-        if t.kind != TrafficKind::Tcp {
+        if t.kind != TrafficKind::Flows {
+            foreign("sizes", t.sizes.is_some(), "flows")?;
+            foreign("load", t.load.is_some(), "flows")?;
+            foreign("transport", t.transport.is_some(), "flows")?;
+        }
+        if t.kind != TrafficKind::Tcp && t.kind != TrafficKind::Flows {
             foreign("tcp", t.tcp.is_some(), "tcp")?;
+        }
+        if t.kind != TrafficKind::Tcp {
             foreign("sru", t.sru.is_some(), "tcp")?;
             foreign("web", t.web.is_some(), "tcp")?;
         }
@@ -956,6 +991,68 @@ impl TryFrom<TrafficEntry> for Traffic {
                 }
                 Source::Rdma { bytes: t.bytes, rdma }
             }
+            TrafficKind::Flows => {
+                if let Some(r) = t.rate {
+                    return Err(at_key(
+                        "rate",
+                        format!(
+                            "rate = \"{r}\" given, but a flows workload has no rate of its own (its load \
+                             sets the arrivals); expected no rate, and load = 0.3 for 30 % of each source's link"
+                        ),
+                    ));
+                }
+                refuse("on", t.on.is_some())?;
+                refuse("off", t.off.is_some())?;
+                refuse("periods", t.periods.is_some())?;
+                foreign("bytes", t.bytes.is_some(), "tcp\" or kind = \"rdma")?;
+                let sizes = t.sizes.ok_or_else(|| {
+                    at_key(
+                        "sizes",
+                        "missing required key \"sizes\"; a flows workload needs a size distribution: \
+                         \"websearch\", \"hadoop\", \"datamining\" or a file, e.g. sizes = \"websearch\"",
+                    )
+                })?;
+                let load = t.load.ok_or_else(|| {
+                    at_key("load", "missing required key \"load\"; expected a fraction of each source's link, e.g. load = 0.3")
+                })?;
+                if !(load > 0.0 && load < 1.0) {
+                    return Err(at_key(
+                        "load",
+                        format!("{load} is not a load; expected a fraction of each source's link above 0 and below 1, e.g. 0.3"),
+                    ));
+                }
+                let transport = t.transport.unwrap_or_default();
+                let frame = t.frame_size.value();
+                match transport {
+                    Transport::Rdma => {
+                        foreign("tcp", t.tcp.is_some(), "tcp\" (or transport = \"tcp")?;
+                        if matches!(t.frame_size, Size::Bytes(_))
+                            && frame <= u64::from(crate::l4::rdma::HEADER_BYTES)
+                        {
+                            return Err(at_key(
+                                "frame_size",
+                                format!(
+                                    "\"{}\" leaves no room for data after a RoCEv2 packet's {} bytes of headers; expected e.g. \"1000B\"",
+                                    t.frame_size,
+                                    crate::l4::rdma::HEADER_BYTES
+                                ),
+                            ));
+                        }
+                    }
+                    Transport::Tcp => {
+                        foreign("rdma", t.rdma.is_some(), "rdma\" (or transport = \"rdma")?;
+                    }
+                }
+                let rdma = t.rdma.unwrap_or_default();
+                if let Err((key, message)) = rdma.check("rdma", frame) {
+                    return Err(at_key(&key, message));
+                }
+                let tcp = t.tcp.unwrap_or_default();
+                if let Err((key, message)) = tcp.check("tcp", frame) {
+                    return Err(at_key(&key, message));
+                }
+                Source::Flows { sizes, load, transport, rdma, tcp }
+            }
         };
         Ok(Traffic {
             name: t.name,
@@ -992,7 +1089,17 @@ impl From<Traffic> for TrafficEntry {
         };
         let rdma = match t.source {
             Source::Rdma { rdma, .. } => Some(rdma),
+            Source::Flows { rdma, transport: Transport::Rdma, .. } => Some(rdma),
             _ => None,
+        };
+        let (sizes, load, transport, tcp) = match &t.source {
+            Source::Flows { sizes, load, transport, tcp: flows_tcp, .. } => (
+                Some(sizes.clone()),
+                Some(*load),
+                Some(*transport),
+                if *transport == Transport::Tcp { Some(*flows_tcp) } else { None },
+            ),
+            _ => (None, None, None, tcp),
         };
         TrafficEntry {
             name: t.name,
@@ -1010,6 +1117,9 @@ impl From<Traffic> for TrafficEntry {
             web,
             tcp,
             rdma,
+            sizes,
+            load,
+            transport,
             start: t.start,
             stop: t.stop,
             priority: t.priority,
@@ -1031,6 +1141,7 @@ pub fn kind_name(k: TrafficKind) -> &'static str {
         TrafficKind::Saturated => "saturated",
         TrafficKind::Tcp => "tcp",
         TrafficKind::Rdma => "rdma",
+        TrafficKind::Flows => "flows",
     }
 }
 
@@ -1086,6 +1197,15 @@ pub struct TrafficEntry {
     /// An RDMA source's queue-pair parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rdma: Option<crate::l4::rdma::RdmaParams>,
+    /// A workload's size distribution: a bundled name or a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<String>,
+    /// A workload's offered load, a fraction of each source's link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// A workload's transport.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
     /// Start time.
     #[serde(default)]
     pub start: Start,

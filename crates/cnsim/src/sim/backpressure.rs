@@ -64,6 +64,16 @@ impl Sim {
         }
     }
 
+    /// Whether port `p` takes the next packet of a queue pair, at `priority`, `size`
+    /// bytes: as [`Sim::port_takes`], and only when nothing waits in its class queue. A
+    /// NIC schedules its queue pairs' packets as the link frees (the HPCC fork's
+    /// `QbbNetDevice::DequeueAndTransmit`), so they never fill the host's queue, and the
+    /// acknowledgements and CNPs the host sends meet at most one data packet.
+    pub(super) fn nic_takes(&self, p: PortId, priority: u8, size: u32, now: Time) -> bool {
+        let classes = &self.net.ports[p as usize].classes;
+        classes.queue(classes.class_of(priority)).is_empty() && self.port_takes(p, priority, size, now)
+    }
+
     /// Saturated flow `f` waits for room at port `p`: its shaper stays idle, without a
     /// timer, until a frame leaves the queue of its class.
     pub(super) fn wait_for_room(&mut self, f: u32, p: PortId) {

@@ -63,6 +63,8 @@ pub struct Sim {
     unbuilt_over_limit: bool,
     /// Saturated sources waiting for room at their host's port.
     room: backpressure::RoomWaiters,
+    /// The workload flows, with their sizes and ideal completion times.
+    workload: Vec<crate::metrics::fct::FctRecord>,
 }
 
 /// A [`Ctx`] over the simulator's timers, events and outbox.

@@ -34,6 +34,16 @@ impl Sim {
         self.protocols.tcp.get(c as usize)
     }
 
+    /// The workload flows (`kind = "flows"`): sizes, starts and ideal completion times.
+    pub fn workload(&self) -> &[crate::metrics::fct::FctRecord] {
+        &self.workload
+    }
+
+    /// Sets the workload flows' records (the builder does).
+    pub fn set_workload(&mut self, records: Vec<crate::metrics::fct::FctRecord>) {
+        self.workload = records;
+    }
+
     /// Flow `f`'s RDMA queue pair, if it is one.
     pub fn rdma_qp(&self, f: u32) -> Option<&crate::l4::rdma::Qp> {
         let q = self.flows.get(f as usize)?.qp;

@@ -94,6 +94,12 @@ impl Sim {
             if qp.timer != NONE {
                 self.timers.cancel(qp.timer);
             }
+            // The queue pair is gone, and its rate limiter's timers with it (the fork's
+            // `QpComplete`).
+            let rp_timer = self.flows[f as usize].rp_timer;
+            if rp_timer != NONE {
+                self.timers.cancel(rp_timer);
+            }
         } else if acked > 0 && qp.timeout > 0 {
             if qp.requester.outstanding() > 0 {
                 self.timers.arm_in(&mut self.events, qp.timer, now.saturating_add(qp.timeout), 0);

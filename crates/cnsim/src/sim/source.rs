@@ -62,6 +62,7 @@ impl Sim {
             unbuilt: 0,
             unbuilt_over_limit: false,
             room: Default::default(),
+            workload: Vec::new(),
         }
     }
 
@@ -310,7 +311,14 @@ impl Sim {
                 self.flows[f as usize].shaper.as_mut().expect("flow has a shaper").idle();
                 return None;
             }
-            if egress != NONE && !self.port_takes(egress, priority, size, now) {
+            let takes = |sim: &Self| {
+                if qp == NONE {
+                    sim.port_takes(egress, priority, size, now)
+                } else {
+                    sim.nic_takes(egress, priority, size, now)
+                }
+            };
+            if egress != NONE && !takes(self) {
                 self.wait_for_room(f, egress);
                 return None;
             }
@@ -370,7 +378,12 @@ impl Sim {
         if now >= stop {
             return;
         }
-        if at > now || !self.port_takes(egress, priority, size, now) {
+        let takes = if qp == NONE {
+            self.port_takes(egress, priority, size, now)
+        } else {
+            self.nic_takes(egress, priority, size, now)
+        };
+        if at > now || !takes {
             self.flows[f as usize].shaper.as_mut().expect("shaper").pacing(at);
             self.arm(timer, at);
             return;
@@ -397,6 +410,11 @@ impl Sim {
     /// A feedback frame reached its source host: hand it to the flow's reaction point.
     pub(super) fn feedback(&mut self, frame: &Frame, now: Time) {
         let f = frame.flow;
+        let qp = self.flows[f as usize].qp;
+        if qp != NONE && self.protocols.rdma[qp as usize].requester.complete() {
+            // Feedback for a finished queue pair, still in flight when it finished.
+            return;
+        }
         let rp = self.flows[f as usize].rp;
         let line = self.flows[f as usize].line_bps;
         let change = if rp == NONE {

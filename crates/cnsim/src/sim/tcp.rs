@@ -219,6 +219,9 @@ impl Sim {
         self.protocols.tcp[ci].sender.on_ack_echo(i64::from(ack.ack), ack.echo, now);
         self.tcp_output(f, now);
         let c = &mut self.protocols.tcp[ci];
+        if c.completed.is_none() && matches!(c.app, App::Bytes(_)) && c.sender.all_acked() {
+            c.completed = Some(now);
+        }
         if let App::Web(web) = c.app {
             if c.sender.all_acked() && !c.thinking && now < self.flows[f as usize].stop {
                 // The object is in: the user thinks, then fetches the next. (The timer is

@@ -187,6 +187,9 @@ pub struct Flow {
     pub name: String,
     /// The destination as the scenario names it (host, group or "uniform").
     pub dst_name: String,
+    /// A flow of a workload (`kind = "flows"`): finite, one of many, reported by its
+    /// completion time rather than among the summary's flows.
+    pub workload: bool,
 }
 
 impl Flow {
@@ -227,6 +230,7 @@ impl Flow {
             qp: crate::net::NONE,
             source_queue: 100,
             dst_name: String::new(),
+            workload: false,
             line_bps: 0,
             stats: FlowStats::default(),
             run_start: start,

@@ -55,7 +55,10 @@ impl Cdf {
             }
             let (x, y) = (number(fields[0], "flow size")?, number(fields[1], "percentage")?);
             if y > 100.0 {
-                return Err((n, format!("percentage {y} is above 100; expected cumulative percentages from 0 to 100")));
+                return Err((
+                    n,
+                    format!("percentage {y} is above 100; expected cumulative percentages from 0 to 100"),
+                ));
             }
             match points.last() {
                 None if y != 0.0 => {
@@ -79,16 +82,20 @@ impl Cdf {
         }
         match points.last() {
             None => Err((1, "no points; expected lines of a flow size and a cumulative percentage".into())),
-            Some(&(_, y)) if y != 100.0 => {
-                Err((last_line, format!("the last point's percentage is {y}; expected 100 (the largest size)")))
-            }
+            Some(&(_, y)) if y != 100.0 => Err((
+                last_line,
+                format!("the last point's percentage is {y}; expected 100 (the largest size)"),
+            )),
             _ => Ok(Cdf { points }),
         }
     }
 
     /// A bundled distribution by name.
     pub fn bundled(name: &str) -> Option<Cdf> {
-        BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, t)| Cdf::parse(t).expect("bundled distributions parse"))
+        BUNDLED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| Cdf::parse(t).expect("bundled distributions parse"))
     }
 
     /// The mean flow size, bytes (the fork's `getAvg`: exact for the linear pieces).
@@ -262,7 +269,9 @@ mod tests {
                 }
                 // Sizes are whole bytes: compare with the distribution at each value.
                 let f = cdf.at(x[i] as f64 + 0.999_999);
-                d = d.max((j as f64 / n as f64 - f).abs()).max((i as f64 / n as f64 - cdf.at(x[i] as f64 - 1e-9)).abs());
+                d = d
+                    .max((j as f64 / n as f64 - f).abs())
+                    .max((i as f64 / n as f64 - cdf.at(x[i] as f64 - 1e-9)).abs());
                 i = j;
             }
             let critical = 1.628 / (n as f64).sqrt();

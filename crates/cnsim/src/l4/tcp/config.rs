@@ -363,6 +363,8 @@ pub struct Connection {
     pub acks_sent: u64,
     /// Of which dropped in the network.
     pub acks_dropped: u64,
+    /// When every byte of a finite transfer was acknowledged.
+    pub completed: Option<Time>,
 }
 
 impl Connection {
@@ -401,6 +403,7 @@ impl Connection {
             ack_armed: None,
             acks_sent: 0,
             acks_dropped: 0,
+            completed: None,
         }
     }
 
