@@ -62,6 +62,30 @@ pub const CASES: &[BenchCase] = &[
         bottleneck: "r1->r2",
     },
     BenchCase { name: "chain-10x3", scenario: "chain-10x3", settings: &[], bottleneck: "sw9->sw10" },
+    // Web search at 30 % on a k = 8 fat-tree (128 hosts, 10 and 40 Gbit/s), every flow a
+    // DCTCP connection (K = 65 frames on every switch port), 10 ms of arrivals and run.
+    BenchCase {
+        name: "fattree-k8-websearch",
+        scenario: "fattree-websearch",
+        settings: &[
+            "duration=10ms",
+            "traffic[0].stop=10ms",
+            r#"traffic[0].transport="tcp""#,
+            "traffic[0].tcp={dctcp={}}",
+            "protocols.dcqcn.flows=[]",
+            r#"protocols.dcqcn.congestion_points="none""#,
+            r#"protocols.ecn_threshold={k="65 frames", ports="switches"}"#,
+        ],
+        bottleneck: "tor1->h1",
+    },
+    // The HPCC paper's 320-host fabric, web search at 30 %, 10 ms of arrivals and run,
+    // DCQCN over PFC.
+    BenchCase {
+        name: "fattree-hpcc320",
+        scenario: "hpcc320-websearch",
+        settings: &["duration=10ms", "traffic[0].stop=10ms"],
+        bottleneck: "tor1->h1",
+    },
     BenchCase {
         name: "dumbbell-cbr-4096",
         scenario: "dumbbell-cbr-4096",
@@ -174,6 +198,12 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("incast-dcqcn-8", "dumbbell-cbr-64"),
         figure: Figure::BottleneckFramesPerS,
         target: ">= 0.80",
+    },
+    BenchRatio {
+        name: "fat-tree workload vs CBR dumbbell, wall ns per delivered frame",
+        cases: ("fattree-k8-websearch", "dumbbell-cbr-64"),
+        figure: Figure::NsPerDeliveredFrame,
+        target: "<= 2",
     },
     BenchRatio {
         name: "4096 vs 64 senders, wall ns per delivered frame",

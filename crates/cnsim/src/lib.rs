@@ -43,6 +43,7 @@ pub mod sim;
 pub mod sweep;
 pub mod traffic;
 pub mod units;
+pub mod wire;
 
 /// The crate version, recorded in every output.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -542,6 +542,23 @@ to = "h16"
 "#,
     ),
     (
+        "bare-hpcc",
+        r#"
+name = "bare-hpcc"
+duration = "1ms"
+
+[topology.hpcc]
+file = "tests/data/hpcc-fat.txt"
+
+[[traffic]]
+name = "listed"
+kind = "flows"
+from = "h*"
+to = "file"
+file = "flow.txt"
+"#,
+    ),
+    (
         "bare-multilink",
         r#"
 name = "bare-multilink"

@@ -36,25 +36,7 @@ use crate::net::{Frame, Header, NodeId};
 use crate::protocol::{Ctx, FlowView, Send};
 use crate::units::{Duration, Size};
 
-/// A probe on its way to the congestion point `cpid`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Probe {
-    /// The congestion point asked (0 once answered).
-    pub cpid: u32,
-}
-
-/// A congestion point's reply to a probe: its queue state, and under "-PR" its rate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Reply {
-    /// The answering CP.
-    pub cpid: u32,
-    /// Q − Qeq in the CP's unit (pages or frames), saturating.
-    pub qoff: i16,
-    /// Q − Qold, same unit.
-    pub qdelta: i16,
-    /// The CP's fair rate (suggested = maximum), kbit/s; 0 without rate guidance.
-    pub rate_kbps: u32,
-}
+pub use crate::wire::probing::{Probe, Reply};
 
 impl Reply {
     /// Fb = −(Qoff + W·Qdelta): ≥ 0 when the queue is at or below its set point and not

@@ -1,6 +1,6 @@
 //! Packet traces: the frames a set of ports send, as a pcapng file (`trace.pcapng` in
 //! the run directory) that Wireshark and tshark open, one interface per port, each
-//! frame in its wire format ([`crate::net::wire`]) and timestamped in simulated time to
+//! frame in its wire format ([`crate::wire::encode`]) and timestamped in simulated time to
 //! the picosecond (`if_tsresol` 10⁻¹²).
 //!
 //! The trace is bounded: past `max_size` bytes it stops, and the run says so (a warning
@@ -9,9 +9,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Time;
-use crate::net::wire::{self, Context};
 use crate::net::Frame;
 use crate::units::{Duration, Size};
+use crate::wire::encode::{encode, Context};
 
 /// `metrics.pcap`: which ports to trace, how much of each frame, when.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,7 +117,7 @@ impl Trace {
             return;
         }
         let mut data = std::mem::take(&mut self.scratch);
-        let wire = wire::encode(frame, ctx, self.snaplen, &mut data);
+        let wire = encode(frame, ctx, self.snaplen, &mut data);
         let block_len = 32 + data.len().next_multiple_of(4);
         if self.bytes.len() + block_len > self.max_bytes {
             self.left_out += 1;

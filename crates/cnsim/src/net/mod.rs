@@ -12,7 +12,6 @@ pub mod queue;
 pub mod reach;
 pub mod routing;
 pub mod topology;
-pub mod wire;
 
 pub use classes::{Classes, Finishing, Occupancy, Scheduler, MAX_CLASSES};
 pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind};

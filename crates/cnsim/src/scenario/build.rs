@@ -84,10 +84,20 @@ fn check_topology_size(
     file: &str,
     port_bytes: u64,
     budget: &mut Budget,
+    hpcc: Option<(u64, u64, u64)>,
 ) -> Result<(), ScenarioError> {
     // (nodes, hosts, the key that sets the size, how it is written)
     let mut parts: Vec<(u64, u64, String, String)> = Vec::new();
     let mut links = t.links.len() as u64;
+    if let Some((nodes, switches, file_links)) = hpcc {
+        links = links.saturating_add(file_links);
+        parts.push((
+            nodes,
+            nodes.saturating_sub(switches),
+            "topology.hpcc.file".into(),
+            format!("{nodes} nodes of the topology file"),
+        ));
+    }
     for (name, g) in t.generators() {
         let size = g.size(name);
         links = links.saturating_add(size.links);
@@ -145,8 +155,11 @@ fn check_topology_size(
 fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Generated, ScenarioError> {
     let t = &s.topology;
     let present = t.generators();
-    if present.len() > 1 {
-        let names: Vec<&str> = present.iter().map(|(n, _)| *n).collect();
+    let mut names: Vec<&str> = present.iter().map(|(n, _)| *n).collect();
+    if t.hpcc.is_some() {
+        names.push("hpcc");
+    }
+    if names.len() > 1 {
         return Err(ScenarioError::new(
             file,
             format!("topology.{}", names[1]),
@@ -163,8 +176,37 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
     }
     let host_queue = capacity(s.queues.host_capacity.unwrap_or(s.queues.capacity)).prealloc_frames();
     let port_bytes = 4 * host_queue.max(capacity(s.queues.capacity).prealloc_frames());
-    check_topology_size(t, file, port_bytes, budget)?;
+    // An HPCC fork topology file: its header sizes it before it is read whole.
+    let hpcc = match &t.hpcc {
+        None => None,
+        Some(h) => {
+            let key = "topology.hpcc.file";
+            let (path, text) = super::workload::read_beside(&h.file, file, super::workload::MAX_INPUT_BYTES)
+                .map_err(|why| {
+                    ScenarioError::new(
+                        file,
+                        key,
+                        format!("\"{}\": {why}; expected an HPCC ns-3 fork topology file", h.file),
+                    )
+                })?;
+            let located = |(line, message): super::hpcc::LineError| {
+                ScenarioError::new(file, key, format!("{} line {line}: {message}", path.display()))
+            };
+            let counts = super::hpcc::topology_counts(&text).map_err(located)?;
+            Some((path, text, counts))
+        }
+    };
+    check_topology_size(t, file, port_bytes, budget, hpcc.as_ref().map(|h| h.2))?;
     let mut out = present.first().map(|(_, g)| g.generate()).unwrap_or_default();
+    if let Some((path, text, _)) = &hpcc {
+        out = super::hpcc::topology(text, "topology.hpcc.file").map_err(|(line, message)| {
+            ScenarioError::new(
+                file,
+                "topology.hpcc.file",
+                format!("{} line {line}: {message}", path.display()),
+            )
+        })?;
+    }
     for (i, n) in t.nodes.iter().enumerate() {
         out.nodes.push(GenNode {
             name: n.name.clone(),
@@ -185,7 +227,7 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
         return Err(ScenarioError::new(
             file,
             "topology",
-            "no nodes; expected a generator (star, dumbbell, chain, parking_lot, multilink, fat_tree, clos) or [[topology.nodes]]",
+            "no nodes; expected a generator (star, dumbbell, chain, parking_lot, multilink, fat_tree, clos), a topology file (hpcc) or [[topology.nodes]]",
         ));
     }
     Ok(out)

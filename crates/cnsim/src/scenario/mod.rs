@@ -6,6 +6,7 @@ pub mod build;
 pub mod bundled;
 pub mod error;
 pub mod generators;
+pub mod hpcc;
 pub mod install;
 pub mod periodic;
 pub mod schema;

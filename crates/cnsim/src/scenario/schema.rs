@@ -89,6 +89,9 @@ pub struct Topology {
     /// A three-tier Clos fabric with explicit counts (ToR, aggregation, core).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clos: Option<Clos>,
+    /// A topology file of the HPCC ns-3 fork (see [`super::hpcc`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hpcc: Option<HpccTopology>,
     /// Explicit nodes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeSpec>,
@@ -325,6 +328,15 @@ pub struct Clos {
     pub core_buffer: Option<Size>,
 }
 
+/// `[topology.hpcc]`: the network of an HPCC ns-3 fork topology file (its
+/// `TOPOLOGY_FILE`, e.g. `mix/fat.txt`), node i named h{i} or sw{i}.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccTopology {
+    /// The file, relative to the scenario file's folder.
+    pub file: String,
+}
+
 /// The k-ary fat-tree of Al-Fares, Loukissas & Vahdat (SIGCOMM 2008): k pods of k/2 ToR
 /// (edge) and k/2 aggregation switches, (k/2)² cores, k/2 hosts per ToR, k³/4 hosts in
 /// all; the Clos fabric with pods = k, tors_per_pod = aggs_per_pod = hosts_per_tor = k/2
@@ -512,6 +524,20 @@ pub enum TrafficKind {
     /// A workload: flows arriving as a Poisson process at each source host, sizes drawn
     /// from a distribution, each over its own RDMA queue pair or TCP connection.
     Flows,
+}
+
+/// How a workload's flows arrive.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arrivals {
+    /// Poisson arrivals at each source.
+    Poisson {
+        /// `sizes`: a bundled distribution's name or a distribution file.
+        sizes: String,
+        /// `load`: the offered load of each source host, a fraction of its link.
+        load: f64,
+    },
+    /// `file`: the flows of an HPCC ns-3 fork flow file (see [`super::hpcc`]).
+    File(String),
 }
 
 /// The transport each flow of a workload uses.
@@ -749,10 +775,8 @@ pub enum Source {
     },
     /// `kind = "flows"`: a workload of finite flows.
     Flows {
-        /// `sizes`: a bundled distribution's name or a distribution file.
-        sizes: String,
-        /// `load`: the offered load of each source host, a fraction of its link.
-        load: f64,
+        /// How the flows arrive.
+        arrivals: Arrivals,
         /// `transport`: what each flow runs over.
         transport: Transport,
         /// `rdma`: the queue pairs' parameters (transport = "rdma").
@@ -832,6 +856,7 @@ impl TryFrom<TrafficEntry> for Traffic {
             foreign("rdma", t.rdma.is_some(), "rdma")?;
         }
         if t.kind != TrafficKind::Flows {
+            foreign("file", t.file.is_some(), "flows")?;
             foreign("sizes", t.sizes.is_some(), "flows")?;
             foreign("load", t.load.is_some(), "flows")?;
             foreign("transport", t.transport.is_some(), "flows")?;
@@ -1005,22 +1030,45 @@ impl TryFrom<TrafficEntry> for Traffic {
                 refuse("off", t.off.is_some())?;
                 refuse("periods", t.periods.is_some())?;
                 foreign("bytes", t.bytes.is_some(), "tcp\" or kind = \"rdma")?;
-                let sizes = t.sizes.ok_or_else(|| {
-                    at_key(
-                        "sizes",
-                        "missing required key \"sizes\"; a flows workload needs a size distribution: \
-                         \"websearch\", \"hadoop\", \"datamining\" or a file, e.g. sizes = \"websearch\"",
-                    )
-                })?;
-                let load = t.load.ok_or_else(|| {
-                    at_key("load", "missing required key \"load\"; expected a fraction of each source's link, e.g. load = 0.3")
-                })?;
-                if !(load > 0.0 && load < 1.0) {
-                    return Err(at_key(
-                        "load",
-                        format!("{load} is not a load; expected a fraction of each source's link above 0 and below 1, e.g. 0.3"),
-                    ));
-                }
+                let arrivals = if let Some(file) = t.file {
+                    for (key, given) in [("sizes", t.sizes.is_some()), ("load", t.load.is_some())] {
+                        if given {
+                            return Err(at_key(
+                                key,
+                                format!("\"{key}\" given with \"file\"; expected one of them: the file lists every flow"),
+                            ));
+                        }
+                    }
+                    if t.to != "file" {
+                        return Err(at_key(
+                            "to",
+                            format!(
+                                "\"{}\" given with \"file\"; expected to = \"file\" (each flow's destination is in the file)",
+                                t.to
+                            ),
+                        ));
+                    }
+                    Arrivals::File(file)
+                } else {
+                    let sizes = t.sizes.ok_or_else(|| {
+                        at_key(
+                            "sizes",
+                            "missing required key \"sizes\"; a flows workload needs a size distribution: \
+                             \"websearch\", \"hadoop\", \"datamining\" or a file, e.g. sizes = \"websearch\" \
+                             (or file = \"flow.txt\", an HPCC ns-3 fork flow file)",
+                        )
+                    })?;
+                    let load = t.load.ok_or_else(|| {
+                        at_key("load", "missing required key \"load\"; expected a fraction of each source's link, e.g. load = 0.3")
+                    })?;
+                    if !(load > 0.0 && load < 1.0) {
+                        return Err(at_key(
+                            "load",
+                            format!("{load} is not a load; expected a fraction of each source's link above 0 and below 1, e.g. 0.3"),
+                        ));
+                    }
+                    Arrivals::Poisson { sizes, load }
+                };
                 let transport = t.transport.unwrap_or_default();
                 let frame = t.frame_size.value();
                 match transport {
@@ -1051,7 +1099,7 @@ impl TryFrom<TrafficEntry> for Traffic {
                 if let Err((key, message)) = tcp.check("tcp", frame) {
                     return Err(at_key(&key, message));
                 }
-                Source::Flows { sizes, load, transport, rdma, tcp }
+                Source::Flows { arrivals, transport, rdma, tcp }
             }
         };
         Ok(Traffic {
@@ -1092,14 +1140,21 @@ impl From<Traffic> for TrafficEntry {
             Source::Flows { rdma, transport: Transport::Rdma, .. } => Some(rdma),
             _ => None,
         };
-        let (sizes, load, transport, tcp) = match &t.source {
-            Source::Flows { sizes, load, transport, tcp: flows_tcp, .. } => (
-                Some(sizes.clone()),
-                Some(*load),
-                Some(*transport),
-                if *transport == Transport::Tcp { Some(*flows_tcp) } else { None },
-            ),
-            _ => (None, None, None, tcp),
+        let (sizes, load, file, transport, tcp) = match &t.source {
+            Source::Flows { arrivals, transport, tcp: flows_tcp, .. } => {
+                let (sizes, load, file) = match arrivals {
+                    Arrivals::Poisson { sizes, load } => (Some(sizes.clone()), Some(*load), None),
+                    Arrivals::File(f) => (None, None, Some(f.clone())),
+                };
+                (
+                    sizes,
+                    load,
+                    file,
+                    Some(*transport),
+                    if *transport == Transport::Tcp { Some(*flows_tcp) } else { None },
+                )
+            }
+            _ => (None, None, None, None, tcp),
         };
         TrafficEntry {
             name: t.name,
@@ -1119,6 +1174,7 @@ impl From<Traffic> for TrafficEntry {
             rdma,
             sizes,
             load,
+            file,
             transport,
             start: t.start,
             stop: t.stop,
@@ -1203,6 +1259,9 @@ pub struct TrafficEntry {
     /// A workload's offered load, a fraction of each source's link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<f64>,
+    /// A workload's flows from an HPCC ns-3 fork flow file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// A workload's transport.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<Transport>,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::budget::{Budget, FLOW_BYTES};
 use super::error::ScenarioError;
-use super::schema::{Source, Start, Traffic, Transport};
+use super::schema::{Arrivals, Source, Start, Traffic, Transport};
 use crate::engine::{RngStream, StreamKey, Time};
 use crate::metrics::fct::FctRecord;
 use crate::net::{Network, NodeId, Routes};
@@ -45,6 +45,35 @@ pub(super) struct Numbering<'a> {
     pub names: &'a mut HashSet<String>,
 }
 
+/// Reads the input file `name` a scenario key gives (relative to the scenario file's
+/// folder), at most `max_bytes`: its path and text, or why not.
+pub(super) fn read_beside(
+    name: &str,
+    scenario_file: &str,
+    max_bytes: u64,
+) -> Result<(PathBuf, String), String> {
+    let path = {
+        let p = Path::new(name);
+        match Path::new(scenario_file).parent().filter(|d| p.is_relative() && d.is_dir()) {
+            Some(dir) => dir.join(p),
+            None => PathBuf::from(p),
+        }
+    };
+    let meta = std::fs::metadata(&path).map_err(|e| format!("{} cannot be read ({e})", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    if meta.len() > max_bytes {
+        return Err(format!("{} holds {} bytes, more than {max_bytes}", path.display(), meta.len()));
+    }
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("{} cannot be read ({e})", path.display()))?;
+    Ok((path, text))
+}
+
+/// The largest topology or flow file read, bytes.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
 /// The distribution `sizes` names: a bundled one, or a file (relative to the scenario
 /// file's folder), at most [`MAX_CDF_BYTES`].
 fn distribution(sizes: &str, scenario_file: &str, key: &str) -> Result<Cdf, ScenarioError> {
@@ -52,14 +81,7 @@ fn distribution(sizes: &str, scenario_file: &str, key: &str) -> Result<Cdf, Scen
         return Ok(cdf);
     }
     let bundled: Vec<&str> = crate::traffic::workload::BUNDLED.iter().map(|(n, _)| *n).collect();
-    let path = {
-        let p = Path::new(sizes);
-        match Path::new(scenario_file).parent().filter(|d| p.is_relative() && d.is_dir()) {
-            Some(dir) => dir.join(p),
-            None => PathBuf::from(p),
-        }
-    };
-    let error = |why: String| {
+    let (path, text) = read_beside(sizes, scenario_file, MAX_CDF_BYTES).map_err(|why| {
         ScenarioError::new(
             scenario_file,
             key,
@@ -69,21 +91,7 @@ fn distribution(sizes: &str, scenario_file: &str, key: &str) -> Result<Cdf, Scen
                 bundled.join(", ")
             ),
         )
-    };
-    let meta =
-        std::fs::metadata(&path).map_err(|e| error(format!("{} cannot be read ({e})", path.display())))?;
-    if !meta.is_file() {
-        return Err(error(format!("{} is not a file", path.display())));
-    }
-    if meta.len() > MAX_CDF_BYTES {
-        return Err(error(format!(
-            "{} holds {} bytes, more than {MAX_CDF_BYTES}",
-            path.display(),
-            meta.len()
-        )));
-    }
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| error(format!("{} cannot be read ({e})", path.display())))?;
+    })?;
     Cdf::parse(&text).map_err(|(line, message)| {
         ScenarioError::new(scenario_file, key, format!("{} line {line}: {message}", path.display()))
     })
@@ -109,23 +117,17 @@ pub fn ideal_fct(net: &Network, path: &[u32], bytes: u64, frame: u32, header: u3
     Time::try_from(ideal).unwrap_or(Time::MAX)
 }
 
-/// The flows of workload entry `t` (number `ti`, its key path `tp`) from the hosts
-/// `srcs`, in packets of `frame` bytes.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn add_workload(
+/// The Poisson arrivals of workload entry `t` (key path `tp`) at the hosts `srcs`:
+/// the hosts the arrivals index, the destination pattern, and the arrivals.
+fn poisson_arrivals(
     s: &super::Scenario,
     file: &str,
     net: &Network,
-    routes: &Routes,
-    (t, ti, tp): (&Traffic, usize, &str),
+    (t, tp): (&Traffic, &str),
     srcs: &[NodeId],
-    frame: u32,
-    numbering: Numbering,
+    (sizes, load): (&str, f64),
     budget: &mut Budget,
-) -> Result<Added, ScenarioError> {
-    let Source::Flows { sizes, load, transport, rdma, tcp } = &t.source else {
-        unreachable!("a flows entry")
-    };
+) -> Result<(Vec<NodeId>, Pattern, Vec<Arrival>), ScenarioError> {
     let err = |key: &str, message: String| ScenarioError::new(file, format!("{tp}.{key}"), message);
     let cdf = distribution(sizes, file, &format!("{tp}.sizes"))?;
     let from = match t.start {
@@ -175,7 +177,7 @@ pub(super) fn add_workload(
     let line = |h: NodeId| net.ports[net.nodes[h as usize].ports[0] as usize].rate_bps;
     // Memory, before anything is drawn: the expected number of flows, with room.
     let window = until.saturating_sub(from) as f64;
-    let expected: f64 = hosts.iter().map(|&h| window / mean_gap(cdf.mean(), *load, line(h))).sum();
+    let expected: f64 = hosts.iter().map(|&h| window / mean_gap(cdf.mean(), load, line(h))).sum();
     let bound = (expected * 1.1 + 1000.0).min(u64::MAX as f64) as u64;
     if bound > MAX_WORKLOAD_FLOWS {
         return Err(err(
@@ -203,10 +205,113 @@ pub(super) fn add_workload(
     for (i, &h) in (0u32..).zip(&hosts) {
         let key = format!("{}/{}", t.name, net.nodes[h as usize].name);
         let mut rng = RngStream::new(s.seed, StreamKey { kind: "workload", name: &key });
-        let gap = mean_gap(cdf.mean(), *load, line(h));
+        let gap = mean_gap(cdf.mean(), load, line(h));
         let partner = partners.get(i as usize).copied().unwrap_or(0);
         arrivals_at(i, n, pattern, partner, &cdf, gap, (from, until), &mut rng, &mut arrivals);
     }
+    Ok((hosts, pattern, arrivals))
+}
+
+/// The flows of an HPCC ns-3 fork flow file `name` (workload entry at `tp`), every
+/// source among `srcs`: all hosts (which the arrivals index), and the arrivals.
+fn file_arrivals(
+    file: &str,
+    net: &Network,
+    tp: &str,
+    srcs: &[NodeId],
+    name: &str,
+    budget: &mut Budget,
+) -> Result<(Vec<NodeId>, Pattern, Vec<Arrival>), ScenarioError> {
+    let key = format!("{tp}.file");
+    let (path, text) = read_beside(name, file, MAX_INPUT_BYTES).map_err(|why| {
+        ScenarioError::new(file, &key, format!("\"{name}\": {why}; expected an HPCC ns-3 fork flow file"))
+    })?;
+    let located = |(line, message): super::hpcc::LineError| {
+        ScenarioError::new(file, &key, format!("{} line {line}: {message}", path.display()))
+    };
+    let count = super::hpcc::flow_count(&text).map_err(located)?;
+    if count > MAX_WORKLOAD_FLOWS {
+        return Err(ScenarioError::new(
+            file,
+            &key,
+            format!("{} lists {count} flows; expected at most {MAX_WORKLOAD_FLOWS}", path.display()),
+        ));
+    }
+    budget.charge(
+        count.saturating_mul(WORKLOAD_FLOW_BYTES),
+        &key,
+        &format!("the {count} flows of {}", path.display()),
+        "to fit, use a file of fewer flows",
+    )?;
+    let listed = super::hpcc::flows(&text).map_err(located)?;
+    let hosts = net.hosts();
+    let index = |id: u32, what: &str, k: usize| {
+        let name = format!("h{id}");
+        net.node_by_name(&name).and_then(|n| hosts.binary_search(&n).ok()).map(|i| i as u32).ok_or_else(
+            || {
+                ScenarioError::new(
+                    file,
+                    &key,
+                    format!(
+                        "{} flow {}: {what} {id} is not a host of the topology (no node \"{name}\")",
+                        path.display(),
+                        k + 1
+                    ),
+                )
+            },
+        )
+    };
+    let mut arrivals = Vec::with_capacity(listed.len());
+    for (k, f) in listed.iter().enumerate() {
+        let (src, dst) = (index(f.src, "source", k)?, index(f.dst, "destination", k)?);
+        if src == dst {
+            return Err(ScenarioError::new(
+                file,
+                &key,
+                format!("{} flow {}: from h{} to itself", path.display(), k + 1, f.src),
+            ));
+        }
+        if !srcs.contains(&hosts[src as usize]) {
+            return Err(ScenarioError::new(
+                file,
+                format!("{tp}.from"),
+                format!(
+                    "{} flow {} starts at h{}, which from does not name; expected from = \"h*\"",
+                    path.display(),
+                    k + 1,
+                    f.src
+                ),
+            ));
+        }
+        arrivals.push(Arrival { start: f.start, src, dst, bytes: f.bytes });
+    }
+    Ok((hosts.to_vec(), Pattern::Uniform, arrivals))
+}
+
+/// The flows of workload entry `t` (number `ti`, its key path `tp`) from the hosts
+/// `srcs`, in packets of `frame` bytes.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn add_workload(
+    s: &super::Scenario,
+    file: &str,
+    net: &Network,
+    routes: &Routes,
+    (t, ti, tp): (&Traffic, usize, &str),
+    srcs: &[NodeId],
+    frame: u32,
+    numbering: Numbering,
+    budget: &mut Budget,
+) -> Result<Added, ScenarioError> {
+    let Source::Flows { arrivals: how, transport, rdma, tcp } = &t.source else {
+        unreachable!("a flows entry")
+    };
+    let err = |key: &str, message: String| ScenarioError::new(file, format!("{tp}.{key}"), message);
+    let (hosts, pattern, mut arrivals) = match how {
+        Arrivals::Poisson { sizes, load } => {
+            poisson_arrivals(s, file, net, (t, tp), srcs, (sizes, *load), budget)?
+        }
+        Arrivals::File(name) => file_arrivals(file, net, tp, srcs, name, budget)?,
+    };
     arrivals.sort_by_key(|a| (a.start, a.src));
     let mut added =
         Added { flows: Vec::new(), qps: Vec::new(), connections: Vec::new(), records: Vec::new() };
@@ -255,7 +360,7 @@ pub(super) fn add_workload(
             s.duration.0,
             rng,
         );
-        let rate = line(src);
+        let rate = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
         flow.line_bps = rate;
         flow.dst_name = net.nodes[dst as usize].name.clone();
         flow.source_queue = 1;

@@ -264,7 +264,7 @@ impl Sim {
     fn trace_sent(&mut self, p: PortId, id: FrameId, now: Time) {
         let frame = self.frames.get(id);
         let tcp = self.tcp_connection(frame.flow);
-        let ctx = crate::net::wire::Context {
+        let ctx = crate::wire::encode::Context {
             sender: self.net.ports[p as usize].node,
             segment_payload: tcp.map_or(0, |c| c.payload),
             syn: tcp.is_some_and(|c| c.sender.syn()),

@@ -39,15 +39,7 @@ use crate::net::Header;
 use crate::protocol::RateChange;
 use crate::protocol::{Ctx, FlowView, Send};
 
-/// An E2CM path probe: the queueing delay gathered on the way to the destination, and
-/// whether the destination has returned it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PathProbe {
-    /// Sum over the ports passed of Q/C, nanoseconds (saturating).
-    pub delay_ns: u32,
-    /// On its way back to the source.
-    pub returning: bool,
-}
+pub use crate::wire::e2cm::PathProbe;
 
 impl PathProbe {
     /// A port with `bytes` queued, sending at `capacity_bps`, was passed.

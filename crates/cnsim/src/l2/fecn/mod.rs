@@ -45,15 +45,7 @@ use crate::net::{Frame, Header};
 use crate::protocol::{Ctx, PortView};
 use crate::units::{Duration, Rate, Size};
 
-/// A rate-discovery probe: the smallest advertised rate on the path so far, kbit/s, and
-/// whether the destination has returned it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Probe {
-    /// Rate field, kbit/s.
-    pub rate_kbps: u32,
-    /// On its way back to the source.
-    pub returning: bool,
-}
+pub use crate::wire::fecn::Probe;
 
 /// The switch side's parameters (`[protocols.fecn.switch]`), Roeck 2007's values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -41,15 +41,7 @@ pub const PAUSE_FRAME_BYTES: u32 = 64;
 /// Bit times per pause quantum (IEEE 802.3 §31B.2).
 pub const BITS_PER_QUANTUM: u64 = 512;
 
-/// The PAUSE / PFC frame as the receiving port reads it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PauseFrame {
-    /// Priorities to pause (PFC's priority enable vector, bit p = priority p); 0xFF for
-    /// an 802.3x PAUSE, which stops the whole port.
-    pub priorities: u8,
-    /// Pause time in quanta of 512 bit times (0 = resume).
-    pub quanta: u16,
-}
+pub use crate::wire::pause::PauseFrame;
 
 /// Which flow control the network uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -32,9 +32,7 @@ pub use cp::Marker;
 pub use np::Np;
 pub use rp::{Rp, RpParams};
 
-/// A congestion notification packet, from a flow's receiver back to its source.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cnp;
+pub use crate::wire::dcqcn::Cnp;
 
 /// `[protocols.dcqcn]`; the defaults are the paper's 40 Gbit/s values as the reference
 /// (§3) gives them.

@@ -20,25 +20,7 @@ pub mod sender;
 pub use config::{Connection, MecnParams, TcpParams};
 pub use report::{DctcpSummary, TcpSummary};
 
-/// What a data segment's header carries here: its sequence number (in segments) and
-/// the CWR flag.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Segment {
-    /// Sequence number, in segments.
-    pub seq: i32,
-    /// Congestion Window Reduced (RFC 3168; MECN's "window reduced" combination).
-    pub cwr: bool,
-}
-
-/// What an ACK carries: the highest in-order segment received and the congestion level
-/// echoed (0 none; 1 ECE or MECN's incipient; 2 MECN's moderate).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Ack {
-    /// Highest in-order segment received.
-    pub ack: i32,
-    /// Congestion level echoed.
-    pub echo: u8,
-}
+pub use crate::wire::tcp::{Ack, Segment};
 pub use receiver::{Echo, Receiver};
 pub use rto::{Rto, RtoParams};
 pub use sender::{CwndAction, Sender, SenderParams, Variant};

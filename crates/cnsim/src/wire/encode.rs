@@ -20,12 +20,15 @@
 //!   segment 0 is a SYN (which takes byte 0), at 1 + (n − 1) × payload. CWR on a
 //!   segment that carries it, ECE on an ACK that echoes congestion; ports 10000 + flow
 //!   at the sender and 5001 at the receiver.
-//! - A DCQCN flow's data frame and a CNP are RoCEv2 (InfiniBand Architecture Annex A17):
-//!   IPv4 with the frame's ECN bits, UDP to port 4791 (from 49152 + flow), and a Base
-//!   Transport Header: a data frame is an RC SEND Only (opcode 0x04) to queue pair
-//!   1 + flow, a CNP opcode 0x81 to the same queue pair with its 16 reserved octets;
-//!   the 4-octet ICRC ends the packet (not computed). PSNs are zero: cnsim's RDMA
-//!   frames carry no sequence number.
+//! - A DCQCN flow's data frame, an RDMA queue pair's packets and acknowledgements, and a
+//!   CNP are RoCEv2 (InfiniBand Architecture Annex A17): IPv4 with the frame's ECN bits,
+//!   UDP to port 4791 (from 49152 + flow), and a Base Transport Header to queue pair
+//!   1 + flow. A saturated DCQCN flow's data frame is an RC SEND Only (opcode 0x04) with
+//!   PSN 0; a queue pair's packet is SEND First, Middle, Last or Only (0x00, 0x01, 0x02,
+//!   0x04) with its PSN, AckReq on the last; an acknowledgement is RC Acknowledge
+//!   (0x11) naming the last PSN received, or for a NAK the expected one, with an AETH
+//!   (syndrome 0x1F ACK, 0x60 NAK PSN sequence error); a CNP is opcode 0x81 with its 16
+//!   reserved octets. The 4-octet ICRC ends the packet (not computed).
 //! - A flow's data frame under QCN and the other layer-2 schemes' messages (BCN, FECN
 //!   and path probes, probe replies) have no standard format: they are sent as the IEEE
 //!   local experimental EtherType 0x88B5 with a kind octet (0 data, 1 BCN, 2 FECN probe,
@@ -34,7 +37,7 @@
 //!
 //! Bytes beyond the headers are zero.
 
-use super::frame::{Frame, Header};
+use super::{Frame, Header};
 
 /// The 802.1Q Tag Protocol Identifier.
 pub const ETHERTYPE_VLAN: u16 = 0x8100;
@@ -300,8 +303,8 @@ pub fn internet_checksum(bytes: &[u8]) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::l2::pause::PauseFrame;
-    use crate::l2::qcn::Cnm;
+    use crate::wire::pause::PauseFrame;
+    use crate::wire::qcn::Cnm;
 
     fn ctx() -> Context {
         Context { sender: 5, segment_payload: 1000, syn: false, rdma: false }
@@ -371,8 +374,8 @@ mod tests {
             src: 1,
             dst: 4,
             flow: 2,
-            ecn: crate::net::Ecn::Ect0,
-            header: Header::TcpSegment(crate::l4::tcp::Segment { seq: 3, cwr: true }),
+            ecn: crate::wire::Ecn::Ect0,
+            header: Header::TcpSegment(crate::wire::tcp::Segment { seq: 3, cwr: true }),
             ..Default::default()
         };
         let mut out = Vec::new();
