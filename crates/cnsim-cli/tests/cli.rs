@@ -294,3 +294,41 @@ fn runs_and_sweeps_print_their_key_figures() {
     let quiet = cnsim(dir.path(), &["run", "star-multicast", "--set", "duration=2ms", "--out", "q", "-q"]);
     assert!(quiet.stdout.is_empty(), "-q prints nothing");
 }
+
+/// A workload run writes every flow's completion time (fct.csv, fct.parquet), the
+/// slowdown summary, and the slowdown-by-size figure; its flows stay out of the summary's
+/// flow list.
+#[test]
+fn a_workload_run_writes_its_completion_times() {
+    let d = std::env::temp_dir().join(format!("cnsim-fct-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let o = cnsim(
+        &d,
+        &[
+            "run",
+            "fattree-websearch",
+            "--set",
+            "duration=4ms",
+            "--set",
+            "traffic[0].stop=2ms",
+            "--out",
+            "r",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(d.join("r/fct.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("flow,src,dst,bytes,start_s,fct_s,ideal_fct_s,slowdown"));
+    let rows = lines.count();
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r/summary.json")).unwrap()).unwrap();
+    assert_eq!(s["fct"]["flows"].as_u64(), Some(rows as u64));
+    assert!(rows > 10, "{rows}");
+    assert_eq!(s["flows"].as_array().map(Vec::len), Some(0));
+    assert!(std::fs::metadata(d.join("r/fct.parquet")).unwrap().len() > 0);
+    let svg = std::fs::read_to_string(d.join("r/plots/fct_slowdown.svg")).unwrap();
+    assert!(svg.contains("slowdown") && svg.contains("p99"));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -394,7 +394,12 @@ rdma = { ack_every = 2, nack_interval = "50us", timeout = "200us", window = "20K
 /// The scenarios that are fuzzed: the bundled ones but the scale reference, and the
 /// protocol seeds.
 fn fuzzed() -> Vec<(&'static str, &'static str)> {
-    BUNDLED.iter().copied().filter(|(n, _)| !NOT_FUZZED.contains(n)).chain(PROTOCOL_SEEDS.iter().copied()).collect()
+    BUNDLED
+        .iter()
+        .copied()
+        .filter(|(n, _)| !NOT_FUZZED.contains(n))
+        .chain(PROTOCOL_SEEDS.iter().copied())
+        .collect()
 }
 
 #[test]

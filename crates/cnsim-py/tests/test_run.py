@@ -189,6 +189,16 @@ def test_flows_are_a_table_of_the_summary() -> None:
     assert all(0 < t < 0.002 for t in q["rdma.fct_s"])
 
 
+def test_a_workload_run_gives_its_completion_times(tmp_path: Path) -> None:
+    s = cnsim.load("fattree-websearch", {"duration": "4ms", "traffic[0].stop": "2ms"})
+    r = cnsim.run(s, out=tmp_path / "w")
+    f = r.fct
+    assert len(f) == r.summary["fct"]["flows"] > 10
+    assert list(f.columns) == ["flow", "src", "dst", "bytes", "start_s", "fct_s", "ideal_fct_s", "slowdown"]
+    with pytest.raises(cnsim.RunError, match="no run directory"):
+        _ = cnsim.run(s).fct
+
+
 def test_the_package_offers_no_stray_names() -> None:
     assert not {"Any", "Optional", "Union", "os", "Path"} & set(dir(cnsim))
 

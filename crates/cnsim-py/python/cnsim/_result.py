@@ -177,6 +177,21 @@ class Result:
         return self.frame("cnms")
 
     @property
+    def fct(self) -> DataFrame:
+        """Every workload flow's size, start, completion time, ideal time and slowdown
+        (``fct.parquet`` of the run directory; ``kind = "flows"`` entries write it)."""
+        from ._errors import RunError
+
+        if self.path is None:
+            raise RunError("this result has no run directory; run with out=... to keep fct.parquet")
+        path = Path(self.path) / "fct.parquet"
+        if not _regular_file(path):
+            raise RunError(f'{path}: not written; expected a run with a kind = "flows" workload')
+        import pyarrow.parquet as pq
+
+        return to_frame(pq.read_table(path), self.backend)
+
+    @property
     def flows(self) -> DataFrame:
         import pyarrow as pa
 

@@ -801,6 +801,31 @@ pub fn line_chart(
     lines: &[Line],
     style: ChartStyle,
 ) -> Result<(), String> {
+    chart(path, title, (x_label, y_label), lines, style, false)
+}
+
+/// A line chart as [`line_chart`] draws one, on a log y axis in decades from 1 (for
+/// ratios at least 1, such as FCT slowdowns), whatever the spread of the series.
+pub fn line_chart_log(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    style: ChartStyle,
+) -> Result<(), String> {
+    chart(path, title, (x_label, y_label), lines, style, true)
+}
+
+/// [`line_chart`], on a log y axis from 1 with `log_from_one`.
+fn chart(
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    lines: &[Line],
+    style: ChartStyle,
+    log_from_one: bool,
+) -> Result<(), String> {
     let err = at(path);
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, f64::MIN);
     for l in lines {
@@ -834,7 +859,16 @@ pub fn line_chart(
     let summary = shown.len() > MAX_LINES;
     let mut reduced: Vec<Reduced> = shown.iter().map(|(_, l)| reduce(l.xs, l.ys, BUCKETS)).collect();
     let per_bucket = reduced.iter().filter_map(|r| r.per_bucket).max();
-    let log = log_axis(&shown.iter().map(|(_, l)| l.ys).collect::<Vec<_>>()).map(|a| {
+    let forced = log_from_one.then(|| {
+        let max = shown
+            .iter()
+            .flat_map(|(_, l)| l.ys.iter().copied())
+            .filter(|v| v.is_finite())
+            .fold(1.0, f64::max);
+        let clamped = shown.iter().flat_map(|(_, l)| l.ys.iter()).any(|&v| v < 1.0);
+        LogAxis { floor: 1.0, top: 10f64.powi(max.log10().ceil().max(1.0) as i32), clamped }
+    });
+    let log = forced.or_else(|| log_axis(&shown.iter().map(|(_, l)| l.ys).collect::<Vec<_>>())).map(|a| {
         // Reference levels above the data stay on the chart.
         let above = lines.iter().filter(|l| l.role != Role::Data).flat_map(|l| l.ys.iter().copied());
         let max = above.filter(|v| v.is_finite()).fold(a.top, f64::max);
@@ -980,8 +1014,14 @@ pub fn line_chart(
                 key: Key::Note,
             });
         }
-        if let Some(a) = log {
-            legend.push(Entry { label: a.note(), color: WHITE, key: Key::Note });
+        match log {
+            // A chosen log axis needs no explanation beyond its label.
+            Some(a) if log_from_one && a.clamped => {
+                legend.push(Entry { label: "values below 1 drawn at 1".into(), color: WHITE, key: Key::Note })
+            }
+            Some(_) if log_from_one => {}
+            Some(a) => legend.push(Entry { label: a.note(), color: WHITE, key: Key::Note }),
+            None => {}
         }
         if let (Some(k), Some(r)) = (per_bucket, reduced.first()) {
             let width =

@@ -223,6 +223,10 @@ pub fn write_run_files(
         write_fair_share_plot(s, &summary, dir).map_err(out)?;
     }
     let fct = crate::metrics::fct::rows(&done.sim);
+    if let (true, Some(f)) = (s.metrics.plots, &summary.fct) {
+        check()?;
+        write_slowdown_plot(s, f, dir).map_err(out)?;
+    }
     if !fct.is_empty() {
         check()?;
         crate::metrics::output::write_fct_csv(&fct, &dir.join("fct.csv")).map_err(out)?;
@@ -231,6 +235,41 @@ pub fn write_run_files(
         }
     }
     check()
+}
+
+/// The workload flows' slowdowns against flow size: p50, p95 and p99 of each size group
+/// (x: the group's upper size percentile), on a log axis, as the HPCC paper draws them.
+fn write_slowdown_plot(s: &Scenario, f: &crate::metrics::fct::FctSummary, dir: &Path) -> Result<(), String> {
+    if f.by_size.is_empty() {
+        return Ok(());
+    }
+    let xs: Vec<f64> = f.by_size.iter().map(|b| b.size_percentile * 100.0).collect();
+    let p50: Vec<f64> = f.by_size.iter().map(|b| b.slowdown.p50).collect();
+    let p95: Vec<f64> = f.by_size.iter().map(|b| b.slowdown.p95).collect();
+    let p99: Vec<f64> = f.by_size.iter().map(|b| b.slowdown.p99).collect();
+    let lines = [
+        Line { label: "p50", xs: &xs, ys: &p50, role: Role::Data },
+        Line { label: "p95", xs: &xs, ys: &p95, role: Role::Data },
+        Line { label: "p99", xs: &xs, ys: &p99, role: Role::Data },
+    ];
+    let largest = f.by_size.last().map_or(0, |b| b.max_bytes);
+    let path = dir.join("plots").join("fct_slowdown.svg");
+    let title = format!(
+        "FCT slowdown by flow size — {}, seed {} ({} flows, largest {largest} B)",
+        s.name, s.seed, f.completed
+    );
+    crate::report::plot::line_chart_log(
+        &path,
+        &title,
+        "flow size percentile (%)",
+        "slowdown (FCT / ideal)",
+        &lines,
+        ChartStyle { step: Step::None, worst_is_lowest: false },
+    )?;
+    if s.metrics.png {
+        write_png_beside(&path)?;
+    }
+    Ok(())
 }
 
 /// Renders the plot in the SVG file `path` as a PNG beside it (`metrics.png`).
