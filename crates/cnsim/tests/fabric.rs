@@ -92,3 +92,54 @@ fn bad_fabric_counts_are_located() {
     let e = error(&clos, "topology.clos.cores=3");
     assert!(e.contains("topology.clos.cores") && e.contains("not a multiple of aggs_per_pod (2)"), "{e}");
 }
+
+/// Another ECMP seed assigns flows to cores anew (many flows change core) and still as
+/// uniform draws would.
+#[test]
+fn an_ecmp_seed_reassigns_flows_within_the_same_bound() {
+    let zero = built(FAT_TREE_K8, &[]);
+    let seeded = built(FAT_TREE_K8, &["switches.ecmp_seed=7"]);
+    let net = zero.net();
+    let (a, b) = (net.node_by_name("h1").unwrap(), net.node_by_name("h128").unwrap());
+    let core = |sim: &Sim, flow: u32| {
+        let path = sim.routes().path(sim.net(), a, b, flow);
+        path.iter().map(|&p| sim.net().port_name(p)).find(|n| n.starts_with("core")).unwrap()
+    };
+    let mut per_core = std::collections::BTreeMap::<String, u32>::new();
+    let mut moved = 0;
+    for flow in 0..4096 {
+        let c = core(&seeded, flow);
+        moved += u32::from(c != core(&zero, flow));
+        *per_core.entry(c).or_default() += 1;
+    }
+    assert!(moved > 3000, "{moved} of 4096 flows changed core");
+    let sigma = (4096.0_f64 / 16.0 * 15.0 / 16.0).sqrt();
+    assert!(per_core.values().all(|&n| (f64::from(n) - 256.0).abs() <= 5.0 * sigma), "{per_core:?}");
+}
+
+/// Per-packet spraying: a 1500 KB message from h1 to h128 (1600 packets) crosses every
+/// core in turn, 100 packets each, round robin at the ToR and at each aggregation
+/// switch (and its acknowledgements likewise); on an idle fabric of equal paths its
+/// packets arrive in order (no NAK).
+#[test]
+fn spraying_sends_a_flows_packets_over_every_core_in_turn() {
+    let mut sim =
+        built(FAT_TREE_K8, &["switches.spray=true", "traffic[0].bytes=\"1500800B\"", "duration=\"5ms\""]);
+    sim.run_to_end();
+    let qp = sim.rdma_qp(0).unwrap();
+    assert_eq!(qp.requester.packets, 1600);
+    assert!(qp.stats.fct_s.is_some());
+    assert_eq!(qp.stats.naks_sent, 0);
+    let net = sim.net();
+    let per_core: Vec<u64> = (0..net.ports.len() as u32)
+        .filter(|&p| {
+            let name = net.port_name(p);
+            name.starts_with("core") && net.ports[p as usize].classes.queues().any(|q| q.arrived_frames() > 0)
+        })
+        .map(|p| net.ports[p as usize].classes.queues().map(|q| q.arrived_frames()).sum())
+        .collect();
+    // 16 cores, each 100 packets down to pod 8 and 100 acknowledgements to pod 1 (the
+    // receiver's acknowledgements are sprayed too).
+    assert_eq!(per_core.len(), 32, "{per_core:?}");
+    assert!(per_core.iter().all(|&n| n == 100), "{per_core:?}");
+}

@@ -68,6 +68,8 @@ finishing = "left"
 
 [switches]
 ecmp = false
+ecmp_seed = 3
+spray = true
 processing_latency = "500ns"
 processing_jitter = "100ns"
 shared_buffer = "200KB"

@@ -34,6 +34,11 @@ pub struct Routes {
     groups: Vec<(u32, u32)>,
     /// Ports of the ECMP groups, each group in port order.
     ecmp_ports: Vec<PortId>,
+    /// Mixed into ECMP's hash.
+    hash_seed: u64,
+    /// Under per-packet spraying, the next port of each ECMP group (round robin);
+    /// empty otherwise.
+    spray_next: Vec<u32>,
 }
 
 /// Steps of work (a node searched, an entry written: a few nanoseconds each) between
@@ -46,8 +51,8 @@ const ECMP: u32 = 1 << 31;
 /// Which of `n` equal-cost ports flow `flow` takes at `node`: a fixed hash of both, so
 /// that a flow keeps its path and switches choose independently of one another.
 #[inline]
-fn ecmp_choice(flow: u32, node: NodeId, n: u32) -> u32 {
-    let key = (u64::from(flow) << 32 | u64::from(node)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+fn ecmp_choice(flow: u32, node: NodeId, n: u32, seed: u64) -> u32 {
+    let key = ((u64::from(flow) << 32 | u64::from(node)) ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mixed = (key ^ (key >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     ((mixed >> 32) % u64::from(n)) as u32
 }
@@ -337,7 +342,18 @@ impl Routes {
                 }
             }
         }
-        Some(Routes { hosts, host_index, row, only_port, n_rows, entries, groups, ecmp_ports })
+        Some(Routes {
+            hosts,
+            host_index,
+            row,
+            only_port,
+            n_rows,
+            entries,
+            groups,
+            ecmp_ports,
+            hash_seed: 0,
+            spray_next: Vec::new(),
+        })
     }
 
     /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
@@ -356,7 +372,36 @@ impl Routes {
             return e;
         }
         let (start, len) = self.groups[(e & !ECMP) as usize];
-        self.ecmp_ports[(start + ecmp_choice(flow, node, len)) as usize]
+        self.ecmp_ports[(start + ecmp_choice(flow, node, len, self.hash_seed)) as usize]
+    }
+
+    /// How equal-cost paths are chosen: ECMP's hash mixed with `seed`, and with `spray`
+    /// each packet in turn rather than each flow by its hash.
+    pub fn set_load_balancing(&mut self, seed: u64, spray: bool) {
+        self.hash_seed = seed;
+        self.spray_next = if spray { vec![0; self.groups.len()] } else { Vec::new() };
+    }
+
+    /// The egress port of a frame of flow `flow` at `node` towards `dst`, as the data
+    /// path takes it: [`Routes::next_port`], or under spraying the group's next port.
+    #[inline(always)]
+    pub fn forward_port(&mut self, node: NodeId, dst: NodeId, flow: u32) -> PortId {
+        if self.spray_next.is_empty() {
+            return self.next_port(node, dst, flow);
+        }
+        let r = self.row[node as usize];
+        if node == dst || r == NONE {
+            return self.next_port(node, dst, flow);
+        }
+        let e = self.entries[self.host_index[dst as usize] as usize * self.n_rows + r as usize];
+        if e == NONE || e & ECMP == 0 {
+            return e;
+        }
+        let g = (e & !ECMP) as usize;
+        let (start, len) = self.groups[g];
+        let k = self.spray_next[g];
+        self.spray_next[g] = (k + 1) % len;
+        self.ecmp_ports[(start + k) as usize]
     }
 
     /// The ports a frame of flow `flow` from `src` to host `dst` leaves through, source

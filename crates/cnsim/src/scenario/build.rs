@@ -358,8 +358,9 @@ pub fn build_until(
     let (mut net, names) = add_nodes(s, &topo, &mut pace, file)?;
 
     let slowest_link = add_links_and_queues(s, &topo, &names, &mut net, &mut pace, &mut budget, file)?;
-    let routes =
+    let mut routes =
         Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
+    routes.set_load_balancing(s.switches.ecmp_seed, s.switches.spray);
 
     let groups = resolve_groups(s, &topo, &names, &net, file)?;
 

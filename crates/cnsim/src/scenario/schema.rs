@@ -471,6 +471,10 @@ pub struct PortQueue {
     pub loss: Option<crate::net::LossSpec>,
 }
 
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
 /// Switch behaviour.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -479,6 +483,14 @@ pub struct Switches {
     /// false = every flow takes the first shortest path found.
     #[serde(default = "default_true")]
     pub ecmp: bool,
+    /// A seed mixed into ECMP's hash: another seed, another assignment of flows to paths
+    /// (0: the hash of the flow and the switch alone).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub ecmp_seed: u64,
+    /// Per-packet spraying: each packet takes the next of the equal-cost ports in turn
+    /// (round robin per switch and destination), whatever its flow; deterministic.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spray: bool,
     /// Time from a frame's arrival to its placement in an egress queue.
     #[serde(default)]
     pub processing_latency: Duration,
@@ -496,6 +508,8 @@ impl Default for Switches {
     fn default() -> Self {
         Self {
             ecmp: true,
+            ecmp_seed: 0,
+            spray: false,
             processing_latency: Duration::default(),
             processing_jitter: Duration::default(),
             shared_buffer: None,

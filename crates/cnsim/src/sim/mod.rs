@@ -379,7 +379,7 @@ impl Sim {
     fn forward(&mut self, node: NodeId, id: FrameId, now: Time) {
         let f = self.frames.get(id);
         if !f.multicast {
-            let p = self.routes.next_port(node, f.dst, f.flow);
+            let p = self.routes.forward_port(node, f.dst, f.flow);
             if p == NONE {
                 self.drop_frame(id, DropSite::Unroutable);
             } else {
