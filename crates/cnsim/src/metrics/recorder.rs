@@ -146,9 +146,7 @@ impl Recorder {
             TableShape { name, columns, name_bytes }
         };
         let port = |p: &PortId| net.port_names().get(*p as usize).map_or(0, String::len);
-        let rps = || {
-            flows.iter().filter(|f| rates && f.rp != crate::net::NONE && !f.workload).map(|f| f.name.len())
-        };
+        let rps = || flows.iter().filter(|f| rates && f.rp_recorded()).map(|f| f.name.len());
         [
             shape("queue_length", &mut queue_ports.iter().map(port)),
             shape("queue_average", &mut queue_ports.iter().filter(|&&p| average(net, p).is_some()).map(port)),
@@ -161,9 +159,9 @@ impl Recorder {
     }
 
     /// Records the rate and feedback count of the reaction points of `flows` (those with
-    /// one, in order; not those of workload flows, too many and too short-lived to draw).
+    /// one, in order, but workload flows: see [`Flow::rp_recorded`]).
     pub fn record_reaction_points(&mut self, flows: &[Flow]) {
-        let recorded = || flows.iter().filter(|f| f.rp != crate::net::NONE && !f.workload);
+        let recorded = || flows.iter().filter(|f| f.rp_recorded());
         self.rates = TimeSeries::new("rp_rate", "bit/s", recorded().map(|f| f.name.clone()));
         self.cnms = TimeSeries::new("rp_cnms", "CNMs per interval", recorded().map(|f| f.name.clone()));
         self.rate_rps = recorded().map(|f| f.rp).collect();

@@ -300,6 +300,12 @@ impl Network {
         (at + extra).max(ahead)
     }
 
+    /// The rate of node `n`'s first link, bit/s: a host's line rate (QCN's C, a
+    /// workload's load base).
+    pub fn first_link_rate(&self, n: NodeId) -> u64 {
+        self.ports[self.nodes[n as usize].ports[0] as usize].rate_bps
+    }
+
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
         match self.node_index.get(name) {

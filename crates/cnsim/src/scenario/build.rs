@@ -921,7 +921,7 @@ fn add_flows(
             if s.metrics.delay_percentiles {
                 flow.stats.delay = crate::metrics::delay::DelayStats::with_percentiles();
             }
-            let line = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
+            let line = net.first_link_rate(src);
             check_source_rate(t, &tp, &src_name, line, file)?;
             if let Pattern::OnOff { on, off, exponential: true, .. } = pattern {
                 // Random periods are drawn one by one: bound how many a run may draw.
@@ -967,19 +967,8 @@ fn add_flows(
                     (Some(b), None) => crate::l4::app::App::Bytes(b.value()),
                     (None, None) => crate::l4::app::App::Bulk,
                 };
-                // ns-2 draws each agent's clock phase uniformly within a tick.
-                let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
                 flow.tcp = connections.len() as u32;
-                let ecn = t.ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
-                if tcp.mecn.is_some() {
-                    flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
-                } else if tcp.dctcp.is_some() {
-                    flow.ecn = crate::net::Ecn::Ect0;
-                }
-                // The send delays (`overhead`) come from a stream of their own, so that
-                // turning them on leaves the flow's other draws as they were.
-                let overhead = RngStream::new(s.seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
-                connections.push(crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead));
+                connections.push(tcp_connection(s.seed, &mut flow, tcp, size, t.ecn, app));
             }
             if let Source::Rdma { bytes, rdma } = &t.source {
                 flow.qp = qps.len() as u32;
@@ -997,6 +986,31 @@ fn add_flows(
     }
 
     Ok(Flows { trees, flows, flow_entry, connections, incast, qps, records })
+}
+
+/// The TCP connection of `flow` (segments of `size` bytes) running `app`, ECN-capable
+/// with `ecn` or a mark-answering variant (MECN, DCTCP), whose codepoint the flow's
+/// segments then carry.
+pub(super) fn tcp_connection(
+    seed: u64,
+    flow: &mut Flow,
+    tcp: &crate::l4::tcp::TcpParams,
+    size: u32,
+    ecn: bool,
+    app: crate::l4::app::App,
+) -> crate::l4::tcp::Connection {
+    // ns-2 draws each agent's clock phase uniformly within a tick.
+    let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
+    let ecn = ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
+    if tcp.mecn.is_some() {
+        flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
+    } else if tcp.dctcp.is_some() {
+        flow.ecn = crate::net::Ecn::Ect0;
+    }
+    // The send delays (`overhead`) come from a stream of their own, so that turning them
+    // on leaves the flow's other draws as they were.
+    let overhead = RngStream::new(seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
+    crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead)
 }
 
 /// Each configured protocol, from its own table ([`super::schema::Protocols::all`]),
@@ -1037,7 +1051,7 @@ fn make_recorder(
     let flow_ids: Vec<u32> = if s.metrics.flows.records(recordable.len()) { recordable } else { Vec::new() };
     charge_recording(s, net, &queue_ports, flows, &flow_ids, budget)?;
     let mut recorder = Recorder::new(s.metrics.interval.0, net, queue_ports, flows, flow_ids);
-    if s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE && !f.workload) {
+    if s.metrics.rates && flows.iter().any(Flow::rp_recorded) {
         recorder.record_reaction_points(flows);
     }
     if let Some(spec) = &s.metrics.pcap {
@@ -1213,7 +1227,7 @@ fn charge_recording(
     flow_ids: &[u32],
     budget: &mut Budget,
 ) -> Result<(), ScenarioError> {
-    let rates = s.metrics.rates && flows.iter().any(|f| f.rp != crate::net::NONE && !f.workload);
+    let rates = s.metrics.rates && flows.iter().any(Flow::rp_recorded);
     let shapes = Recorder::shapes(net, queue_ports, flows, flow_ids, rates);
     let samples = s.duration.0 / s.metrics.interval.0 + 2;
     let writers = Writers { parquet: s.metrics.parquet, csv: s.metrics.csv, plots: s.metrics.plots };

@@ -830,6 +830,20 @@ impl Source {
     }
 }
 
+/// A RoCEv2 packet of `frame_size` must carry data after its headers.
+fn check_roce_frame(frame_size: Size) -> Result<(), String> {
+    if matches!(frame_size, Size::Bytes(b) if b <= u64::from(crate::l4::rdma::HEADER_BYTES)) {
+        return Err(at_key(
+            "frame_size",
+            format!(
+                "\"{frame_size}\" leaves no room for data after a RoCEv2 packet's {} bytes of headers; expected e.g. \"1000B\"",
+                crate::l4::rdma::HEADER_BYTES
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A rule of one kind broken at one key: `key \`KEY\`: MESSAGE`, which
 /// [`locate_serde_error`](super::error::locate_serde_error) turns into a located error.
 fn at_key(key: &str, message: impl std::fmt::Display) -> String {
@@ -1013,17 +1027,7 @@ impl TryFrom<TrafficEntry> for Traffic {
                     }
                 }
                 let frame = t.frame_size.value();
-                if matches!(t.frame_size, Size::Bytes(_)) && frame <= u64::from(crate::l4::rdma::HEADER_BYTES)
-                {
-                    return Err(at_key(
-                        "frame_size",
-                        format!(
-                            "\"{}\" leaves no room for data after a RoCEv2 packet's {} bytes of headers; expected e.g. \"1000B\"",
-                            t.frame_size,
-                            crate::l4::rdma::HEADER_BYTES
-                        ),
-                    ));
-                }
+                check_roce_frame(t.frame_size)?;
                 let rdma = t.rdma.unwrap_or_default();
                 if let Err((key, message)) = rdma.check("rdma", frame) {
                     return Err(at_key(&key, message));
@@ -1088,18 +1092,7 @@ impl TryFrom<TrafficEntry> for Traffic {
                 match transport {
                     Transport::Rdma => {
                         foreign("tcp", t.tcp.is_some(), "tcp\" (or transport = \"tcp")?;
-                        if matches!(t.frame_size, Size::Bytes(_))
-                            && frame <= u64::from(crate::l4::rdma::HEADER_BYTES)
-                        {
-                            return Err(at_key(
-                                "frame_size",
-                                format!(
-                                    "\"{}\" leaves no room for data after a RoCEv2 packet's {} bytes of headers; expected e.g. \"1000B\"",
-                                    t.frame_size,
-                                    crate::l4::rdma::HEADER_BYTES
-                                ),
-                            ));
-                        }
+                        check_roce_frame(t.frame_size)?;
                     }
                     Transport::Tcp => {
                         foreign("rdma", t.rdma.is_some(), "rdma\" (or transport = \"rdma")?;

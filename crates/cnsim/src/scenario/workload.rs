@@ -174,7 +174,7 @@ fn poisson_arrivals(
             format!("no host other than the destination \"{}\"; expected at least one source", t.to),
         ));
     }
-    let line = |h: NodeId| net.ports[net.nodes[h as usize].ports[0] as usize].rate_bps;
+    let line = |h: NodeId| net.first_link_rate(h);
     // Memory, before anything is drawn: the expected number of flows, with room.
     let window = until.saturating_sub(from) as f64;
     let expected: f64 = hosts.iter().map(|&h| window / mean_gap(cdf.mean(), load, line(h))).sum();
@@ -360,7 +360,7 @@ pub(super) fn add_workload(
             s.duration.0,
             rng,
         );
-        let rate = net.ports[net.nodes[src as usize].ports[0] as usize].rate_bps;
+        let rate = net.first_link_rate(src);
         flow.line_bps = rate;
         flow.dst_name = net.nodes[dst as usize].name.clone();
         flow.source_queue = 1;
@@ -376,17 +376,11 @@ pub(super) fn add_workload(
                 if let Some(r) = t.rate_limit {
                     flow.shaper = Some(Box::new(Shaper::new(r.0, 100)));
                 }
-                let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
-                let ecn = t.ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
-                if tcp.mecn.is_some() {
-                    flow.ecn = crate::net::Ecn::Ect1;
-                } else if tcp.dctcp.is_some() {
-                    flow.ecn = crate::net::Ecn::Ect0;
-                }
-                let overhead = RngStream::new(s.seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
                 flow.tcp = numbering.first_connection + added.connections.len() as u32;
                 let app = crate::l4::app::App::Bytes(a.bytes);
-                added.connections.push(crate::l4::tcp::Connection::new(tcp, frame, ecn, app, boot, overhead));
+                added
+                    .connections
+                    .push(super::build::tcp_connection(s.seed, &mut flow, tcp, frame, t.ecn, app));
             }
         }
         added.records.push(FctRecord {

@@ -64,14 +64,16 @@ impl Sim {
         }
     }
 
-    /// Whether port `p` takes the next packet of a queue pair, at `priority`, `size`
-    /// bytes: as [`Sim::port_takes`], and only when nothing waits in its class queue. A
-    /// NIC schedules its queue pairs' packets as the link frees (the HPCC fork's
-    /// `QbbNetDevice::DequeueAndTransmit`), so they never fill the host's queue, and the
-    /// acknowledgements and CNPs the host sends meet at most one data packet.
-    pub(super) fn nic_takes(&self, p: PortId, priority: u8, size: u32, now: Time) -> bool {
+    /// Whether port `p` takes a saturated source's next frame, at `priority`, `size`
+    /// bytes: as [`Sim::port_takes`]; for a queue pair (`qp` not `NONE`) only when
+    /// nothing waits in its class queue besides. A NIC schedules its queue pairs' packets
+    /// as the link frees (the HPCC fork's `QbbNetDevice::DequeueAndTransmit`), so they
+    /// never fill the host's queue, and the acknowledgements and CNPs the host sends meet
+    /// at most one data packet.
+    pub(super) fn source_takes(&self, qp: u32, p: PortId, priority: u8, size: u32, now: Time) -> bool {
         let classes = &self.net.ports[p as usize].classes;
-        classes.queue(classes.class_of(priority)).is_empty() && self.port_takes(p, priority, size, now)
+        (qp == NONE || classes.queue(classes.class_of(priority)).is_empty())
+            && self.port_takes(p, priority, size, now)
     }
 
     /// Saturated flow `f` waits for room at port `p`: its shaper stays idle, without a

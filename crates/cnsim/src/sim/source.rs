@@ -311,14 +311,7 @@ impl Sim {
                 self.flows[f as usize].shaper.as_mut().expect("flow has a shaper").idle();
                 return None;
             }
-            let takes = |sim: &Self| {
-                if qp == NONE {
-                    sim.port_takes(egress, priority, size, now)
-                } else {
-                    sim.nic_takes(egress, priority, size, now)
-                }
-            };
-            if egress != NONE && !takes(self) {
+            if egress != NONE && !self.source_takes(qp, egress, priority, size, now) {
                 self.wait_for_room(f, egress);
                 return None;
             }
@@ -378,12 +371,7 @@ impl Sim {
         if now >= stop {
             return;
         }
-        let takes = if qp == NONE {
-            self.port_takes(egress, priority, size, now)
-        } else {
-            self.nic_takes(egress, priority, size, now)
-        };
-        if at > now || !takes {
+        if at > now || !self.source_takes(qp, egress, priority, size, now) {
             self.flows[f as usize].shaper.as_mut().expect("shaper").pacing(at);
             self.arm(timer, at);
             return;

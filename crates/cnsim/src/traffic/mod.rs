@@ -240,6 +240,12 @@ impl Flow {
         }
     }
 
+    /// Whether the flow's reaction point is drawn as a series (`rp_rate`, `rp_cnms`): it
+    /// has one and is not a workload flow (too many and too short-lived to draw).
+    pub fn rp_recorded(&self) -> bool {
+        self.rp != crate::net::NONE && !self.workload
+    }
+
     /// Draws a period length: fixed, or exponential with that mean.
     fn period(&mut self, mean: Time, exponential: bool) -> Time {
         if exponential {
