@@ -78,6 +78,33 @@ fn incasts_converge_without_pauses_where_pfc_alone_pauses() {
     }
 }
 
+/// The HPCC fork's clocks (`rp.clocks = "fork"`: one cut per 4 µs tick, α on a 55 µs
+/// clock, increase by timer alone) on the 8:1 incast: over the last half the senders
+/// share the port as fairly (Jain ≥ 0.98) with no PAUSE, by a different path, using
+/// ≥ 85 % of it (the paper's reading ≥ 90 %, above).
+#[test]
+fn the_forks_clocks_converge_too() {
+    let text = bundled::get("dcqcn-incast").unwrap();
+    let sets = ["topology.dumbbell.senders=8", "duration=\"100ms\""];
+    let mut sim = built(text, &[&sets[..], &["protocols.dcqcn.rp.clocks=\"fork\""]].concat());
+    sim.run_until(50 * cnsim::engine::PS_PER_MS, &mut |_| true).unwrap();
+    let early = pauses(&sim);
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    let x = late_throughputs(&sim, 0.05);
+    let late = pauses(&sim) - early;
+    let used = x.iter().sum::<f64>() / 40e9;
+    eprintln!("8:1 DCQCN, fork clocks: {x:?}, {used:.3} of the port, pauses {early} then {late}");
+    assert!(jain(&x) >= 0.98, "{x:?}");
+    assert!(used >= 0.85, "{x:?}");
+    assert_eq!(late, 0, "no pause once converged");
+    let mut paper = built(text, &sets);
+    paper.run_to_end();
+    let y = late_throughputs(&paper, 0.05);
+    eprintln!("8:1 DCQCN, paper clocks: {:.3} of the port", y.iter().sum::<f64>() / 40e9);
+    assert_ne!(x, y, "the clocks change the trajectory");
+}
+
 /// The victim of `dcqcn-victim` shares only the uncongested 100 Gbit/s link with a 2:1
 /// incast: with DCQCN it keeps its 40 Gbit/s (≥ 95 %) and no PAUSE is sent; with PFC
 /// alone r2 pauses that link for the incast and the victim loses at least 40 % of its

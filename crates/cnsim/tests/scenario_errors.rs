@@ -1443,6 +1443,16 @@ fn dcqcn_keys_are_checked() {
     assert_located(&e, "protocols.dcqcn.rp.g", &["2 is not a weight"]);
     let e = error_of(&dcqcn("[protocols.dcqcn.rp]\ntimer = \"0s\""), &[]);
     assert_located(&e, "protocols.dcqcn.rp.timer", &["is not a period"]);
+    let e =
+        error_of(&dcqcn("[protocols.dcqcn.rp]\nclocks = \"fork\"\nrate_decrease_interval = \"0us\""), &[]);
+    assert_located(&e, "protocols.dcqcn.rp.rate_decrease_interval", &["is not a period", "\"4us\""]);
+    let e = error_of(
+        &dcqcn("[protocols.dcqcn.rp]\nclocks = \"fork\"\ntarget_on_cut = \"after-byte-cycle\""),
+        &[],
+    );
+    assert_located(&e, "protocols.dcqcn.rp.target_on_cut", &["needs a byte counter"]);
+    let e = error_of(&dcqcn("[protocols.dcqcn.rp]\nclocks = \"mellanox\""), &[]);
+    assert_located(&e, "protocols.dcqcn.rp.clocks", &["mellanox"]);
     let e = error_of(&dcqcn("[protocols.dcqcn.rp]\nrate_on_first_cnp = 0"), &[]);
     assert_located(&e, "protocols.dcqcn.rp.rate_on_first_cnp", &["0 is not a fraction"]);
     let e = error_of(&dcqcn("[protocols.dcqcn.rp]\nmin_rate = \"20Gbps\""), &[]);

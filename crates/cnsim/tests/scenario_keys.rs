@@ -375,6 +375,8 @@ r_hai = "50Mbps"
 min_rate = "10Mbps"
 target_on_cut = "after-increase"
 rate_on_first_cnp = 1.0
+clocks = "fork"
+rate_decrease_interval = "8us"
 
 [protocols.pause]
 mode = "pfc"

@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn probes_only_rate_limited_flows_every_interval_bytes_to_the_latest_cp() {
         let mut p = Prober::new(&ProbeParams::default());
-        let flow = FlowView { id: 2, src: 1, dst: 9 };
+        let flow = FlowView { id: 2, src: 1, dst: 9, timers: 0 };
         let mut out = with_ctx(|ctx| {
             for _ in 0..200 {
                 p.on_transmit(ctx, &flow, 1500);

@@ -42,7 +42,8 @@ pub enum TimerOwner {
         /// The flow.
         flow: u32,
     },
-    /// The reaction point of a flow (QCN: timer T).
+    /// One of the timers of a flow's reaction point (QCN: timer T). Which one is its
+    /// distance from the first ([`FlowView::timer`]), so that an owner stays 8 bytes.
     ReactionPoint {
         /// The flow.
         flow: u32,
@@ -175,7 +176,8 @@ impl PortView<'_> {
     }
 }
 
-/// The flow a reaction point belongs to, for the frames it sends itself.
+/// The flow a reaction point belongs to, for the frames it sends itself and the timers
+/// it arms itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowView {
     /// Flow id.
@@ -184,6 +186,18 @@ pub struct FlowView {
     pub src: NodeId,
     /// Destination host (`NONE` for a multicast or uniform flow).
     pub dst: NodeId,
+    /// The first of the reaction point's [`timers`](ReactionPoint::timers); the others
+    /// follow it.
+    pub timers: TimerId,
+}
+
+impl FlowView {
+    /// The reaction point's timer number `k`, to arm or cancel through a [`Ctx`].
+    #[inline]
+    pub fn timer(&self, k: u8) -> TimerId {
+        debug_assert!(self.timers != crate::net::NONE, "the reaction point has no timers");
+        self.timers + TimerId::from(k)
+    }
 }
 
 /// What a congestion point does with a frame offered to its port; the quiet-bytes
@@ -284,13 +298,14 @@ impl CongestionPoint for fecn::CongestionPoint {
     }
 }
 
-/// What a reaction point decided: a new rate for its flow's shaper and/or its timer
-/// (re)armed. Every reaction point's hooks return one.
+/// What a reaction point decided: a new rate for its flow's shaper and/or its first
+/// timer (re)armed. Every reaction point's hooks return one; a reaction point with more
+/// timers arms the others itself, through the hook's [`Ctx`] and [`FlowView::timer`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RateChange {
     /// New limiter rate, bit/s.
     pub rate_bps: Option<u64>,
-    /// Arm the reaction point's timer: fire after this delay with this tag (an epoch,
+    /// Arm the reaction point's timer 0: fire after this delay with this tag (an epoch,
     /// so that a timer superseded by a later arming is recognised as stale).
     pub arm_timer: Option<(Time, u32)>,
 }
@@ -309,9 +324,21 @@ pub trait ReactionPoint {
     /// data frame of flows whose reaction point [`stamps`](Self::stamps).
     fn stamp(&self, _frame: &mut Frame) {}
 
+    /// How many timers the reaction point arms, numbered from 0 (one: timer 0, armed
+    /// through [`RateChange::arm_timer`]).
+    fn timers(&self) -> u8 {
+        1
+    }
+
     /// A feedback frame for this flow reached its source. `None` when the frame is not
     /// this protocol's feedback.
-    fn on_feedback(&mut self, _ctx: &mut Ctx, _frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+    fn on_feedback(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        _frame: &Frame,
+        _line_bps: u64,
+    ) -> Option<RateChange> {
         None
     }
 
@@ -331,8 +358,16 @@ pub trait ReactionPoint {
         RateChange::default()
     }
 
-    /// The reaction point's timer expired with `tag`; frames it sends go through `ctx`.
-    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+    /// The reaction point's timer number `timer` expired with `tag`; frames it sends go
+    /// through `ctx`.
+    fn on_timer(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        _timer: u8,
+        _tag: u32,
+        _line_bps: u64,
+    ) -> RateChange {
         RateChange::default()
     }
 
@@ -393,10 +428,21 @@ impl AnyReactionPoint {
         each_reaction_point!(self, rp => ReactionPoint::stamp(rp, frame))
     }
 
+    /// See [`ReactionPoint::timers`].
+    pub fn timers(&self) -> u8 {
+        each_reaction_point!(self, rp => ReactionPoint::timers(rp))
+    }
+
     /// See [`ReactionPoint::on_feedback`].
     #[inline]
-    pub fn on_feedback(&mut self, ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
-        each_reaction_point!(self, rp => ReactionPoint::on_feedback(rp, ctx, frame, line_bps))
+    pub fn on_feedback(
+        &mut self,
+        ctx: &mut Ctx,
+        flow: &FlowView,
+        frame: &Frame,
+        line_bps: u64,
+    ) -> Option<RateChange> {
+        each_reaction_point!(self, rp => ReactionPoint::on_feedback(rp, ctx, flow, frame, line_bps))
     }
 
     /// See [`ReactionPoint::grant_quiet`].
@@ -419,8 +465,15 @@ impl AnyReactionPoint {
 
     /// See [`ReactionPoint::on_timer`].
     #[inline]
-    pub fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
-        each_reaction_point!(self, rp => ReactionPoint::on_timer(rp, ctx, flow, tag, line_bps))
+    pub fn on_timer(
+        &mut self,
+        ctx: &mut Ctx,
+        flow: &FlowView,
+        timer: u8,
+        tag: u32,
+        line_bps: u64,
+    ) -> RateChange {
+        each_reaction_point!(self, rp => ReactionPoint::on_timer(rp, ctx, flow, timer, tag, line_bps))
     }
 
     /// See [`ReactionPoint::current_rate`].
@@ -470,7 +523,13 @@ impl ReactionPoint for qcn::Rp {
     }
 
     #[inline]
-    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
+    fn on_feedback(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        frame: &Frame,
+        line_bps: u64,
+    ) -> Option<RateChange> {
         match frame.header {
             Header::Cnm(cnm) => Some(self.on_cnm(cnm, line_bps)),
             Header::ProbeReply(reply) => Some(self.on_reply(reply, line_bps)),
@@ -494,7 +553,14 @@ impl ReactionPoint for qcn::Rp {
         qcn::Rp::on_transmit(self, bytes, line_bps)
     }
 
-    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
+    fn on_timer(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        _timer: u8,
+        tag: u32,
+        line_bps: u64,
+    ) -> RateChange {
         qcn::Rp::on_timer(self, tag, line_bps)
     }
 
@@ -524,7 +590,13 @@ impl ReactionPoint for ecm::Rp {
     }
 
     #[inline]
-    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+    fn on_feedback(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        frame: &Frame,
+        _line_bps: u64,
+    ) -> Option<RateChange> {
         match frame.header {
             Header::Bcn(bcn) => Some(self.on_bcn(bcn)),
             _ => None,
@@ -536,7 +608,14 @@ impl ReactionPoint for ecm::Rp {
         u32::MAX
     }
 
-    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+    fn on_timer(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        _timer: u8,
+        _tag: u32,
+        _line_bps: u64,
+    ) -> RateChange {
         ecm::Rp::on_timer(self)
     }
 
@@ -551,7 +630,13 @@ impl ReactionPoint for ecm::Rp {
 
 impl ReactionPoint for e2cm::Rp {
     #[inline]
-    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+    fn on_feedback(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        frame: &Frame,
+        _line_bps: u64,
+    ) -> Option<RateChange> {
         match frame.header {
             Header::Bcn(bcn) => Some(self.on_bcn(bcn)),
             Header::ProbeReply(reply) => Some(self.on_reply(reply)),
@@ -566,7 +651,14 @@ impl ReactionPoint for e2cm::Rp {
         e2cm::Rp::on_transmit(self, ctx, flow, bytes)
     }
 
-    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+    fn on_timer(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        _timer: u8,
+        _tag: u32,
+        _line_bps: u64,
+    ) -> RateChange {
         e2cm::Rp::on_timer(self)
     }
 
@@ -581,7 +673,13 @@ impl ReactionPoint for e2cm::Rp {
 
 impl ReactionPoint for fecn::Rp {
     #[inline]
-    fn on_feedback(&mut self, _ctx: &mut Ctx, frame: &Frame, _line_bps: u64) -> Option<RateChange> {
+    fn on_feedback(
+        &mut self,
+        _ctx: &mut Ctx,
+        _flow: &FlowView,
+        frame: &Frame,
+        _line_bps: u64,
+    ) -> Option<RateChange> {
         match frame.header {
             Header::Fecn(probe) => Some(self.on_probe(probe)),
             Header::Bcn(bcn) if bcn.severe => Some(self.on_severe()),
@@ -599,7 +697,14 @@ impl ReactionPoint for fecn::Rp {
         fecn::Rp::on_transmit(self)
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx, flow: &FlowView, _tag: u32, _line_bps: u64) -> RateChange {
+    fn on_timer(
+        &mut self,
+        ctx: &mut Ctx,
+        flow: &FlowView,
+        _timer: u8,
+        _tag: u32,
+        _line_bps: u64,
+    ) -> RateChange {
         fecn::Rp::on_timer(self, ctx, flow)
     }
 
@@ -613,31 +718,69 @@ impl ReactionPoint for fecn::Rp {
 }
 
 impl ReactionPoint for dcqcn::Rp {
+    fn timers(&self) -> u8 {
+        dcqcn::Rp::timers(self)
+    }
+
     #[inline]
-    fn on_feedback(&mut self, ctx: &mut Ctx, frame: &Frame, line_bps: u64) -> Option<RateChange> {
+    fn on_feedback(
+        &mut self,
+        ctx: &mut Ctx,
+        flow: &FlowView,
+        frame: &Frame,
+        line_bps: u64,
+    ) -> Option<RateChange> {
         match frame.header {
-            Header::Cnp(_) => Some(self.on_cnp(ctx.now, line_bps)),
+            Header::Cnp(_) => {
+                let (change, decrease_at) = self.on_cnp(ctx.now, line_bps);
+                if let Some(at) = decrease_at {
+                    ctx.arm(flow.timer(dcqcn::DECREASE_CLOCK), at, 0);
+                }
+                Some(change)
+            }
             _ => None,
         }
     }
 
+    /// The fork's clocks change rates on CNPs and timers only.
     #[inline]
     fn grant_quiet(&mut self) -> u32 {
-        self.rate.grant_quiet()
+        if self.forked() {
+            u32::MAX
+        } else {
+            self.rate.grant_quiet()
+        }
     }
 
     #[inline]
     fn absorb(&mut self, left: u32) {
-        self.rate.absorb(left)
+        if !self.forked() {
+            self.rate.absorb(left)
+        }
     }
 
     #[inline]
     fn on_transmit(&mut self, _ctx: &mut Ctx, _flow: &FlowView, bytes: u32, line_bps: u64) -> RateChange {
-        self.rate.on_transmit(bytes, line_bps)
+        if self.forked() {
+            RateChange::default()
+        } else {
+            self.rate.on_transmit(bytes, line_bps)
+        }
     }
 
-    fn on_timer(&mut self, _ctx: &mut Ctx, _flow: &FlowView, tag: u32, line_bps: u64) -> RateChange {
-        self.rate.on_timer(tag, line_bps)
+    fn on_timer(
+        &mut self,
+        ctx: &mut Ctx,
+        _flow: &FlowView,
+        timer: u8,
+        tag: u32,
+        line_bps: u64,
+    ) -> RateChange {
+        match (timer, self.forked()) {
+            (dcqcn::DECREASE_CLOCK, _) => self.fork_decrease(ctx.now),
+            (_, true) => self.fork_increase(tag, line_bps),
+            (_, false) => self.rate.on_timer(tag, line_bps),
+        }
     }
 
     fn current_rate(&self) -> u64 {

@@ -153,7 +153,9 @@ impl Sim {
                 Fired::Stale => None,
                 Fired::Moved(at, event) => Some((at, event)),
                 Fired::Expired(TimerOwner::Shaper { flow }, _) => self.shaper_release(flow, timer, now),
-                Fired::Expired(TimerOwner::ReactionPoint { flow }, tag) => self.rp_timer(flow, tag, now),
+                Fired::Expired(TimerOwner::ReactionPoint { flow }, tag) => {
+                    self.rp_timer(flow, timer, tag, now)
+                }
                 Fired::Expired(TimerOwner::LinkControl { owner }, _) => self.link_timer(owner, now),
                 Fired::Expired(TimerOwner::Tcp { flow }, tag) => self.tcp_timer(flow, tag, now),
                 Fired::Expired(TimerOwner::Rdma { flow }, _) => self.rdma_timeout(flow, now),

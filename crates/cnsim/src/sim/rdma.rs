@@ -96,9 +96,12 @@ impl Sim {
             }
             // The queue pair is gone, and its rate limiter's timers with it (the fork's
             // `QpComplete`).
-            let rp_timer = self.flows[f as usize].rp_timer;
-            if rp_timer != NONE {
-                self.timers.cancel(rp_timer);
+            let flow = &self.flows[f as usize];
+            if flow.rp != NONE {
+                let count = self.protocols.reaction_points[flow.rp as usize].timers();
+                for k in 0..count {
+                    self.timers.cancel(flow.rp_timer + u32::from(k));
+                }
             }
         } else if acked > 0 && qp.timeout > 0 {
             if qp.requester.outstanding() > 0 {

@@ -29,7 +29,13 @@ impl Sim {
                 shaper.timer = timers.add(TimerOwner::Shaper { flow: f });
             }
             if flow.rp != NONE {
-                flow.rp_timer = timers.add(TimerOwner::ReactionPoint { flow: f });
+                let count = protocols.reaction_points[flow.rp as usize].timers();
+                for k in 0..count {
+                    let id = timers.add(TimerOwner::ReactionPoint { flow: f });
+                    if k == 0 {
+                        flow.rp_timer = id;
+                    }
+                }
             }
             if flow.qp != NONE && protocols.rdma[flow.qp as usize].timeout > 0 {
                 protocols.rdma[flow.qp as usize].timer = timers.add(TimerOwner::Rdma { flow: f });
@@ -403,14 +409,18 @@ impl Sim {
             // Feedback for a finished queue pair, still in flight when it finished.
             return;
         }
-        let rp = self.flows[f as usize].rp;
-        let line = self.flows[f as usize].line_bps;
+        let flow = &self.flows[f as usize];
+        let (rp, line, view) = (flow.rp, flow.line_bps, flow_view(f, flow));
         let change = if rp == NONE {
             None
         } else {
             self.rp_catch_up(f);
-            let change =
-                self.protocols.reaction_points[rp as usize].on_feedback(&mut ctx!(self, now), frame, line);
+            let change = self.protocols.reaction_points[rp as usize].on_feedback(
+                &mut ctx!(self, now),
+                &view,
+                frame,
+                line,
+            );
             self.rp_requiet(f);
             self.flush(now);
             change
@@ -474,14 +484,20 @@ impl Sim {
         self.apply_rate_change(f, change, now);
     }
 
-    /// Flow `f`'s reaction-point timer expired with `tag`.
-    pub(super) fn rp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
+    /// Flow `f`'s reaction-point timer `id` expired with `tag`.
+    pub(super) fn rp_timer(&mut self, f: u32, id: TimerId, tag: u32, now: Time) -> Option<(Time, Event)> {
         let flow = &self.flows[f as usize];
+        let timer = (id - flow.rp_timer) as u8;
         let view = flow_view(f, flow);
         let (rp, line) = (flow.rp, flow.line_bps);
         self.rp_catch_up(f);
-        let change =
-            self.protocols.reaction_points[rp as usize].on_timer(&mut ctx!(self, now), &view, tag, line);
+        let change = self.protocols.reaction_points[rp as usize].on_timer(
+            &mut ctx!(self, now),
+            &view,
+            timer,
+            tag,
+            line,
+        );
         self.rp_requiet(f);
         self.flush(now);
         self.apply_rate_change(f, change, now);
@@ -549,7 +565,7 @@ fn flow_view(f: u32, flow: &Flow) -> crate::protocol::FlowView {
         crate::traffic::Destination::Host(h) => h,
         _ => NONE,
     };
-    crate::protocol::FlowView { id: f, src: flow.src, dst }
+    crate::protocol::FlowView { id: f, src: flow.src, dst, timers: flow.rp_timer }
 }
 
 #[cfg(test)]

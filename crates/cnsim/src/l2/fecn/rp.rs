@@ -188,7 +188,7 @@ mod tests {
         let mut events = crate::engine::EventQueue::new();
         let mut outbox = crate::protocol::Outbox::default();
         let mut ctx = Ctx { now: 7, timers: &mut timers, events: &mut events, outbox: &mut outbox };
-        let flow = FlowView { id: 3, src: 1, dst: 9 };
+        let flow = FlowView { id: 3, src: 1, dst: 9, timers: 0 };
         assert_eq!(rp.on_timer(&mut ctx, &flow).arm_timer, Some((PS_PER_MS, 0)));
         let (how, probe) = outbox.pop().unwrap();
         assert_eq!(how, Send::Forward { node: 1 });

@@ -940,7 +940,7 @@ mod tests {
         let mut events = crate::engine::EventQueue::new();
         let mut outbox = crate::protocol::Outbox::default();
         let mut ctx = Ctx { now: 0, timers: &mut timers, events: &mut events, outbox: &mut outbox };
-        let flow = FlowView { id: 0, src: 1, dst: 2 };
+        let flow = FlowView { id: 0, src: 1, dst: 2, timers: 0 };
         for _ in 0..100 {
             r.probe(&mut ctx, &flow, 1500);
         }

@@ -30,7 +30,7 @@ use crate::units::{Duration, Size};
 
 pub use cp::Marker;
 pub use np::Np;
-pub use rp::{Rp, RpParams};
+pub use rp::{Clocks, Rp, RpParams, DECREASE_CLOCK};
 
 pub use crate::wire::dcqcn::Cnp;
 
@@ -168,6 +168,20 @@ impl DcqcnConfig {
                 "rp.min_rate".into(),
                 "is zero; expected a positive rate floor, e.g. \"100Mbps\"".into(),
             ));
+        }
+        if r.clocks == rp::Clocks::Fork {
+            if r.rate_decrease_interval.0 == 0 {
+                return Err((
+                    "rp.rate_decrease_interval".into(),
+                    "\"0s\" is not a period; expected a positive time, e.g. \"4us\" (the fork's)".into(),
+                ));
+            }
+            if r.target_on_cut == crate::l2::qcn::TargetRule::AfterByteCycle {
+                return Err((
+                    "rp.target_on_cut".into(),
+                    "\"after-byte-cycle\" needs a byte counter, which clocks = \"fork\" has not; expected \"always\" or \"after-increase\"".into(),
+                ));
+            }
         }
         if let Some(f) = r.rate_on_first_cnp {
             if !(f > 0.0 && f <= 1.0) {
