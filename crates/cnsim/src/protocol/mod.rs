@@ -1,16 +1,17 @@
 //! The seams through which protocols plug into the data path.
 //!
 //! The data path ([`crate::sim`]) knows frames, queues, links and nodes; everything a
-//! protocol adds happens at one of these seams, each an enum with one variant per
-//! protocol and one `match` per call (no `dyn`, no allocation); the queue-discipline,
-//! congestion-point and reaction-point seams are traits with defaults, their variants
-//! listed once, in a dispatch macro:
+//! protocol adds happens at one of these seams, each a trait whose hooks default to
+//! doing nothing and an enum with one variant per protocol, dispatched by one `match`
+//! per call (no `dyn`, no allocation) that a macro writes from the one list of the
+//! variants: a new protocol implements the hooks it acts at and adds one variant and one
+//! macro line.
 //!
 //! | seam | where the data path calls it | variants |
 //! |---|---|---|
 //! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
 //! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header (it may rewrite the header: FECN probes) | QCN CP, ECM CP, FECN switch |
-//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timer (the last two may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source, DCQCN RP |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timers (the last two may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source, DCQCN RP |
 //! | [`AnyNotificationPoint`] | a flow's data frame reaching its destination marked CE (may answer the source) | DCQCN NP |
 //! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
 //! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs, FECN probe reflector |
@@ -807,38 +808,54 @@ pub fn reflect_probe(ctx: &mut Ctx, host: NodeId, frame: &Frame) -> bool {
     true
 }
 
+/// What a notification point does, at the destination host of its flow; the hook has a
+/// default (nothing), like every seam's.
+pub trait NotificationPoint {
+    /// A data frame of the flow marked CE reached its destination `host`; the
+    /// notification point may answer the source through `ctx`.
+    fn on_marked(&mut self, _ctx: &mut Ctx, _host: NodeId, _frame: &Frame) {}
+}
+
 /// The notification point of a flow, at its destination host: it sees the flow's data
 /// frames that arrive marked CE and may answer the source.
 #[derive(Clone, Debug)]
 pub enum AnyNotificationPoint {
-    /// A DCQCN receiving NIC: CNPs of `size` bytes at `priority`.
-    Dcqcn {
-        /// The flow's CNP pacing.
-        np: dcqcn::Np,
-        /// CNP size on the wire.
-        size: u32,
-        /// CNP priority.
-        priority: u8,
-    },
+    /// A DCQCN receiving NIC.
+    Dcqcn(dcqcn::Np),
+}
+
+/// `$body` with `$np` bound to the notification point inside `$any`, whatever its
+/// protocol: the one place that lists the variants.
+macro_rules! each_notification_point {
+    ($any:expr, $np:ident => $body:expr) => {
+        match $any {
+            AnyNotificationPoint::Dcqcn($np) => $body,
+        }
+    };
 }
 
 impl AnyNotificationPoint {
-    /// A CE-marked data frame of the flow reached its destination `host`.
+    /// See [`NotificationPoint::on_marked`].
     #[inline]
     pub fn on_marked(&mut self, ctx: &mut Ctx, host: NodeId, frame: &Frame) {
-        match self {
-            AnyNotificationPoint::Dcqcn { np, size, priority } => {
-                if np.on_marked(ctx.now) {
-                    ctx.send_to_source(host, frame, *size, *priority, Header::Cnp(dcqcn::Cnp));
-                }
-            }
-        }
+        each_notification_point!(self, np => NotificationPoint::on_marked(np, ctx, host, frame))
     }
 
     /// The DCQCN notification point, if this is one.
     pub fn as_dcqcn(&self) -> Option<&dcqcn::Np> {
         match self {
-            AnyNotificationPoint::Dcqcn { np, .. } => Some(np),
+            AnyNotificationPoint::Dcqcn(np) => Some(np),
+        }
+    }
+}
+
+/// One CNP per flow per N, while marked packets arrive.
+impl NotificationPoint for dcqcn::Np {
+    #[inline]
+    fn on_marked(&mut self, ctx: &mut Ctx, host: NodeId, frame: &Frame) {
+        if dcqcn::Np::on_marked(self, ctx.now) {
+            let (size, priority) = (self.cnp_size, self.cnp_priority);
+            ctx.send_to_source(host, frame, size, priority, Header::Cnp(dcqcn::Cnp));
         }
     }
 }
@@ -865,11 +882,70 @@ pub enum TimerAction {
     Deliver(NodeId, FrameId),
 }
 
+/// What a link-control protocol does at each hook; every hook has a default (the link
+/// is not controlled), so a protocol implements only those it acts at. The data path
+/// calls them through [`AnyLinkControl`], one `match` per call, no `dyn`.
+pub trait LinkControl {
+    /// Whether class `class` of the port with link state `slot` may send.
+    fn may_send(&self, _slot: u32, _class: u8, _now: Time) -> bool {
+        true
+    }
+
+    /// A frame that entered node `node` through the port with link state `slot` was
+    /// queued there.
+    fn on_admitted(&mut self, _ctx: &mut Ctx, _slot: u32, _node: NodeId, _frame: &Frame) {}
+
+    /// That frame left node `node`'s queues.
+    fn on_left(&mut self, _ctx: &mut Ctx, _slot: u32, _node: NodeId, _frame: &Frame) {}
+
+    /// A link-local frame reached the port with link state `slot`; `class_of` maps a
+    /// priority to the port's class. Returns whether the port should try to send now.
+    fn on_link_local(
+        &mut self,
+        _ctx: &mut Ctx,
+        _slot: u32,
+        _frame: &Frame,
+        _class_of: impl Fn(u8) -> u8,
+    ) -> bool {
+        false
+    }
+
+    /// A frame reached host `host`.
+    fn on_host_arrival(&mut self, _ctx: &mut Ctx, _host: NodeId, _id: FrameId, _size: u32) -> HostArrival {
+        HostArrival::Deliver
+    }
+
+    /// One of its timers expired.
+    fn on_timer(&mut self, _ctx: &mut Ctx, _timer: LinkTimer) -> TimerAction {
+        TimerAction::None
+    }
+
+    /// Each host that drains its input at a service rate, and the rate in bit/s.
+    fn service_rates(&self) -> Vec<(NodeId, u64)> {
+        Vec::new()
+    }
+
+    /// Frames the link control holds (host input buffers).
+    fn frames_held(&self) -> u64 {
+        0
+    }
+}
+
 /// The link-control seam: flow control between the two ends of a link.
 #[derive(Clone, Debug)]
 pub enum AnyLinkControl {
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC with host input service.
     Pause(pause::Pause),
+}
+
+/// `$body` with `$lc` bound to the link control inside `$any`, whatever its protocol:
+/// the one place that lists the variants.
+macro_rules! each_link_control {
+    ($any:expr, $lc:ident => $body:expr) => {
+        match $any {
+            AnyLinkControl::Pause($lc) => $body,
+        }
+    };
 }
 
 impl AnyLinkControl {
@@ -880,40 +956,30 @@ impl AnyLinkControl {
         slot == crate::net::NONE || link.as_ref().is_none_or(|l| l.may_send(slot, class, now))
     }
 
-    /// Each host that drains its input at a service rate, and the rate in bit/s.
+    /// See [`LinkControl::service_rates`].
     pub fn service_rates(&self) -> Vec<(NodeId, u64)> {
-        match self {
-            AnyLinkControl::Pause(p) => p.service_rates().collect(),
-        }
+        each_link_control!(self, lc => LinkControl::service_rates(lc))
     }
 
-    /// Whether class `class` of the port with link state `slot` may send.
+    /// See [`LinkControl::may_send`].
     #[inline]
     pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
-        match self {
-            AnyLinkControl::Pause(p) => p.may_send(slot, class, now),
-        }
+        each_link_control!(self, lc => LinkControl::may_send(lc, slot, class, now))
     }
 
-    /// A frame that entered node `node` through the port with link state `slot` was
-    /// queued there.
+    /// See [`LinkControl::on_admitted`].
     #[inline]
     pub fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_admitted(ctx, slot, node, frame.priority, frame.size),
-        }
+        each_link_control!(self, lc => LinkControl::on_admitted(lc, ctx, slot, node, frame))
     }
 
-    /// That frame left node `node`'s queues.
+    /// See [`LinkControl::on_left`].
     #[inline]
     pub fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_left(ctx, slot, node, frame.priority, frame.size),
-        }
+        each_link_control!(self, lc => LinkControl::on_left(lc, ctx, slot, node, frame))
     }
 
-    /// A link-local frame reached the port with link state `slot`. Returns whether the
-    /// port should try to send now.
+    /// See [`LinkControl::on_link_local`].
     pub fn on_link_local(
         &mut self,
         ctx: &mut Ctx,
@@ -921,40 +987,23 @@ impl AnyLinkControl {
         frame: &Frame,
         class_of: impl Fn(u8) -> u8,
     ) -> bool {
-        match (self, frame.header) {
-            (AnyLinkControl::Pause(p), crate::net::Header::Pause(pause)) => {
-                p.on_receive(ctx, slot, &pause, class_of)
-            }
-            _ => false,
-        }
+        each_link_control!(self, lc => LinkControl::on_link_local(lc, ctx, slot, frame, class_of))
     }
 
-    /// A frame reached host `host`.
+    /// See [`LinkControl::on_host_arrival`].
     #[inline]
-    pub fn on_host_arrival(
-        &mut self,
-        ctx: &mut Ctx,
-        host: NodeId,
-        id: crate::net::FrameId,
-        size: u32,
-    ) -> HostArrival {
-        match self {
-            AnyLinkControl::Pause(p) => p.on_host_arrival(ctx, host, id, size),
-        }
+    pub fn on_host_arrival(&mut self, ctx: &mut Ctx, host: NodeId, id: FrameId, size: u32) -> HostArrival {
+        each_link_control!(self, lc => LinkControl::on_host_arrival(lc, ctx, host, id, size))
     }
 
-    /// A link-control timer expired.
+    /// See [`LinkControl::on_timer`].
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: LinkTimer) -> TimerAction {
-        match (self, timer) {
-            (AnyLinkControl::Pause(p), LinkTimer::Pause(role)) => p.on_timer(ctx, role),
-        }
+        each_link_control!(self, lc => LinkControl::on_timer(lc, ctx, timer))
     }
 
-    /// Frames the link control holds (host input buffers).
+    /// See [`LinkControl::frames_held`].
     pub fn frames_held(&self) -> u64 {
-        match self {
-            AnyLinkControl::Pause(p) => p.frames_held(),
-        }
+        each_link_control!(self, lc => LinkControl::frames_held(lc))
     }
 
     /// The PAUSE state, if this is PAUSE.
@@ -962,5 +1011,54 @@ impl AnyLinkControl {
         match self {
             AnyLinkControl::Pause(p) => Some(p),
         }
+    }
+}
+
+impl LinkControl for pause::Pause {
+    #[inline]
+    fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
+        pause::Pause::may_send(self, slot, class, now)
+    }
+
+    #[inline]
+    fn on_admitted(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
+        pause::Pause::on_admitted(self, ctx, slot, node, frame.priority, frame.size)
+    }
+
+    #[inline]
+    fn on_left(&mut self, ctx: &mut Ctx, slot: u32, node: NodeId, frame: &Frame) {
+        pause::Pause::on_left(self, ctx, slot, node, frame.priority, frame.size)
+    }
+
+    /// A PAUSE or PFC frame from the link's other end.
+    fn on_link_local(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: u32,
+        frame: &Frame,
+        class_of: impl Fn(u8) -> u8,
+    ) -> bool {
+        match frame.header {
+            Header::Pause(pause) => self.on_receive(ctx, slot, &pause, class_of),
+            _ => false,
+        }
+    }
+
+    #[inline]
+    fn on_host_arrival(&mut self, ctx: &mut Ctx, host: NodeId, id: FrameId, size: u32) -> HostArrival {
+        pause::Pause::on_host_arrival(self, ctx, host, id, size)
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx, timer: LinkTimer) -> TimerAction {
+        let LinkTimer::Pause(role) = timer;
+        pause::Pause::on_timer(self, ctx, role)
+    }
+
+    fn service_rates(&self) -> Vec<(NodeId, u64)> {
+        pause::Pause::service_rates(self).collect()
+    }
+
+    fn frames_held(&self) -> u64 {
+        pause::Pause::frames_held(self)
     }
 }

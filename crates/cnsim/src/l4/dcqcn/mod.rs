@@ -233,11 +233,8 @@ impl Install for DcqcnConfig {
             let line = cx.flows[f as usize].line_bps;
             let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
             cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
-            cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn {
-                np: Np::new(self.cnp_interval.0),
-                size: cnp_size,
-                priority: self.cnp_priority,
-            });
+            let np = Np::new(self.cnp_interval.0, cnp_size, self.cnp_priority);
+            cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn(np));
         }
         Ok(())
     }

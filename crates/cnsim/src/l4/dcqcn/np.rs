@@ -9,6 +9,10 @@ use crate::engine::Time;
 pub struct Np {
     /// N: the least time between two CNPs of the flow.
     interval: Time,
+    /// A CNP's size on the wire, bytes.
+    pub cnp_size: u32,
+    /// A CNP's priority.
+    pub cnp_priority: u8,
     /// When the last CNP was sent.
     last: Option<Time>,
     /// CNPs sent.
@@ -18,9 +22,10 @@ pub struct Np {
 }
 
 impl Np {
-    /// A notification point that sends at most one CNP per `interval`.
-    pub fn new(interval: Time) -> Self {
-        Np { interval, last: None, cnps: 0, marked: 0 }
+    /// A notification point that sends at most one CNP per `interval`, of `cnp_size`
+    /// bytes at `cnp_priority`.
+    pub fn new(interval: Time, cnp_size: u32, cnp_priority: u8) -> Self {
+        Np { interval, cnp_size, cnp_priority, last: None, cnps: 0, marked: 0 }
     }
 
     /// A CE-marked packet of the flow arrived at `now`: whether a CNP goes back.
@@ -43,7 +48,7 @@ mod tests {
     /// Marked packets at 0, 10, 49, 50, 120 µs with N = 50 µs: CNPs at 0, 50 and 120.
     #[test]
     fn one_cnp_per_interval_while_marks_arrive() {
-        let mut np = Np::new(50 * PS_PER_US);
+        let mut np = Np::new(50 * PS_PER_US, 64, 6);
         let sent: Vec<bool> = [0, 10, 49, 50, 120].iter().map(|&t| np.on_marked(t * PS_PER_US)).collect();
         assert_eq!(sent, [true, false, false, true, true]);
         assert_eq!((np.cnps, np.marked), (3, 5));
