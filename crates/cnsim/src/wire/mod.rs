@@ -11,6 +11,7 @@ pub mod e2cm;
 pub mod ecm;
 pub mod encode;
 pub mod fecn;
+pub mod int;
 pub mod pause;
 pub mod probing;
 pub mod qcn;
