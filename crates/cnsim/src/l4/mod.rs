@@ -3,11 +3,13 @@
 //! - [`tcp`]: TCP Reno and NewReno as ns-2's one-way agents implement them, and DCTCP;
 //! - [`dcqcn`]: RoCEv2's DCQCN (its switch marking, receiving and sending NICs);
 //! - [`rdma`]: RoCEv2's reliable-connection message transfer (PSNs, ACK/NAK, go-back-N);
-//! - [`hpcc`]: HPCC's sender algorithm over in-band telemetry (its per-ACK rate update;
-//!   not yet attached to queue pairs or switch ports).
+//! - [`hpcc`]: HPCC's sender algorithm over in-band telemetry, and [`timely`]: TIMELY's
+//!   RTT-gradient sender (their per-ACK rate updates; not yet attached to queue pairs or
+//!   switch ports).
 
 pub mod app;
 pub mod dcqcn;
 pub mod hpcc;
 pub mod rdma;
 pub mod tcp;
+pub mod timely;

@@ -207,7 +207,8 @@ mod tests {
         for k in 1..=6u64 {
             // 62 500 bytes per 10 µs: 50 Gbit/s.
             // Each ACK is past the sequence number sent at the last update: once per RTT.
-            let r = h.on_ack(k * 1_000_000 + 1, (k + 1) * 1_000_000, &int(k * 10_000, k * 62_500, 0)).unwrap();
+            let r =
+                h.on_ack(k * 1_000_000 + 1, (k + 1) * 1_000_000, &int(k * 10_000, k * 62_500, 0)).unwrap();
             rates.push(r);
         }
         assert_eq!(
