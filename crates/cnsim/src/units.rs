@@ -20,6 +20,12 @@ use crate::engine::{Time, PS_PER_S};
 /// overflow.
 pub const MAX_TIME: Time = 86_400 * PS_PER_S;
 
+/// Whether a count is zero: a serde `skip_serializing_if` for counters that outputs
+/// leave out while nothing was counted.
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Whether `s` is written with a leading minus sign.
 fn is_negative(s: &str) -> bool {
     s.trim_start().starts_with('-')

@@ -8,10 +8,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AnyDiscipline, QueueView, Verdict};
-use crate::net::Frame;
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::ScenarioError;
 use crate::units::Size;
+use crate::wire::Frame;
 
 /// Parameters of the marker (`[protocols.ecn_threshold]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,7 +71,7 @@ impl EcnThreshold {
         };
         if occupancy > self.k.value() && frame.ecn.capable() {
             self.marked += 1;
-            frame.ecn = crate::net::Ecn::Ce;
+            frame.ecn = crate::wire::Ecn::Ce;
             Verdict::Mark
         } else {
             Verdict::Enqueue

@@ -36,11 +36,11 @@ use super::red::{
 };
 use super::{QueueView, Verdict};
 use crate::engine::{RngStream, Time};
-use crate::net::{Ecn, Frame};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::schema::PortSel;
 use crate::scenario::ScenarioError;
 use crate::units::{Duration, Size};
+use crate::wire::{Ecn, Frame};
 
 /// Where the incipient curve reaches P1max.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,8 +11,9 @@
 //!   queue, as DCTCP switches are configured (Alizadeh et al. 2010 §3.1);
 //! - [`red`]: RED and Adaptive RED on the average queue, as ns-2 runs them;
 //! - [`mecn`]: multi-level ECN and Adaptive MECN (two ECN bits, three levels);
-//! - DCQCN's marking ([`crate::l4::dcqcn::cp`]): RED's curve on the instantaneous queue.
+//! - [`dcqcn`]: DCQCN's marking, RED's curve on the instantaneous queue.
 
+pub mod dcqcn;
 pub mod ecn_threshold;
 pub mod mecn;
 pub mod red;
@@ -20,9 +21,10 @@ pub mod red;
 use serde::Serialize;
 
 use crate::engine::Time;
-use crate::net::{Capacity, Frame, PortId};
+use crate::net::PortId;
 use crate::scenario::install::InstallCx;
 use crate::scenario::ScenarioError;
+use crate::wire::Frame;
 
 pub use ecn_threshold::EcnThreshold;
 pub use mecn::Mecn;
@@ -64,6 +66,26 @@ impl QueueView {
     }
 }
 
+/// A buffer limit, in frames or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capacity {
+    /// At most this many frames.
+    Frames(u64),
+    /// At most this many bytes.
+    Bytes(u64),
+}
+
+impl Capacity {
+    /// Whether a frame of `size` bytes fits on top of `frames`/`bytes` already held.
+    #[inline]
+    pub fn admits(self, frames: u64, bytes: u64, size: u32) -> bool {
+        match self {
+            Capacity::Frames(n) => frames < n,
+            Capacity::Bytes(b) => bytes + size as u64 <= b,
+        }
+    }
+}
+
 /// A queue discipline: the seam's one enum. Drop-tail keeps no state; every other
 /// discipline lives behind one box ([`Aqm`]), so an egress queue stays one pointer wide
 /// for the drop-tail majority.
@@ -87,7 +109,7 @@ pub enum Aqm {
     /// MECN or Adaptive MECN.
     Mecn(Mecn),
     /// DCQCN's marking on the instantaneous queue.
-    Dcqcn(crate::l4::dcqcn::Marker),
+    Dcqcn(dcqcn::Marker),
 }
 
 /// What a queue discipline with state does; the hooks beyond `on_enqueue` have
@@ -137,10 +159,10 @@ pub struct AqmSummary {
     /// Frames marked.
     pub marks: u64,
     /// Of which marked incipient (MECN's 10).
-    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub incipient_marks: u64,
     /// Of which marked moderate (MECN's 11).
-    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub moderate_marks: u64,
     /// Changes of max_p by the adaptation.
     pub max_p_changes: u64,
@@ -327,14 +349,14 @@ impl Discipline for Mecn {
     }
 }
 
-impl Discipline for crate::l4::dcqcn::Marker {
+impl Discipline for dcqcn::Marker {
     fn name(&self) -> &'static str {
         "protocols.dcqcn"
     }
 
     #[inline]
     fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, _now: Time) -> Verdict {
-        crate::l4::dcqcn::Marker::on_enqueue(self, queue, frame)
+        dcqcn::Marker::on_enqueue(self, queue, frame)
     }
 }
 

@@ -28,11 +28,11 @@ use super::{QueueView, Verdict};
 use crate::engine::time::as_secs;
 use crate::engine::time::serialization_time;
 use crate::engine::{RngStream, Time};
-use crate::net::{Ecn, Frame};
 use crate::scenario::install::{Install, InstallCx};
 use crate::scenario::schema::PortSel;
 use crate::scenario::ScenarioError;
 use crate::units::{Duration, Size};
+use crate::wire::{Ecn, Frame};
 
 /// A threshold: given, or "auto" (ns-2's `thresh_ 0` / `maxthresh_ 0`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -103,7 +103,7 @@ pub struct QueueSummary {
     /// Bytes dropped.
     pub dropped_bytes: u64,
     /// Frames marked CE by the queue discipline (omitted when none).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub marked_frames: u64,
     /// Frames sent.
     pub sent_frames: u64,
@@ -180,10 +180,6 @@ pub struct LinkSummary {
     pub lost_frames: u64,
     /// Frames sent onto the link (every class).
     pub sent_frames: u64,
-}
-
-pub(crate) fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 fn capacity_text(c: Capacity) -> String {

@@ -13,7 +13,6 @@
 //! leave ECN-capable. Run it over PFC (`[protocols.pause]`) for the lossless fabric
 //! RoCEv2 expects.
 
-pub mod cp;
 pub mod np;
 pub mod rp;
 
@@ -28,6 +27,7 @@ use crate::scenario::schema::{HostSel, PortSel};
 use crate::scenario::ScenarioError;
 use crate::units::{Duration, Size};
 
+pub use crate::aqm::dcqcn as cp;
 pub use cp::Marker;
 pub use np::Np;
 pub use rp::{Rp, RpParams};
