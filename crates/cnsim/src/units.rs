@@ -6,6 +6,8 @@
 //! Decimal prefixes are powers of ten (K = 1000, as in the IEEE 802.1Qau MIB's octet
 //! values); binary prefixes are spelled KiB, MiB, GiB.
 
+pub mod select;
+
 use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};

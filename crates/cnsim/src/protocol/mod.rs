@@ -34,6 +34,13 @@ use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
 pub use report::{FlowSections, Sections};
 
+/// Cross-field rules of one parameter table that serde cannot check. A protocol states
+/// its rules in its own module; the scenario builder locates a failure at the table's key.
+pub trait Validate {
+    /// `Ok`, or the failing key relative to the table (e.g. "w") and what was expected.
+    fn validate(&self) -> Result<(), (String, String)>;
+}
+
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerOwner {

@@ -20,11 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::aqm::{AnyDiscipline, Aqm};
 use crate::engine::PS_PER_US;
-use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
-use crate::scenario::install::{Install, InstallCx};
-use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
-use crate::scenario::schema::{HostSel, PortSel};
-use crate::scenario::ScenarioError;
+use crate::protocol::{AnyReactionPoint, Validate};
+use crate::units::select::{HostSel, PortSel};
 use crate::units::{Duration, Size};
 
 pub use crate::aqm::dcqcn as cp;
@@ -87,9 +84,8 @@ fn cnp_priority() -> u8 {
     7
 }
 
-impl DcqcnConfig {
-    /// The rules across keys; `Err` names the key under the table.
-    fn check(&self) -> Result<(), (String, String)> {
+impl Validate for DcqcnConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
         let same_unit = matches!(
             (self.kmin, self.kmax),
             (Size::Frames(_), Size::Frames(_)) | (Size::Bytes(_), Size::Bytes(_))
@@ -176,54 +172,6 @@ impl DcqcnConfig {
                     format!("{f} is not a fraction of the rate; expected (0, 1], e.g. 1 (the fork's)"),
                 ));
             }
-        }
-        Ok(())
-    }
-}
-
-impl Install for DcqcnConfig {
-    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
-        self.check().map_err(|(key, message)| cx.err(&format!("{path}.{key}"), message))?;
-        for p in cx.ports(&self.congestion_points, &format!("{path}.congestion_points"))? {
-            let why = "nothing would be marked";
-            crate::aqm::check_below_buffer(cx, p, &format!("{path}.kmin"), self.kmin, why, "\"5KB\"")?;
-            let name = cx.net.port_name(p);
-            crate::aqm::install_on_port(cx, p, path, |cx, class| {
-                let rng = cx.rng("dcqcn-cp", &format!("{name}#{class}"));
-                AnyDiscipline::Aqm(Box::new(Aqm::Dcqcn(Marker::new(self.kmin, self.kmax, self.pmax, rng))))
-            })?;
-        }
-        let flows = cx.flows_of(&self.flows, &format!("{path}.flows"))?;
-        cx.bound_period(&Periodic {
-            key: &format!("{path}.rp.timer"),
-            period: self.rp.timer,
-            shortest: 1.0,
-            instances: flows.len() as u64,
-            instance: "reaction point",
-            firings: "timer expiries",
-            limit: MAX_TIMER_FIRINGS,
-        })?;
-        let increase = std::sync::Arc::new(self.rp.increase());
-        let cnp_size = self.cnp_size.value() as u32;
-        if !flows.is_empty() {
-            let n = cx.flows.len();
-            cx.protocols.notification_points.resize(n, None);
-        }
-        for f in flows {
-            let at = format!("{path}.rp.min_rate");
-            cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
-            cx.check_rate_floor(f, self.rp.min_rate.0, &at)?;
-            let flow = &mut cx.flows[f as usize];
-            flow.ecn = crate::net::Ecn::Ect0;
-            let rng = cx.rng("rp", &cx.flows[f as usize].name);
-            let line = cx.flows[f as usize].line_bps;
-            let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
-            cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
-            cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn {
-                np: Np::new(self.cnp_interval.0),
-                size: cnp_size,
-                priority: self.cnp_priority,
-            });
         }
         Ok(())
     }
