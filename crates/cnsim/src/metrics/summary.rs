@@ -196,6 +196,7 @@ impl Summary {
         let secs = as_secs(end);
         let node_name = |n: u32| net.nodes[n as usize].name.clone();
         let fair = super::maxmin::of_sim(sim);
+        let run = sim.finished();
         let flows: Vec<FlowSummary> = sim
             .flows()
             .iter()
@@ -219,7 +220,7 @@ impl Summary {
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
                     max_delay_s: f.stats.delay.max as f64 / 1e12,
                     delay_variation_s: f.stats.delay.variation_s(),
-                    transport: crate::protocol::FlowSections::of(sim, i as u32),
+                    transport: crate::protocol::FlowSections::of(&run, i as u32),
                 }
             })
             .collect();
@@ -286,7 +287,7 @@ impl Summary {
             queues,
             idle_ports,
             maxmin_fairness,
-            protocols: crate::protocol::Sections::of(sim),
+            protocols: crate::protocol::Sections::of(&run),
             links: LinkSummary::of(sim),
             warnings: Vec::new(),
         }

@@ -196,9 +196,10 @@ pub struct DcqcnStats {
 
 impl DcqcnStats {
     /// The counters of a run, if it has DCQCN flows.
-    pub fn of(sim: &crate::sim::Sim) -> Option<Self> {
-        let rps: Vec<&Rp> = sim
-            .reaction_points()
+    pub fn of(run: &crate::protocol::Finished) -> Option<Self> {
+        let rps: Vec<&Rp> = run
+            .protocols
+            .reaction_points
             .iter()
             .filter_map(|rp| match rp {
                 AnyReactionPoint::Dcqcn(rp) => Some(rp),
@@ -208,10 +209,10 @@ impl DcqcnStats {
         if rps.is_empty() {
             return None;
         }
-        let nps = sim.notification_points().iter().flatten().filter_map(|np| np.as_dcqcn());
+        let nps = run.protocols.notification_points.iter().flatten().filter_map(|np| np.as_dcqcn());
         let (marked_received, cnps_sent) = nps.fold((0, 0), |(m, c), np| (m + np.marked, c + np.cnps));
-        let marked = sim
-            .net()
+        let marked = run
+            .net
             .ports
             .iter()
             .flat_map(|p| p.classes.queues())
@@ -223,13 +224,13 @@ impl DcqcnStats {
                 AnyDiscipline::DropTail => None,
             })
             .sum();
-        let end = sim.end();
+        let end = run.end;
         Some(DcqcnStats {
             marked,
             marked_received,
             cnps_sent,
             cnps_received: rps.iter().map(|rp| rp.cnps).sum(),
-            cnps_dropped: sim.counters().kind(crate::net::HeaderKind::Cnp).dropped,
+            cnps_dropped: run.kind(crate::net::HeaderKind::Cnp).dropped,
             mean_alpha: rps.iter().map(|rp| rp.alpha(end)).sum::<f64>() / rps.len() as f64,
         })
     }
