@@ -293,13 +293,11 @@ impl Summary {
         }
     }
 
-    /// The summary of a run of scenario `s`, with its warnings.
-    pub fn of_run(sim: &Sim, s: &crate::scenario::Scenario) -> Self {
-        let mut summary = Summary::of(sim, &s.name, s.seed);
-        summary.warnings = crate::scenario::warnings(s, sim, "")
-            .into_iter()
-            .map(|w| format!("{}: {}", w.path, w.message))
-            .collect();
+    /// The summary of a run of scenario `scenario` with seed `seed`, with the scenario's
+    /// `warnings` (each "key path: message") and the packet trace's when it filled up.
+    pub fn with_warnings(sim: &Sim, scenario: &str, seed: u64, warnings: Vec<String>) -> Self {
+        let mut summary = Summary::of(sim, scenario, seed);
+        summary.warnings = warnings;
         if let Some(full) = sim.recorder().trace.as_deref().and_then(|t| t.full_warning()) {
             summary.warnings.push(full);
         }
