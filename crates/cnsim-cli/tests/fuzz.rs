@@ -364,6 +364,8 @@ r_hai = "50Mbps"
 min_rate = "10Mbps"
 target_on_cut = "after-increase"
 rate_on_first_cnp = 0.5
+clocks = "fork"
+rate_decrease_interval = "4us"
 [protocols.pause]
 mode = "pfc"
 [protocols.pause.switches]

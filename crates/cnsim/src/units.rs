@@ -6,6 +6,8 @@
 //! Decimal prefixes are powers of ten (K = 1000, as in the IEEE 802.1Qau MIB's octet
 //! values); binary prefixes are spelled KiB, MiB, GiB.
 
+pub mod select;
+
 use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
@@ -19,6 +21,12 @@ use crate::engine::{Time, PS_PER_S};
 /// simulator forms (start + period, now + delay + serialization, ...) far from `u64`
 /// overflow.
 pub const MAX_TIME: Time = 86_400 * PS_PER_S;
+
+/// Whether a count is zero: a serde `skip_serializing_if` for counters that outputs
+/// leave out while nothing was counted.
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// Whether `s` is written with a leading minus sign.
 fn is_negative(s: &str) -> bool {

@@ -7,11 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AnyDiscipline, QueueView, Verdict};
-use crate::net::Frame;
-use crate::scenario::install::{Install, InstallCx};
-use crate::scenario::ScenarioError;
+use super::{QueueView, Verdict};
 use crate::units::Size;
+use crate::wire::Frame;
 
 /// Parameters of the marker (`[protocols.ecn_threshold]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,27 +18,8 @@ pub struct EcnThresholdParams {
     /// Marking threshold K on the instantaneous queue, in frames or bytes.
     pub k: Size,
     /// Egress ports whose queues mark ("all", "switches", or port names).
-    #[serde(default = "crate::scenario::schema::PortSel::switches")]
-    pub ports: crate::scenario::schema::PortSel,
-}
-
-impl Install for EcnThresholdParams {
-    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
-        for p in cx.ports(&self.ports, &format!("{path}.ports"))? {
-            super::check_below_buffer(
-                cx,
-                p,
-                &format!("{path}.k"),
-                self.k,
-                "the queue never holds more than K, so nothing would be marked",
-                "\"65 frames\" (DCTCP at 10 Gbit/s)",
-            )?;
-            super::install_on_port(cx, p, path, |_, _| {
-                AnyDiscipline::Aqm(Box::new(super::Aqm::EcnThreshold(EcnThreshold::new(self.k))))
-            })?;
-        }
-        Ok(())
-    }
+    #[serde(default = "crate::units::select::PortSel::switches")]
+    pub ports: crate::units::select::PortSel,
 }
 
 /// The marker's state: its threshold and counters.
@@ -71,7 +50,7 @@ impl EcnThreshold {
         };
         if occupancy > self.k.value() && frame.ecn.capable() {
             self.marked += 1;
-            frame.ecn = crate::net::Ecn::Ce;
+            frame.ecn = crate::wire::Ecn::Ce;
             Verdict::Mark
         } else {
             Verdict::Enqueue

@@ -36,11 +36,9 @@ use super::red::{
 };
 use super::{QueueView, Verdict};
 use crate::engine::{RngStream, Time};
-use crate::net::{Ecn, Frame};
-use crate::scenario::install::{Install, InstallCx};
-use crate::scenario::schema::PortSel;
-use crate::scenario::ScenarioError;
+use crate::units::select::PortSel;
 use crate::units::{Duration, Size};
+use crate::wire::{Ecn, Frame};
 
 /// Where the incipient curve reaches P1max.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -289,53 +287,44 @@ impl MecnParams {
         Ok(MecnSettings { min_th, mid_th, max_th, in_bytes, w_q, ptc, mean_pktsize: mean, target, band })
     }
 
-    fn check(&self, path: &str, cx: &InstallCx) -> Result<(), ScenarioError> {
-        let key = |k: &str| format!("{path}.{k}");
-        check_fraction(cx, &key("max_p"), self.max_p, false)?;
+    /// The rules across keys; `Err` names the key under the table.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        check_fraction("max_p", self.max_p, false)?;
         if let Some(p) = self.max_p2 {
-            check_fraction(cx, &key("max_p2"), p, false)?;
+            check_fraction("max_p2", p, false)?;
         }
         if let Weight::Given(w) = self.w_q {
-            check_fraction(cx, &key("w_q"), w, false)?;
+            check_fraction("w_q", w, false)?;
         }
-        check_packet_size(cx, &key("mean_packet_size"), self.mean_packet_size)?;
+        check_packet_size("mean_packet_size", self.mean_packet_size)?;
         if let Some(a) = &self.adaptive {
-            check_fraction(cx, &key("adaptive.bottom"), a.bottom, false)?;
-            check_fraction(cx, &key("adaptive.top"), a.top, false)?;
+            check_fraction("adaptive.bottom", a.bottom, false)?;
+            check_fraction("adaptive.top", a.top, false)?;
             if a.bottom > a.top {
-                return Err(cx.err(
-                    &key("adaptive.bottom"),
+                return Err((
+                    "adaptive.bottom".into(),
                     format!("{} is above top ({}); expected bottom ≤ top", a.bottom, a.top),
                 ));
             }
-            check_interval(cx, &key("adaptive.interval"), a.interval)?;
+            check_interval("adaptive.interval", a.interval)?;
             if let Band::Range(lo, hi) = a.range {
                 let fraction = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
                 if !(fraction(lo) && fraction(hi) && lo <= hi) {
-                    return Err(cx.err(
-                        &key("adaptive.range"),
+                    return Err((
+                        "adaptive.range".into(),
                         format!("[{lo}, {hi}] is out of range; expected 0 ≤ lo ≤ hi ≤ 1"),
                     ));
                 }
             }
         }
         if self.gentle && self.above_max == AboveMax::Mark {
-            return Err(cx.err(
-                &key("above_max"),
+            return Err((
+                "above_max".into(),
                 "\"mark\" with gentle = true; expected one of them: gentle decides above max_th by a probability"
                     .into(),
             ));
         }
         Ok(())
-    }
-}
-
-impl Install for MecnParams {
-    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
-        self.check(path, cx)?;
-        let settings = |rate_bps| self.settings(rate_bps);
-        let make = |s: &MecnSettings, rate_bps, rng| super::Aqm::Mecn(Mecn::new(self, *s, rate_bps, rng));
-        super::install_seeded(cx, path, &self.ports, "mecn", settings, make)
     }
 }
 

@@ -11,8 +11,9 @@
 //!   queue, as DCTCP switches are configured (Alizadeh et al. 2010 §3.1);
 //! - [`red`]: RED and Adaptive RED on the average queue, as ns-2 runs them;
 //! - [`mecn`]: multi-level ECN and Adaptive MECN (two ECN bits, three levels);
-//! - DCQCN's marking ([`crate::l4::dcqcn::cp`]): RED's curve on the instantaneous queue.
+//! - [`dcqcn`]: DCQCN's marking, RED's curve on the instantaneous queue.
 
+pub mod dcqcn;
 pub mod ecn_threshold;
 pub mod mecn;
 pub mod red;
@@ -20,9 +21,7 @@ pub mod red;
 use serde::Serialize;
 
 use crate::engine::Time;
-use crate::net::{Capacity, Frame, PortId};
-use crate::scenario::install::InstallCx;
-use crate::scenario::ScenarioError;
+use crate::wire::Frame;
 
 pub use ecn_threshold::EcnThreshold;
 pub use mecn::Mecn;
@@ -64,6 +63,26 @@ impl QueueView {
     }
 }
 
+/// A buffer limit, in frames or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capacity {
+    /// At most this many frames.
+    Frames(u64),
+    /// At most this many bytes.
+    Bytes(u64),
+}
+
+impl Capacity {
+    /// Whether a frame of `size` bytes fits on top of `frames`/`bytes` already held.
+    #[inline]
+    pub fn admits(self, frames: u64, bytes: u64, size: u32) -> bool {
+        match self {
+            Capacity::Frames(n) => frames < n,
+            Capacity::Bytes(b) => bytes + size as u64 <= b,
+        }
+    }
+}
+
 /// A queue discipline: the seam's one enum. Drop-tail keeps no state; every other
 /// discipline lives behind one box ([`Aqm`]), so an egress queue stays one pointer wide
 /// for the drop-tail majority.
@@ -87,7 +106,7 @@ pub enum Aqm {
     /// MECN or Adaptive MECN.
     Mecn(Mecn),
     /// DCQCN's marking on the instantaneous queue.
-    Dcqcn(crate::l4::dcqcn::Marker),
+    Dcqcn(dcqcn::Marker),
 }
 
 /// What a queue discipline with state does; the hooks beyond `on_enqueue` have
@@ -137,10 +156,10 @@ pub struct AqmSummary {
     /// Frames marked.
     pub marks: u64,
     /// Of which marked incipient (MECN's 10).
-    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub incipient_marks: u64,
     /// Of which marked moderate (MECN's 11).
-    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub moderate_marks: u64,
     /// Changes of max_p by the adaptation.
     pub max_p_changes: u64,
@@ -327,99 +346,15 @@ impl Discipline for Mecn {
     }
 }
 
-impl Discipline for crate::l4::dcqcn::Marker {
+impl Discipline for dcqcn::Marker {
     fn name(&self) -> &'static str {
         "protocols.dcqcn"
     }
 
     #[inline]
     fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, _now: Time) -> Verdict {
-        crate::l4::dcqcn::Marker::on_enqueue(self, queue, frame)
+        dcqcn::Marker::on_enqueue(self, queue, frame)
     }
-}
-
-/// Refuses a marking threshold (`threshold`, at the key `key`) at or above the buffer
-/// of a class queue of port `p` counted in the same unit: such a queue never exceeds it,
-/// `why` says what follows; `example` is a threshold to suggest.
-pub(crate) fn check_below_buffer(
-    cx: &InstallCx,
-    p: PortId,
-    key: &str,
-    threshold: crate::units::Size,
-    why: &str,
-    example: &str,
-) -> Result<(), ScenarioError> {
-    use crate::units::Size;
-    for q in cx.net.ports[p as usize].classes.queues() {
-        let capacity = match (threshold, q.capacity) {
-            (Size::Frames(_), Capacity::Frames(c)) => Size::Frames(c),
-            (Size::Bytes(_), Capacity::Bytes(c)) => Size::Bytes(c),
-            _ => continue,
-        };
-        if threshold.value() >= capacity.value() {
-            return Err(cx.err(
-                key,
-                format!(
-                    "\"{threshold}\" is not below the capacity of port \"{}\" ({capacity}): {why}; expected a \
-                     threshold below the buffer, e.g. {example}",
-                    cx.net.port_name(p)
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Puts the discipline `make(cx, class)` on every class queue of port `p` for the table
-/// at `path`, unless another table already put one there.
-pub(crate) fn install_on_port(
-    cx: &mut InstallCx,
-    p: PortId,
-    path: &str,
-    mut make: impl FnMut(&mut InstallCx, usize) -> AnyDiscipline,
-) -> Result<(), ScenarioError> {
-    let classes = cx.net.ports[p as usize].classes.queues_mut().count();
-    let taken = cx.net.ports[p as usize]
-        .classes
-        .queues_mut()
-        .find(|q| q.discipline != AnyDiscipline::DropTail)
-        .map(|q| q.discipline.name());
-    if let Some(other) = taken {
-        return Err(cx.err(
-            &format!("{path}.ports"),
-            format!(
-                "names port \"{}\", whose queues already run {other}; expected one queue discipline per port",
-                cx.net.port_name(p)
-            ),
-        ));
-    }
-    for class in 0..classes {
-        let d = make(cx, class);
-        cx.net.ports[p as usize].classes.queues_mut().nth(class).expect("a class").discipline = d;
-    }
-    Ok(())
-}
-
-/// Puts one discipline per class on every port `ports` names (the table at `path`,
-/// random streams keyed by `kind`, port and class): `settings` from the port's link rate,
-/// then `make` from the settings, the rate and the class's stream.
-pub(crate) fn install_seeded<S>(
-    cx: &mut InstallCx,
-    path: &str,
-    ports: &crate::scenario::schema::PortSel,
-    kind: &str,
-    settings: impl Fn(u64) -> Result<S, (String, String)>,
-    make: impl Fn(&S, u64, crate::engine::RngStream) -> Aqm,
-) -> Result<(), ScenarioError> {
-    for p in cx.ports(ports, &format!("{path}.ports"))? {
-        let rate_bps = cx.net.ports[p as usize].rate_bps;
-        let s = settings(rate_bps).map_err(|(key, m)| cx.err(&format!("{path}.{key}"), m))?;
-        let name = cx.net.port_name(p);
-        install_on_port(cx, p, path, |cx, class| {
-            AnyDiscipline::Aqm(Box::new(make(&s, rate_bps, cx.rng(kind, &format!("{name}#{class}")))))
-        })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

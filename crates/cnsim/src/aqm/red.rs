@@ -28,11 +28,9 @@ use super::{QueueView, Verdict};
 use crate::engine::time::as_secs;
 use crate::engine::time::serialization_time;
 use crate::engine::{RngStream, Time};
-use crate::net::{Ecn, Frame};
-use crate::scenario::install::{Install, InstallCx};
-use crate::scenario::schema::PortSel;
-use crate::scenario::ScenarioError;
+use crate::units::select::PortSel;
 use crate::units::{Duration, Size};
+use crate::wire::{Ecn, Frame};
 
 /// A threshold: given, or "auto" (ns-2's `thresh_ 0` / `maxthresh_ 0`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -310,34 +308,29 @@ pub(super) fn weight(w: Weight, ptc: f64) -> f64 {
 }
 
 /// `v` must lie in (0, 1] (or [0, 1] with `zero_allowed`).
-pub(super) fn check_fraction(
-    cx: &InstallCx,
-    key: &str,
-    v: f64,
-    zero_allowed: bool,
-) -> Result<(), ScenarioError> {
+pub(super) fn check_fraction(key: &str, v: f64, zero_allowed: bool) -> Result<(), (String, String)> {
     let ok = v.is_finite() && v <= 1.0 && if zero_allowed { v >= 0.0 } else { v > 0.0 };
     if ok {
         return Ok(());
     }
     let low = if zero_allowed { "[" } else { "(" };
-    Err(cx.err(key, format!("{v} is out of range; expected a number in {low}0, 1]")))
+    Err((key.into(), format!("{v} is out of range; expected a number in {low}0, 1]")))
 }
 
 /// The packet size behind ptc and byte conversions must be bytes above zero.
-pub(super) fn check_packet_size(cx: &InstallCx, key: &str, size: Size) -> Result<(), ScenarioError> {
+pub(super) fn check_packet_size(key: &str, size: Size) -> Result<(), (String, String)> {
     if matches!(size, Size::Bytes(b) if b > 0) {
         return Ok(());
     }
-    Err(cx.err(key, format!("\"{size}\" is not a packet size; expected bytes above zero, e.g. \"1000B\"")))
+    Err((key.into(), format!("\"{size}\" is not a packet size; expected bytes above zero, e.g. \"1000B\"")))
 }
 
 /// An adaptation interval must be above zero.
-pub(super) fn check_interval(cx: &InstallCx, key: &str, interval: Duration) -> Result<(), ScenarioError> {
+pub(super) fn check_interval(key: &str, interval: Duration) -> Result<(), (String, String)> {
     if interval.0 > 0 {
         return Ok(());
     }
-    Err(cx.err(key, "is 0s; expected a time above zero".into()))
+    Err((key.into(), "is 0s; expected a time above zero".into()))
 }
 
 impl RedParams {
@@ -357,35 +350,26 @@ impl RedParams {
         Ok(RedSettings { min_th, max_th, in_bytes, w_q: weight(self.w_q, ptc), ptc, mean_pktsize: mean })
     }
 
-    fn check(&self, path: &str, cx: &InstallCx) -> Result<(), ScenarioError> {
-        let key = |k: &str| format!("{path}.{k}");
-        check_fraction(cx, &key("max_p"), self.max_p, false)?;
+    /// The rules across keys; `Err` names the key under the table.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        check_fraction("max_p", self.max_p, false)?;
         if let Weight::Given(w) = self.w_q {
-            check_fraction(cx, &key("w_q"), w, false)?;
+            check_fraction("w_q", w, false)?;
         }
         if let Some(m) = self.mark_p {
-            check_fraction(cx, &key("mark_p"), m, false)?;
+            check_fraction("mark_p", m, false)?;
         }
-        check_packet_size(cx, &key("mean_packet_size"), self.mean_packet_size)?;
+        check_packet_size("mean_packet_size", self.mean_packet_size)?;
         if let Some(a) = &self.adaptive {
-            check_fraction(cx, &key("adaptive.alpha"), a.alpha, false)?;
-            check_fraction(cx, &key("adaptive.beta"), a.beta, false)?;
-            check_fraction(cx, &key("adaptive.top"), a.top, false)?;
+            check_fraction("adaptive.alpha", a.alpha, false)?;
+            check_fraction("adaptive.beta", a.beta, false)?;
+            check_fraction("adaptive.top", a.top, false)?;
             if let Weight::Given(b) = a.bottom {
-                check_fraction(cx, &key("adaptive.bottom"), b, true)?;
+                check_fraction("adaptive.bottom", b, true)?;
             }
-            check_interval(cx, &key("adaptive.interval"), a.interval)?;
+            check_interval("adaptive.interval", a.interval)?;
         }
         Ok(())
-    }
-}
-
-impl Install for RedParams {
-    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
-        self.check(path, cx)?;
-        let settings = |rate_bps| self.settings(rate_bps);
-        let make = |s: &RedSettings, rate_bps, rng| super::Aqm::Red(Red::new(self, s.clone(), rate_bps, rng));
-        super::install_seeded(cx, path, &self.ports, "red", settings, make)
     }
 }
 

@@ -103,7 +103,7 @@ pub struct QueueSummary {
     /// Bytes dropped.
     pub dropped_bytes: u64,
     /// Frames marked CE by the queue discipline (omitted when none).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub marked_frames: u64,
     /// Frames sent.
     pub sent_frames: u64,
@@ -182,10 +182,6 @@ pub struct LinkSummary {
     pub sent_frames: u64,
 }
 
-pub(crate) fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
 fn capacity_text(c: Capacity) -> String {
     match c {
         Capacity::Frames(n) => format!("{n} frames"),
@@ -200,6 +196,7 @@ impl Summary {
         let secs = as_secs(end);
         let node_name = |n: u32| net.nodes[n as usize].name.clone();
         let fair = super::maxmin::of_sim(sim);
+        let run = sim.finished();
         let flows: Vec<FlowSummary> = sim
             .flows()
             .iter()
@@ -223,7 +220,7 @@ impl Summary {
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
                     max_delay_s: f.stats.delay.max as f64 / 1e12,
                     delay_variation_s: f.stats.delay.variation_s(),
-                    transport: crate::protocol::FlowSections::of(sim, i as u32),
+                    transport: crate::protocol::FlowSections::of(&run, i as u32),
                 }
             })
             .collect();
@@ -290,19 +287,17 @@ impl Summary {
             queues,
             idle_ports,
             maxmin_fairness,
-            protocols: crate::protocol::Sections::of(sim),
+            protocols: crate::protocol::Sections::of(&run),
             links: LinkSummary::of(sim),
             warnings: Vec::new(),
         }
     }
 
-    /// The summary of a run of scenario `s`, with its warnings.
-    pub fn of_run(sim: &Sim, s: &crate::scenario::Scenario) -> Self {
-        let mut summary = Summary::of(sim, &s.name, s.seed);
-        summary.warnings = crate::scenario::warnings(s, sim, "")
-            .into_iter()
-            .map(|w| format!("{}: {}", w.path, w.message))
-            .collect();
+    /// The summary of a run of scenario `scenario` with seed `seed`, with the scenario's
+    /// `warnings` (each "key path: message") and the packet trace's when it filled up.
+    pub fn with_warnings(sim: &Sim, scenario: &str, seed: u64, warnings: Vec<String>) -> Self {
+        let mut summary = Summary::of(sim, scenario, seed);
+        summary.warnings = warnings;
         if let Some(full) = sim.recorder().trace.as_deref().and_then(|t| t.full_warning()) {
             summary.warnings.push(full);
         }

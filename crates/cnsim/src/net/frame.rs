@@ -8,6 +8,21 @@
 
 pub use crate::wire::{Ecn, Frame, Header, HeaderKind};
 
+/// Counters of one kind of frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KindCounters {
+    /// Frames created.
+    pub created: u64,
+    /// Frames consumed at their destination (a host's endpoint, or for link-local frames
+    /// the receiving port).
+    pub delivered: u64,
+    /// Frames dropped.
+    pub dropped: u64,
+    /// Delivered frames that no protocol at the host handled (e.g. a CNM for a flow
+    /// without a reaction point).
+    pub unhandled: u64,
+}
+
 /// Index of a frame in the arena.
 pub type FrameId = u32;
 

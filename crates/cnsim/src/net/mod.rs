@@ -14,7 +14,7 @@ pub mod routing;
 pub mod topology;
 
 pub use classes::{Classes, Finishing, Occupancy, Scheduler, MAX_CLASSES};
-pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind};
+pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind, KindCounters};
 pub use loss::{LinkLoss, LossSpec};
 pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};
 pub use routing::{MulticastTrees, Routes, TreeId};

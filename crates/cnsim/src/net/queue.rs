@@ -14,17 +14,9 @@ use std::collections::VecDeque;
 pub const PREALLOC_FRAMES: u64 = 32;
 
 use super::frame::FrameId;
+pub use crate::aqm::Capacity;
 use crate::aqm::{AnyDiscipline, QueueView};
 use crate::engine::Time;
-
-/// A buffer limit, in frames or in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capacity {
-    /// At most this many frames.
-    Frames(u64),
-    /// At most this many bytes.
-    Bytes(u64),
-}
 
 impl Capacity {
     /// Frames a queue of this capacity reserves room for when created: at most
@@ -33,15 +25,6 @@ impl Capacity {
         match self {
             Capacity::Frames(n) => n.min(PREALLOC_FRAMES) + 1,
             Capacity::Bytes(b) => (b / 1500).min(PREALLOC_FRAMES) + 1,
-        }
-    }
-
-    /// Whether a frame of `size` bytes fits on top of `frames`/`bytes` already held.
-    #[inline]
-    pub fn admits(self, frames: u64, bytes: u64, size: u32) -> bool {
-        match self {
-            Capacity::Frames(n) => frames < n,
-            Capacity::Bytes(b) => bytes + size as u64 <= b,
         }
     }
 }

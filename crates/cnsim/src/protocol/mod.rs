@@ -33,7 +33,33 @@ use crate::l2::{e2cm, ecm, fecn, pause, qcn};
 use crate::l4::dcqcn;
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
-pub use report::{FlowSections, Sections};
+pub use report::{Finished, FinishedFlow, FlowSections, Sections};
+
+/// The protocols of a run, by seam.
+#[derive(Default)]
+pub struct Protocols {
+    /// Congestion points, indexed by `Port::cp`.
+    pub congestion_points: Vec<AnyCongestionPoint>,
+    /// Reaction points, indexed by `Flow::rp`.
+    pub reaction_points: Vec<AnyReactionPoint>,
+    /// Notification points, indexed by flow (empty when no protocol has one).
+    pub notification_points: Vec<Option<AnyNotificationPoint>>,
+    /// Link control (PAUSE / PFC), if any.
+    pub link: Option<AnyLinkControl>,
+    /// TCP connections, indexed by `Flow::tcp`.
+    pub tcp: Vec<crate::l4::tcp::Connection>,
+    /// Incast groups, indexed by `App::Incast::group`.
+    pub incast: Vec<crate::l4::app::IncastGroup>,
+    /// RDMA queue pairs, indexed by `Flow::qp`.
+    pub rdma: Vec<crate::l4::rdma::Qp>,
+}
+
+/// Cross-field rules of one parameter table that serde cannot check. A protocol states
+/// its rules in its own module; the scenario builder locates a failure at the table's key.
+pub trait Validate {
+    /// `Ok`, or the failing key relative to the table (e.g. "w") and what was expected.
+    fn validate(&self) -> Result<(), (String, String)>;
+}
 
 /// What a timer belongs to: the match that dispatches an expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -265,7 +265,7 @@ pub fn measure(sim: &Sim) -> Measures {
         source_frames: 0,
         offered_frames: 0,
         source_dropped: 0,
-        cnms: crate::l2::qcn::QcnStats::of(sim).cnms_sent,
+        cnms: crate::l2::qcn::QcnStats::of(&sim.finished()).cnms_sent,
         feedback_pct: 0.0,
         cnms_per_frame_pct: 0.0,
         queue_arrivals: 0,

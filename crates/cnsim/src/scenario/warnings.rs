@@ -3,9 +3,19 @@
 //! not mistaken for one that makes no difference.
 
 use super::{Scenario, ScenarioError};
+use crate::metrics::summary::Summary;
 use crate::net::NONE;
 use crate::sim::Sim;
 use crate::traffic::Destination;
+
+impl Summary {
+    /// The summary of a run of scenario `s`, with its warnings.
+    pub fn of_run(sim: &Sim, s: &Scenario) -> Self {
+        let warnings =
+            warnings(s, sim, "").into_iter().map(|w| format!("{}: {}", w.path, w.message)).collect();
+        Summary::with_warnings(sim, &s.name, s.seed, warnings)
+    }
+}
 
 /// The warnings for scenario `s` (read from `file`), built as `sim`: each located like
 /// an error (file, key path, what has no effect and why).

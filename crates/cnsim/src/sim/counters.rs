@@ -2,21 +2,7 @@
 
 use crate::engine::Time;
 use crate::net::HeaderKind;
-
-/// Counters of one kind of frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct KindCounters {
-    /// Frames created.
-    pub created: u64,
-    /// Frames consumed at their destination (a host's endpoint, or for link-local frames
-    /// the receiving port).
-    pub delivered: u64,
-    /// Frames dropped.
-    pub dropped: u64,
-    /// Delivered frames that no protocol at the host handled (e.g. a CNM for a flow
-    /// without a reaction point).
-    pub unhandled: u64,
-}
+pub use crate::net::KindCounters;
 
 /// Global counters of a run.
 #[derive(Clone, Debug, Default, serde::Serialize)]

@@ -1,30 +1,11 @@
-//! The protocols of a run and the glue between their seams and the data path: a
-//! congestion point seeing an arrival, the link control counting frames in and out of a
+//! The glue between the protocols' seams and the data path: a congestion point seeing
+//! an arrival, the link control counting frames in and out of a
 //! switch and consuming link-local frames, and the outbox of frames protocols send.
 
 use super::{ctx, Sim};
 use crate::engine::Time;
 use crate::net::{FrameId, PortId, NONE};
-use crate::protocol::{AnyCongestionPoint, AnyLinkControl, AnyReactionPoint, PortView, Send};
-
-/// The protocols of a run, by seam.
-#[derive(Default)]
-pub struct Protocols {
-    /// Congestion points, indexed by `Port::cp`.
-    pub congestion_points: Vec<AnyCongestionPoint>,
-    /// Reaction points, indexed by `Flow::rp`.
-    pub reaction_points: Vec<AnyReactionPoint>,
-    /// Notification points, indexed by flow (empty when no protocol has one).
-    pub notification_points: Vec<Option<crate::protocol::AnyNotificationPoint>>,
-    /// Link control (PAUSE / PFC), if any.
-    pub link: Option<AnyLinkControl>,
-    /// TCP connections, indexed by `Flow::tcp`.
-    pub tcp: Vec<crate::l4::tcp::Connection>,
-    /// Incast groups, indexed by `App::Incast::group`.
-    pub incast: Vec<crate::l4::app::IncastGroup>,
-    /// RDMA queue pairs, indexed by `Flow::qp`.
-    pub rdma: Vec<crate::l4::rdma::Qp>,
-}
+use crate::protocol::{PortView, Send};
 
 impl Sim {
     /// Port `p`'s congestion point sees frame `id` offered to class `class`, with the

@@ -22,13 +22,14 @@ mod hooks;
 mod host;
 mod query;
 mod rdma;
+mod report;
 mod source;
 mod tcp;
 
 pub use crate::metrics::recorder::Recorder;
+pub use crate::protocol::Protocols;
 pub use crate::protocol::TimerOwner;
 pub use counters::{Counters, DropSite, Halt, KindCounters, Progress};
-pub use hooks::Protocols;
 
 use crate::aqm::Verdict;
 use crate::engine::{Event, EventQueue, Fired, Time, Timers};

@@ -57,15 +57,15 @@ pub struct EcmStats {
 
 impl EcmStats {
     /// The network-wide counters of a run, if it has an ECM congestion point.
-    pub fn of(sim: &crate::sim::Sim) -> Option<Self> {
+    pub fn of(run: &crate::protocol::Finished) -> Option<Self> {
         let ecm = |cp: &crate::protocol::AnyCongestionPoint| {
             matches!(cp, crate::protocol::AnyCongestionPoint::Ecm(_))
         };
-        if !sim.congestion_points().iter().any(ecm) {
+        if !run.protocols.congestion_points.iter().any(ecm) {
             return None;
         }
         let mut s = EcmStats::default();
-        for cp in sim.congestion_points() {
+        for cp in &run.protocols.congestion_points {
             if let crate::protocol::AnyCongestionPoint::Ecm(e) = cp {
                 s.samples += e.cp.stats.samples;
                 s.negative += e.cp.stats.negative;
@@ -73,8 +73,9 @@ impl EcmStats {
                 s.severe += e.cp.stats.severe;
             }
         }
-        s.received = sim.reaction_points().iter().filter_map(|rp| rp.as_ecm()).map(|rp| rp.stats.bcns).sum();
-        s.dropped = sim.counters().kind(crate::net::HeaderKind::Bcn).dropped;
+        s.received =
+            run.protocols.reaction_points.iter().filter_map(|rp| rp.as_ecm()).map(|rp| rp.stats.bcns).sum();
+        s.dropped = run.kind(crate::net::HeaderKind::Bcn).dropped;
         Some(s)
     }
 }

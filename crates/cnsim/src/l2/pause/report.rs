@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{HostInputStats, PortPauseStats};
-use crate::sim::Sim;
+use crate::protocol::Finished;
 
 /// One port's PAUSE counters.
 #[derive(Clone, Debug, Serialize)]
@@ -37,9 +37,9 @@ pub struct PauseSummary {
 
 impl PauseSummary {
     /// The PAUSE section of a finished run, if it runs PAUSE or PFC.
-    pub fn of(sim: &Sim) -> Option<Self> {
-        let net = sim.net();
-        let counters = sim.link_control().and_then(|l| l.as_pause())?.counters();
+    pub fn of(run: &Finished) -> Option<Self> {
+        let net = run.net;
+        let counters = run.protocols.link.as_ref().and_then(|l| l.as_pause())?.counters();
         Some(PauseSummary {
             ports: counters
                 .ports

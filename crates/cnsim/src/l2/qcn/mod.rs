@@ -63,17 +63,18 @@ pub struct QcnStats {
 impl QcnStats {
     /// The network-wide counters of a run: CNMs sent and suppressed by its CPs, received
     /// by its RPs, dropped and ignored as counted for CNM frames.
-    pub fn of(sim: &crate::sim::Sim) -> Self {
-        let cnm = sim.counters().kind(crate::net::HeaderKind::Cnm);
-        let cps = sim.congestion_points().iter().filter_map(|cp| match cp {
+    pub fn of(run: &crate::protocol::Finished) -> Self {
+        let cnm = run.kind(crate::net::HeaderKind::Cnm);
+        let cps = run.protocols.congestion_points.iter().filter_map(|cp| match cp {
             crate::protocol::AnyCongestionPoint::Qcn(q) => Some(&q.cp.stats),
             _ => None,
         });
         let (sent, suppressed) = cps.fold((0, 0), |(a, b), s| (a + s.cnms, b + s.suppressed));
         QcnStats {
             cnms_sent: sent,
-            cnms_received: sim
-                .reaction_points()
+            cnms_received: run
+                .protocols
+                .reaction_points
                 .iter()
                 .filter_map(|rp| rp.as_qcn())
                 .map(|rp| rp.stats.cnms)

@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::cp::CpStats;
 use super::rp::RpStats;
 use super::{Cp, QcnStats, Rp};
+use crate::protocol::report::Finished;
 use crate::protocol::AnyCongestionPoint;
-use crate::sim::Sim;
 
 /// A congestion point's counters.
 #[derive(Clone, Debug, Serialize)]
@@ -51,31 +51,29 @@ pub struct QcnSummary {
 
 impl QcnSummary {
     /// The QCN section of a finished run, if it has a QCN congestion or reaction point.
-    pub fn of(sim: &Sim) -> Option<Self> {
-        let net = sim.net();
-        let cps: Vec<&Cp> = sim
-            .congestion_points()
+    pub fn of(run: &Finished) -> Option<Self> {
+        let net = run.net;
+        let cps: Vec<&Cp> = run
+            .protocols
+            .congestion_points
             .iter()
             .filter_map(|cp| match cp {
                 AnyCongestionPoint::Qcn(q) => Some(&q.cp),
                 _ => None,
             })
             .collect();
-        let rps: Vec<(&str, &Rp)> = sim
-            .flows()
+        let rps: Vec<(&str, &Rp)> = run
+            .flows
             .iter()
             .filter(|f| f.rp != crate::net::NONE)
-            .filter_map(|f| sim.reaction_points()[f.rp as usize].as_qcn().map(|rp| (f.name.as_str(), rp)))
+            .filter_map(|f| run.protocols.reaction_points[f.rp as usize].as_qcn().map(|rp| (f.name, rp)))
             .collect();
         if cps.is_empty() && rps.is_empty() {
             return None;
         }
         Some(QcnSummary {
-            stats: QcnStats::of(sim),
-            avg_minrate_bps: {
-                let r = sim.recorder();
-                (r.minrate_samples > 0).then(|| r.minrate_sum / r.minrate_samples as f64)
-            },
+            stats: QcnStats::of(run),
+            avg_minrate_bps: run.avg_minrate_bps,
             // A CP's id is its port id + 1 (CPs are created in configuration order,
             // not port order).
             congestion_points: cps

@@ -13,7 +13,6 @@
 //! leave ECN-capable. Run it over PFC (`[protocols.pause]`) for the lossless fabric
 //! RoCEv2 expects.
 
-pub mod cp;
 pub mod np;
 pub mod rp;
 
@@ -21,13 +20,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::aqm::{AnyDiscipline, Aqm};
 use crate::engine::PS_PER_US;
-use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
-use crate::scenario::install::{Install, InstallCx};
-use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
-use crate::scenario::schema::{HostSel, PortSel};
-use crate::scenario::ScenarioError;
+use crate::protocol::{AnyReactionPoint, Validate};
+use crate::units::select::{HostSel, PortSel};
 use crate::units::{Duration, Size};
 
+pub use crate::aqm::dcqcn as cp;
 pub use cp::Marker;
 pub use np::Np;
 pub use rp::{Clocks, Rp, RpParams, DECREASE_CLOCK};
@@ -87,9 +84,8 @@ fn cnp_priority() -> u8 {
     7
 }
 
-impl DcqcnConfig {
-    /// The rules across keys; `Err` names the key under the table.
-    fn check(&self) -> Result<(), (String, String)> {
+impl Validate for DcqcnConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
         let same_unit = matches!(
             (self.kmin, self.kmax),
             (Size::Frames(_), Size::Frames(_)) | (Size::Bytes(_), Size::Bytes(_))
@@ -195,51 +191,6 @@ impl DcqcnConfig {
     }
 }
 
-impl Install for DcqcnConfig {
-    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
-        self.check().map_err(|(key, message)| cx.err(&format!("{path}.{key}"), message))?;
-        for p in cx.ports(&self.congestion_points, &format!("{path}.congestion_points"))? {
-            let why = "nothing would be marked";
-            crate::aqm::check_below_buffer(cx, p, &format!("{path}.kmin"), self.kmin, why, "\"5KB\"")?;
-            let name = cx.net.port_name(p);
-            crate::aqm::install_on_port(cx, p, path, |cx, class| {
-                let rng = cx.rng("dcqcn-cp", &format!("{name}#{class}"));
-                AnyDiscipline::Aqm(Box::new(Aqm::Dcqcn(Marker::new(self.kmin, self.kmax, self.pmax, rng))))
-            })?;
-        }
-        let flows = cx.flows_of(&self.flows, &format!("{path}.flows"))?;
-        cx.bound_period(&Periodic {
-            key: &format!("{path}.rp.timer"),
-            period: self.rp.timer,
-            shortest: 1.0,
-            instances: flows.len() as u64,
-            instance: "reaction point",
-            firings: "timer expiries",
-            limit: MAX_TIMER_FIRINGS,
-        })?;
-        let increase = std::sync::Arc::new(self.rp.increase());
-        let cnp_size = self.cnp_size.value() as u32;
-        if !flows.is_empty() {
-            let n = cx.flows.len();
-            cx.protocols.notification_points.resize(n, None);
-        }
-        for f in flows {
-            let at = format!("{path}.rp.min_rate");
-            cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
-            cx.check_rate_floor(f, self.rp.min_rate.0, &at)?;
-            let flow = &mut cx.flows[f as usize];
-            flow.ecn = crate::net::Ecn::Ect0;
-            let rng = cx.rng("rp", &cx.flows[f as usize].name);
-            let line = cx.flows[f as usize].line_bps;
-            let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
-            cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
-            let np = Np::new(self.cnp_interval.0, cnp_size, self.cnp_priority);
-            cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn(np));
-        }
-        Ok(())
-    }
-}
-
 /// DCQCN's counters for the whole network (`dcqcn` in summary.json).
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct DcqcnStats {
@@ -259,9 +210,10 @@ pub struct DcqcnStats {
 
 impl DcqcnStats {
     /// The counters of a run, if it has DCQCN flows.
-    pub fn of(sim: &crate::sim::Sim) -> Option<Self> {
-        let rps: Vec<&Rp> = sim
-            .reaction_points()
+    pub fn of(run: &crate::protocol::Finished) -> Option<Self> {
+        let rps: Vec<&Rp> = run
+            .protocols
+            .reaction_points
             .iter()
             .filter_map(|rp| match rp {
                 AnyReactionPoint::Dcqcn(rp) => Some(rp),
@@ -271,10 +223,10 @@ impl DcqcnStats {
         if rps.is_empty() {
             return None;
         }
-        let nps = sim.notification_points().iter().flatten().filter_map(|np| np.as_dcqcn());
+        let nps = run.protocols.notification_points.iter().flatten().filter_map(|np| np.as_dcqcn());
         let (marked_received, cnps_sent) = nps.fold((0, 0), |(m, c), np| (m + np.marked, c + np.cnps));
-        let marked = sim
-            .net()
+        let marked = run
+            .net
             .ports
             .iter()
             .flat_map(|p| p.classes.queues())
@@ -286,13 +238,13 @@ impl DcqcnStats {
                 AnyDiscipline::DropTail => None,
             })
             .sum();
-        let end = sim.end();
+        let end = run.end;
         Some(DcqcnStats {
             marked,
             marked_received,
             cnps_sent,
             cnps_received: rps.iter().map(|rp| rp.cnps).sum(),
-            cnps_dropped: sim.counters().kind(crate::net::HeaderKind::Cnp).dropped,
+            cnps_dropped: run.kind(crate::net::HeaderKind::Cnp).dropped,
             mean_alpha: rps.iter().map(|rp| rp.alpha(end)).sum::<f64>() / rps.len() as f64,
         })
     }

@@ -135,8 +135,9 @@ pub struct QpStats {
 impl QpStats {
     /// The section of flow `flow` of a finished run in `summary.json`, if the flow is an
     /// RDMA queue pair.
-    pub fn of(sim: &crate::sim::Sim, flow: u32) -> Option<Self> {
-        sim.rdma_qp(flow).map(|qp| qp.stats.clone())
+    pub fn of(run: &crate::protocol::Finished, flow: u32) -> Option<Self> {
+        let qp = run.protocols.rdma.get(run.flows.get(flow as usize)?.qp as usize)?;
+        Some(qp.stats.clone())
     }
 }
 

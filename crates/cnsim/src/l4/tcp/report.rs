@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::sim::Sim;
+use crate::protocol::Finished;
 
 /// A TCP connection's counters. The flow's own counters count its data segments (the
 /// SYN and retransmissions included: `sent_frames`, `sent_bytes`, `dropped_frames`) and
@@ -33,8 +33,8 @@ pub struct DctcpSummary {
 
 impl TcpSummary {
     /// The section of flow `flow` of a finished run, if the flow is a TCP connection.
-    pub fn of(sim: &Sim, flow: u32) -> Option<Self> {
-        let c = sim.tcp_connection(flow)?;
+    pub fn of(run: &Finished, flow: u32) -> Option<Self> {
+        let c = run.protocols.tcp.get(run.flows.get(flow as usize)?.tcp as usize)?;
         Some(TcpSummary {
             sender: c.sender.stats.clone(),
             acks_sent: c.acks_sent,

@@ -165,7 +165,7 @@ pub struct SenderStats {
     /// Retransmission timeouts.
     pub timeouts: u64,
     /// Window cuts in answer to echoed congestion marks.
-    #[serde(skip_serializing_if = "crate::metrics::summary::is_zero")]
+    #[serde(skip_serializing_if = "crate::units::is_zero")]
     pub ecn_responses: u64,
 }
 

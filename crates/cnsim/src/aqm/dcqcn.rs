@@ -6,8 +6,8 @@
 
 use crate::aqm::{QueueView, Verdict};
 use crate::engine::RngStream;
-use crate::net::{Ecn, Frame};
 use crate::units::Size;
+use crate::wire::{Ecn, Frame};
 
 /// The marking state of one egress queue.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,7 +93,7 @@ mod tests {
             straight_through: false,
             frames: bytes / 1000,
             bytes,
-            capacity: crate::net::Capacity::Bytes(1_000_000),
+            capacity: crate::aqm::Capacity::Bytes(1_000_000),
         };
         let mut frame = Frame { ecn: Ecn::Ect0, size: 1000, ..Frame::default() };
         let n = 200_000;

@@ -1,8 +1,21 @@
-//! Installing protocols: each protocol's parameter table (a struct in the protocol's own
-//! module) implements [`Install`], which checks its cross-field rules and attaches the
-//! protocol to the network and flows through an [`InstallCx`]. The builder calls every
-//! configured protocol in turn ([`super::schema::Protocols::all`]); adding a protocol
-//! needs no edit to the builder or to the error module.
+//! Installing protocols: each protocol's parameter table is a struct in the protocol's
+//! own module, with its cross-field rules ([`Validate`]); its [`Install`], one file here
+//! per protocol, checks what needs the built network and attaches the protocol to ports
+//! and flows through an [`InstallCx`]. The protocols sit below the scenario and never see
+//! it. The builder calls every configured protocol in turn
+//! ([`super::schema::Protocols::all`]); adding a protocol needs no edit to the builder or
+//! to the error module.
+
+mod aqm;
+mod dcqcn;
+mod e2cm;
+mod ecm;
+mod ecn_threshold;
+mod fecn;
+mod mecn;
+mod pause;
+mod qcn;
+mod red;
 
 use super::build::{check_frame_time, glob_match, select_ports, some_names};
 use super::error::ScenarioError;
@@ -10,6 +23,7 @@ use super::periodic::{self, Periodic};
 use super::schema::{HostSel, PortSel, Scenario};
 use crate::engine::{RngStream, StreamKey, Timers};
 use crate::net::{Network, NodeId, PortId, NONE};
+pub use crate::protocol::Validate;
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint, TimerOwner};
 use crate::sim::Protocols;
 use crate::traffic::{Flow, Shaper};
@@ -164,12 +178,6 @@ impl InstallCx<'_> {
             ),
         ))
     }
-}
-
-/// Cross-field rules of one parameter table that serde cannot check.
-pub trait Validate {
-    /// `Ok`, or the failing key relative to the table (e.g. "w") and what was expected.
-    fn validate(&self) -> Result<(), (String, String)>;
 }
 
 impl InstallCx<'_> {

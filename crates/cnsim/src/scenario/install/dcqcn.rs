@@ -1,0 +1,56 @@
+//! Installs DCQCN (`[protocols.dcqcn]`): the marking on the `congestion_points` ports, a
+//! notification point and a reaction point on each flow of `flows`, whose frames then
+//! leave ECN-capable.
+
+use super::aqm::{check_below_buffer, install_on_port};
+use super::{Install, InstallCx};
+use crate::aqm::{AnyDiscipline, Aqm};
+use crate::l4::dcqcn::{DcqcnConfig, Marker, Np, Rp};
+use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
+use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
+use crate::scenario::ScenarioError;
+
+impl Install for DcqcnConfig {
+    fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
+        cx.validate(path, self)?;
+        for p in cx.ports(&self.congestion_points, &format!("{path}.congestion_points"))? {
+            let why = "nothing would be marked";
+            check_below_buffer(cx, p, &format!("{path}.kmin"), self.kmin, why, "\"5KB\"")?;
+            let name = cx.net.port_name(p);
+            install_on_port(cx, p, path, |cx, class| {
+                let rng = cx.rng("dcqcn-cp", &format!("{name}#{class}"));
+                AnyDiscipline::Aqm(Box::new(Aqm::Dcqcn(Marker::new(self.kmin, self.kmax, self.pmax, rng))))
+            })?;
+        }
+        let flows = cx.flows_of(&self.flows, &format!("{path}.flows"))?;
+        cx.bound_period(&Periodic {
+            key: &format!("{path}.rp.timer"),
+            period: self.rp.timer,
+            shortest: 1.0,
+            instances: flows.len() as u64,
+            instance: "reaction point",
+            firings: "timer expiries",
+            limit: MAX_TIMER_FIRINGS,
+        })?;
+        let increase = std::sync::Arc::new(self.rp.increase());
+        let cnp_size = self.cnp_size.value() as u32;
+        if !flows.is_empty() {
+            let n = cx.flows.len();
+            cx.protocols.notification_points.resize(n, None);
+        }
+        for f in flows {
+            let at = format!("{path}.rp.min_rate");
+            cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
+            cx.check_rate_floor(f, self.rp.min_rate.0, &at)?;
+            let flow = &mut cx.flows[f as usize];
+            flow.ecn = crate::net::Ecn::Ect0;
+            let rng = cx.rng("rp", &cx.flows[f as usize].name);
+            let line = cx.flows[f as usize].line_bps;
+            let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
+            cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
+            let np = Np::new(self.cnp_interval.0, cnp_size, self.cnp_priority);
+            cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn(np));
+        }
+        Ok(())
+    }
+}
