@@ -18,9 +18,9 @@ pub struct BenchCase {
     /// Bundled scenario it runs.
     pub scenario: &'static str,
     /// Keys it sets on the scenario (`--set` assignments), before the user's.
-    pub settings: &'static [&'static str],
+    pub(crate) settings: &'static [&'static str],
     /// Bottleneck port.
-    pub bottleneck: &'static str,
+    pub(crate) bottleneck: &'static str,
 }
 
 /// The fixed benchmark set.
@@ -149,13 +149,13 @@ pub const CASES: &[BenchCase] = &[
 /// A ratio between two benchmarks that a speed target is stated in.
 pub struct BenchRatio {
     /// What it compares, as printed.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Numerator and denominator scenarios.
-    pub cases: (&'static str, &'static str),
+    pub(crate) cases: (&'static str, &'static str),
     /// Which figure is compared.
-    pub figure: Figure,
+    pub(crate) figure: Figure,
     /// The target, as printed.
-    pub target: &'static str,
+    pub(crate) target: &'static str,
 }
 
 /// A per-run figure a ratio compares.

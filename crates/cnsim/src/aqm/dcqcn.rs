@@ -17,7 +17,7 @@ pub struct Marker {
     pmax: f64,
     rng: RngStream,
     /// Packets marked CE.
-    pub marked: u64,
+    pub(crate) marked: u64,
 }
 
 impl Marker {

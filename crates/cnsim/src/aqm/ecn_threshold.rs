@@ -16,19 +16,19 @@ use crate::wire::Frame;
 #[serde(deny_unknown_fields)]
 pub struct EcnThresholdParams {
     /// Marking threshold K on the instantaneous queue, in frames or bytes.
-    pub k: Size,
+    pub(crate) k: Size,
     /// Egress ports whose queues mark ("all", "switches", or port names).
     #[serde(default = "crate::units::select::PortSel::switches")]
-    pub ports: crate::units::select::PortSel,
+    pub(crate) ports: crate::units::select::PortSel,
 }
 
 /// The marker's state: its threshold and counters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EcnThreshold {
     /// Threshold K.
-    pub k: Size,
+    pub(crate) k: Size,
     /// Frames marked CE.
-    pub marked: u64,
+    pub(crate) marked: u64,
 }
 
 impl EcnThreshold {

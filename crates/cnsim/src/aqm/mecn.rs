@@ -139,23 +139,23 @@ pub enum ErrorFrom {
 pub struct AdaptiveParams {
     /// Least time between two changes of Pmax (0.5 s).
     #[serde(default = "half_second")]
-    pub interval: Duration,
+    pub(crate) interval: Duration,
     /// Target average; "auto": 2·min_th.
     #[serde(default)]
-    pub target: Threshold,
+    pub(crate) target: Threshold,
     /// Where Pmax stays put: the seed's range [0.4, 0.6] of the way from min_th to
     /// max_th, or "point".
     #[serde(default)]
-    pub range: Band,
+    pub(crate) range: Band,
     /// What α and β measure the error from.
     #[serde(default)]
-    pub error_from: ErrorFrom,
+    pub(crate) error_from: ErrorFrom,
     /// Pmax is kept at or above this (0.01).
     #[serde(default = "bottom")]
-    pub bottom: f64,
+    pub(crate) bottom: f64,
     /// Pmax is kept at or below this (0.5).
     #[serde(default = "top")]
-    pub top: f64,
+    pub(crate) top: f64,
 }
 
 fn bottom() -> f64 {
@@ -168,76 +168,76 @@ fn bottom() -> f64 {
 pub struct MecnParams {
     /// Egress ports whose queues run MECN.
     #[serde(default = "PortSel::switches")]
-    pub ports: PortSel,
+    pub(crate) ports: PortSel,
     /// min_th; "auto": max(5, target_delay·C/2) frames.
     #[serde(default)]
-    pub min_th: Threshold,
+    pub(crate) min_th: Threshold,
     /// mid_th; "auto": 2.25·min_th.
     #[serde(default)]
-    pub mid_th: Threshold,
+    pub(crate) mid_th: Threshold,
     /// max_th; "auto": 3·min_th.
     #[serde(default)]
-    pub max_th: Threshold,
+    pub(crate) max_th: Threshold,
     /// P1max, the incipient curve's maximum (the one Pmax the seed adapts).
     #[serde(default = "max_p")]
-    pub max_p: f64,
+    pub(crate) max_p: f64,
     /// P2max, the moderate curve's; absent: equal to max_p.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_p2: Option<f64>,
+    pub(crate) max_p2: Option<f64>,
     /// Where the incipient curve reaches P1max.
     #[serde(default)]
-    pub p1_span: Span,
+    pub(crate) p1_span: Span,
     /// Between mid_th and max_th, a frame not marked 11 may still be marked 10 with p1.
     #[serde(default = "yes")]
-    pub incipient_above_mid: bool,
+    pub(crate) incipient_above_mid: bool,
     /// Above max_th, drop with a probability rising from P2max to 1 at 2·max_th (and mark
     /// 11 otherwise), rather than always.
     #[serde(default)]
-    pub gentle: bool,
+    pub(crate) gentle: bool,
     /// Above max_th (without `gentle`): drop every arrival, or mark it 11.
     #[serde(default)]
-    pub above_max: AboveMax,
+    pub(crate) above_max: AboveMax,
     /// Spread marks by the count since the last one, as RED does.
     #[serde(default = "yes")]
-    pub spread: bool,
+    pub(crate) spread: bool,
     /// ns-2's wait_ form of that spreading.
     #[serde(default = "yes")]
-    pub wait: bool,
+    pub(crate) wait: bool,
     /// w_q.
     #[serde(default)]
-    pub w_q: Weight,
+    pub(crate) w_q: Weight,
     /// Packet size converting the link rate to packets per second.
     #[serde(default = "mean_packet_size")]
-    pub mean_packet_size: Size,
+    pub(crate) mean_packet_size: Size,
     /// Target queueing delay for automatic thresholds.
     #[serde(default = "target_delay")]
-    pub target_delay: Duration,
+    pub(crate) target_delay: Duration,
     /// Adaptive MECN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adaptive: Option<AdaptiveParams>,
+    pub(crate) adaptive: Option<AdaptiveParams>,
 }
 
 /// The resolved thresholds and weights of one MECN queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MecnSettings {
     /// Thresholds in frames or bytes.
-    pub min_th: f64,
+    pub(crate) min_th: f64,
     /// See `min_th`.
-    pub mid_th: f64,
+    pub(crate) mid_th: f64,
     /// See `min_th`.
-    pub max_th: f64,
+    pub(crate) max_th: f64,
     /// Whether they count bytes.
-    pub in_bytes: bool,
+    pub(crate) in_bytes: bool,
     /// EWMA weight.
-    pub w_q: f64,
+    pub(crate) w_q: f64,
     /// Mean-sized packets per second.
-    pub ptc: f64,
+    pub(crate) ptc: f64,
     /// Mean packet size, bytes.
-    pub mean_pktsize: u64,
+    pub(crate) mean_pktsize: u64,
     /// Adaptive MECN's target average.
-    pub target: f64,
+    pub(crate) target: f64,
     /// Adaptive MECN's range, (lower, upper) edge: Pmax stays put within it.
-    pub band: (f64, f64),
+    pub(crate) band: (f64, f64),
 }
 
 impl MecnParams {
@@ -342,14 +342,14 @@ struct Adaptive {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MecnStats {
     /// Frames marked incipient (10).
-    pub incipient: u64,
+    pub(crate) incipient: u64,
     /// Frames marked moderate (11).
-    pub moderate: u64,
+    pub(crate) moderate: u64,
     /// Drops: severe congestion (average above max_th), a frame that could not be
     /// marked, or no room.
-    pub drops: u64,
+    pub(crate) drops: u64,
     /// Changes of Pmax.
-    pub max_p_changes: u64,
+    pub(crate) max_p_changes: u64,
 }
 
 /// One MECN queue.
@@ -357,9 +357,9 @@ pub struct MecnStats {
 pub struct Mecn {
     s: MecnSettings,
     /// P1max now.
-    pub max_p: f64,
+    pub(crate) max_p: f64,
     /// P2max now.
-    pub max_p2: f64,
+    pub(crate) max_p2: f64,
     p1_span: Span,
     incipient_above_mid: bool,
     gentle: bool,
@@ -368,12 +368,12 @@ pub struct Mecn {
     wait: bool,
     adaptive: Option<Adaptive>,
     /// The average queue.
-    pub average: Average,
+    pub(crate) average: Average,
     count: u64,
     old: bool,
     rng: RngStream,
     /// Counters.
-    pub stats: MecnStats,
+    pub(crate) stats: MecnStats,
 }
 
 impl Mecn {

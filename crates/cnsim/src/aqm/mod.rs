@@ -45,13 +45,13 @@ pub enum Verdict {
 pub struct QueueView {
     /// Nothing waits and the transmitter is free: an admitted frame is sent at once and
     /// needs no room in the queue.
-    pub straight_through: bool,
+    pub(crate) straight_through: bool,
     /// Frames held.
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// Bytes held.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// The queue's own limit.
-    pub capacity: Capacity,
+    pub(crate) capacity: Capacity,
 }
 
 impl QueueView {
@@ -157,16 +157,16 @@ pub struct AqmSummary {
     pub marks: u64,
     /// Of which marked incipient (MECN's 10).
     #[serde(skip_serializing_if = "crate::units::is_zero")]
-    pub incipient_marks: u64,
+    pub(crate) incipient_marks: u64,
     /// Of which marked moderate (MECN's 11).
     #[serde(skip_serializing_if = "crate::units::is_zero")]
-    pub moderate_marks: u64,
+    pub(crate) moderate_marks: u64,
     /// Changes of max_p by the adaptation.
     pub max_p_changes: u64,
     /// max_p at the end.
     pub max_p: f64,
     /// The average queue at the end, in the thresholds' unit.
-    pub avg: f64,
+    pub(crate) avg: f64,
 }
 
 /// `$body` with `$d` bound to the discipline inside `$aqm`, whatever it is: the one

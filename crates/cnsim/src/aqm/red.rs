@@ -145,20 +145,20 @@ pub enum GentleLine {
 pub struct AdaptiveParams {
     /// Least time between two changes of max_p (ns-2 `interval_`, 0.5 s).
     #[serde(default = "half_second")]
-    pub interval: Duration,
+    pub(crate) interval: Duration,
     /// Additive increase, capped at max_p/4 (ns-2 `alpha_`, 0.01).
     #[serde(default = "alpha")]
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// Multiplicative decrease (ns-2 `beta_`, 0.9).
     #[serde(default = "beta")]
-    pub beta: f64,
+    pub(crate) beta: f64,
     /// max_p grows only while below this (ns-2 `top_`, 0.5).
     #[serde(default = "top")]
-    pub top: f64,
+    pub(crate) top: f64,
     /// max_p shrinks only while above this; "auto": min(0.01, 80000 bit/s ÷ link rate)
     /// (ns-2 `bottom_ 0`).
     #[serde(default)]
-    pub bottom: Weight,
+    pub(crate) bottom: Weight,
 }
 
 pub(super) fn half_second() -> Duration {
@@ -192,66 +192,66 @@ pub(super) fn target_delay() -> Duration {
 pub struct RedParams {
     /// Egress ports whose queues run RED ("all", "switches", or port names).
     #[serde(default = "PortSel::switches")]
-    pub ports: PortSel,
+    pub(crate) ports: PortSel,
     /// min_th; "auto": max(5, target_delay·C/2) frames.
     #[serde(default)]
-    pub min_th: Threshold,
+    pub(crate) min_th: Threshold,
     /// max_th; "auto": 3·min_th.
     #[serde(default)]
-    pub max_th: Threshold,
+    pub(crate) max_th: Threshold,
     /// Initial max_p (ns-2 1/`linterm_`, 0.1).
     #[serde(default = "max_p")]
-    pub max_p: f64,
+    pub(crate) max_p: f64,
     /// w_q.
     #[serde(default)]
-    pub w_q: Weight,
+    pub(crate) w_q: Weight,
     /// Gentle mode: pb rises from max_p to 1 between max_th and 2·max_th.
     #[serde(default = "yes")]
-    pub gentle: bool,
+    pub(crate) gentle: bool,
     /// Where the gentle line starts once Adaptive RED has moved max_p.
     #[serde(default)]
-    pub gentle_line: GentleLine,
+    pub(crate) gentle_line: GentleLine,
     /// ns-2's `wait_`: no early action until count·pb ≥ 1.
     #[serde(default = "yes")]
-    pub wait: bool,
+    pub(crate) wait: bool,
     /// ns-2's `bytes_`: count in mean-sized packets, and pa scaled by frame size.
     #[serde(default)]
-    pub byte_mode: bool,
+    pub(crate) byte_mode: bool,
     /// Packet size that converts the link rate to packets per second (ptc) and bytes to
     /// packets in byte mode (ns-2 `mean_pktsize_`, 500 bytes).
     #[serde(default = "mean_packet_size")]
-    pub mean_packet_size: Size,
+    pub(crate) mean_packet_size: Size,
     /// Target queueing delay for automatic thresholds (ns-2 `targetdelay_`, 5 ms).
     #[serde(default = "target_delay")]
-    pub target_delay: Duration,
+    pub(crate) target_delay: Duration,
     /// Mark ECN-capable frames instead of dropping them early (ns-2 `setbit_`).
     #[serde(default)]
-    pub ecn: bool,
+    pub(crate) ecn: bool,
     /// Mark only while pb < mark_p, drop above (ns-2 ≥ 2005 `use_mark_p_`/`mark_p_`);
     /// absent: every early decision on an ECN-capable frame marks, and above max_th
     /// (2·max_th gentle) every arrival is dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mark_p: Option<f64>,
+    pub(crate) mark_p: Option<f64>,
     /// Adaptive RED.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adaptive: Option<AdaptiveParams>,
+    pub(crate) adaptive: Option<AdaptiveParams>,
 }
 
 /// The resolved settings of one RED queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedSettings {
     /// Thresholds, in frames or bytes.
-    pub min_th: f64,
+    pub(crate) min_th: f64,
     /// See `min_th`.
-    pub max_th: f64,
+    pub(crate) max_th: f64,
     /// Whether the average, thresholds and q count bytes.
-    pub in_bytes: bool,
+    pub(crate) in_bytes: bool,
     /// EWMA weight.
-    pub w_q: f64,
+    pub(crate) w_q: f64,
     /// Mean-sized packets per second.
-    pub ptc: f64,
+    pub(crate) ptc: f64,
     /// Mean packet size, bytes.
-    pub mean_pktsize: u64,
+    pub(crate) mean_pktsize: u64,
 }
 
 /// Automatic w_q: 1 − exp(−1/C), C in packets per second (reference §2.3, `q_weight_ 0`).
@@ -388,13 +388,13 @@ struct Adaptive {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RedStats {
     /// Early drops (the random test fired on a frame that is not marked).
-    pub early_drops: u64,
+    pub(crate) early_drops: u64,
     /// Forced drops: the average above max_th (2·max_th gentle), or no room.
-    pub forced_drops: u64,
+    pub(crate) forced_drops: u64,
     /// Frames marked CE.
-    pub marks: u64,
+    pub(crate) marks: u64,
     /// Changes of max_p (Adaptive RED).
-    pub max_p_changes: u64,
+    pub(crate) max_p_changes: u64,
 }
 
 /// One RED queue.
@@ -403,7 +403,7 @@ pub struct Red {
     s: RedSettings,
     max_p0: f64,
     /// Current max_p (moves under Adaptive RED).
-    pub cur_max_p: f64,
+    pub(crate) cur_max_p: f64,
     gentle: bool,
     gentle_line: GentleLine,
     wait: bool,
@@ -412,13 +412,13 @@ pub struct Red {
     mark_p: Option<f64>,
     adaptive: Option<Adaptive>,
     /// The average queue.
-    pub average: Average,
+    pub(crate) average: Average,
     count: u64,
     count_bytes: u64,
     old: bool,
     rng: RngStream,
     /// Counters.
-    pub stats: RedStats,
+    pub(crate) stats: RedStats,
 }
 
 impl Red {
@@ -588,12 +588,12 @@ impl Red {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Average {
     /// The average, frames or bytes.
-    pub avg: f64,
+    pub(crate) avg: f64,
     w_q: f64,
     ptc: f64,
     rate_bps: u64,
     /// Since when the link has stood idle, if it does (idle from the start).
-    pub idle_since: Option<Time>,
+    pub(crate) idle_since: Option<Time>,
 }
 
 impl Average {

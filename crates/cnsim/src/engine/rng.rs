@@ -13,9 +13,9 @@ use rand_pcg::Pcg64Mcg;
 #[derive(Clone, Copy, Debug)]
 pub struct StreamKey<'a> {
     /// Component kind, e.g. "flow", "cp", "rp".
-    pub kind: &'a str,
+    pub(crate) kind: &'a str,
     /// Stable component name, e.g. the flow name "cbr/s12" or the port "r1->r2".
-    pub name: &'a str,
+    pub(crate) name: &'a str,
 }
 
 /// A deterministic random stream.

@@ -63,11 +63,11 @@ pub fn field(units: f64) -> i16 {
 pub struct ProbeParams {
     /// Bytes a rate-limited flow sends between probes (E2CM-P's probeInterval, 100000 in
     /// the first parameter set, 50000 in the second).
-    pub interval: Size,
+    pub(crate) interval: Size,
     /// Probe size on the wire.
-    pub size: Size,
+    pub(crate) size: Size,
     /// Probe (and reply) priority: high, as the seed asks.
-    pub priority: u8,
+    pub(crate) priority: u8,
 }
 
 impl Default for ProbeParams {
@@ -86,9 +86,9 @@ pub struct Prober {
     /// Bytes left before the next probe.
     left: f64,
     /// The most recent CP that asked for a decrease (0: none).
-    pub target: u32,
+    pub(crate) target: u32,
     /// Probes sent.
-    pub sent: u64,
+    pub(crate) sent: u64,
     /// Replies received.
     pub replies: u64,
 }
@@ -158,10 +158,10 @@ impl Prober {
 #[serde(deny_unknown_fields, default)]
 pub struct GuidanceParams {
     /// The window over which the arrival rate is measured (rateTimer, rateT).
-    pub rate_t: Duration,
+    pub(crate) rate_t: Duration,
     /// Weight of each arriving data frame's step towards the measured fair share
     /// (switchRateWeight: 0.02 for E2CM-PR, 0.002 for QCN-PR).
-    pub switch_rate_weight: f64,
+    pub(crate) switch_rate_weight: f64,
 }
 
 impl Default for GuidanceParams {
@@ -177,9 +177,9 @@ pub struct FairShare {
     window: Time,
     weight: f64,
     /// The advertised rate r, bit/s (starts at the capacity).
-    pub rate_bps: f64,
+    pub(crate) rate_bps: f64,
     /// The latest measured fair share m.
-    pub target_bps: f64,
+    pub(crate) target_bps: f64,
     bytes: u64,
     window_start: Time,
 }

@@ -25,11 +25,11 @@ use crate::units::{Duration, Size};
 #[serde(deny_unknown_fields, default)]
 pub struct WebParams {
     /// Mean object size.
-    pub size_mean: Size,
+    pub(crate) size_mean: Size,
     /// Pareto shape α (> 1: a finite mean; 1.2 is the value common in web models).
-    pub size_shape: f64,
+    pub(crate) size_shape: f64,
     /// Mean think time between objects.
-    pub think_mean: Duration,
+    pub(crate) think_mean: Duration,
 }
 
 impl Default for WebParams {
@@ -101,11 +101,11 @@ pub enum App {
 #[derive(Clone, Debug, Default)]
 pub struct IncastGroup {
     /// The servers' flows.
-    pub flows: Vec<u32>,
+    pub(crate) flows: Vec<u32>,
     /// Servers whose SRU of the current round has not yet arrived.
-    pub waiting: u32,
+    pub(crate) waiting: u32,
     /// Rounds completed.
-    pub rounds: u64,
+    pub(crate) rounds: u64,
 }
 
 impl App {

@@ -52,7 +52,7 @@ pub struct DelayStats {
     /// fixed).
     histogram: Option<Box<[u32; BUCKETS]>>,
     /// Largest delay, ps.
-    pub max: Time,
+    pub(crate) max: Time,
     /// The previous frame's delay, ps (meaningless before the first).
     last: Time,
     /// Frames recorded (the variation has one term fewer).

@@ -14,13 +14,13 @@ pub struct FctRecord {
     /// The flow (index into the simulator's flows).
     pub flow: u32,
     /// Its traffic entry.
-    pub entry: u32,
+    pub(crate) entry: u32,
     /// Its size, bytes.
     pub bytes: u64,
     /// When it starts.
     pub start: Time,
     /// Its ideal completion time (see `scenario::workload::ideal_fct`).
-    pub ideal: Time,
+    pub(crate) ideal: Time,
 }
 
 /// One workload flow's outcome.
@@ -74,11 +74,11 @@ pub fn rows(sim: &Sim) -> Vec<FctRow> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Slowdowns {
     /// Mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Median.
     pub p50: f64,
     /// 95th percentile.
-    pub p95: f64,
+    pub(crate) p95: f64,
     /// 99th percentile.
     pub p99: f64,
 }
@@ -100,11 +100,11 @@ impl Slowdowns {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Bucket {
     /// The bucket's upper size percentile (0.05 for the smallest 5 % of flows).
-    pub size_percentile: f64,
+    pub(crate) size_percentile: f64,
     /// Its largest flow, bytes.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
     /// Flows in it.
-    pub flows: u64,
+    pub(crate) flows: u64,
     /// Their slowdowns.
     #[serde(flatten)]
     pub slowdown: Slowdowns,
@@ -114,14 +114,14 @@ pub struct Bucket {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FctSummary {
     /// Workload flows.
-    pub flows: u64,
+    pub(crate) flows: u64,
     /// Of which completed by the end of the run.
     pub completed: u64,
     /// Of which not (left out of the slowdowns).
     pub unfinished: u64,
     /// The completed flows' slowdowns.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub slowdown: Option<Slowdowns>,
+    pub(crate) slowdown: Option<Slowdowns>,
     /// By size: the completed flows sorted by size, cut into 20 groups of equal count
     /// (the fork's `fct_analysis.py -s 5`).
     pub by_size: Vec<Bucket>,

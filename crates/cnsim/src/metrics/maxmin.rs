@@ -24,9 +24,9 @@ use crate::traffic::{Destination, Pattern};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Demand {
     /// The most it would send, bit/s (`f64::INFINITY`: as much as it gets).
-    pub demand: f64,
+    pub(crate) demand: f64,
     /// The resources it crosses (indices into the capacities).
-    pub resources: Vec<usize>,
+    pub(crate) resources: Vec<usize>,
 }
 
 /// The max-min fair rates of `flows` over resources of `capacities` (same unit as the
@@ -180,9 +180,9 @@ impl Load {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimedDemand {
     /// Its offered load.
-    pub load: Load,
+    pub(crate) load: Load,
     /// The resources it crosses (indices into the capacities).
-    pub resources: Vec<usize>,
+    pub(crate) resources: Vec<usize>,
 }
 
 /// The most phases [`water_fill_over_time`] allocates separately; with more changes of

@@ -18,19 +18,19 @@ use crate::wire::encode::{encode, Context};
 #[serde(deny_unknown_fields)]
 pub struct PcapSpec {
     /// Ports whose sent frames are traced, by name ("r1->r2").
-    pub ports: Vec<String>,
+    pub(crate) ports: Vec<String>,
     /// Bytes kept of each frame (its headers fit in 78).
     #[serde(default = "default_snaplen")]
-    pub snaplen: u32,
+    pub(crate) snaplen: u32,
     /// Trace frames sent from this time on.
     #[serde(default)]
-    pub start: Duration,
+    pub(crate) start: Duration,
     /// Trace frames sent before this time (default: to the end).
     #[serde(default)]
-    pub stop: Option<Duration>,
+    pub(crate) stop: Option<Duration>,
     /// Largest trace file; tracing stops there.
     #[serde(default = "default_max_size")]
-    pub max_size: Size,
+    pub(crate) max_size: Size,
 }
 
 fn default_snaplen() -> u32 {
@@ -53,8 +53,8 @@ pub struct Trace {
     stop: Time,
     max_bytes: usize,
     /// Frames traced, and frames left out once the trace was full.
-    pub frames: u64,
-    pub left_out: u64,
+    pub(crate) frames: u64,
+    pub(crate) left_out: u64,
     scratch: Vec<u8>,
 }
 

@@ -15,7 +15,7 @@ pub struct Recorder {
     /// Sampling period (0 = no series).
     pub interval: Time,
     /// Ports whose queue length is recorded.
-    pub queue_ports: Vec<PortId>,
+    pub(crate) queue_ports: Vec<PortId>,
     /// Queue length in frames (all classes) per recorded port.
     pub queues: TimeSeries,
     /// The average queue of every recorded port whose first class's discipline keeps one
@@ -31,7 +31,7 @@ pub struct Recorder {
     /// Per recorded port, the bits of its classes' frames serialized by the last sample.
     last_served_bits: Vec<u64>,
     /// Flows whose throughput is recorded.
-    pub flow_ids: Vec<u32>,
+    pub(crate) flow_ids: Vec<u32>,
     /// Delivered throughput per recorded flow over the previous interval, bit/s.
     pub throughput: TimeSeries,
     last_delivered: Vec<u64>,
@@ -44,9 +44,9 @@ pub struct Recorder {
     /// Sum over samples of the lowest rate any reaction point taking part allowed
     /// (Devkota & Reddy's "minrate"; see [`crate::protocol::ReactionPoint::minrate_sample`]),
     /// bit/s.
-    pub minrate_sum: f64,
+    pub(crate) minrate_sum: f64,
     /// Samples in that sum.
-    pub minrate_samples: u64,
+    pub(crate) minrate_samples: u64,
 }
 
 /// The size of one table a recorder keeps, known before the recorder is made (for the
@@ -54,11 +54,11 @@ pub struct Recorder {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableShape {
     /// The table's name (its file stem).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its series.
-    pub columns: u64,
+    pub(crate) columns: u64,
     /// The bytes of its series' names, together.
-    pub name_bytes: u64,
+    pub(crate) name_bytes: u64,
 }
 
 /// The average queue port `p`'s first class keeps, if its discipline keeps one.

@@ -18,25 +18,25 @@ use crate::traffic::FlowStats;
 #[derive(Clone, Debug, Serialize)]
 pub struct FrameTotals {
     /// Frames created (sources, multicast copies, control frames).
-    pub created: u64,
+    pub(crate) created: u64,
     /// Frames consumed by hosts.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// Frames dropped anywhere: the sum of the next four (five with lossy links).
-    pub dropped: u64,
+    pub(crate) dropped: u64,
     /// Frames dropped at full egress queues (the sum over `queues`).
-    pub dropped_at_queues: u64,
+    pub(crate) dropped_at_queues: u64,
     /// Frames lost at sources whose limiter queue was full (the sum over `flows`).
-    pub dropped_at_sources: u64,
+    pub(crate) dropped_at_sources: u64,
     /// Frames with no route (or no multicast branch) where they were.
-    pub dropped_unroutable: u64,
+    pub(crate) dropped_unroutable: u64,
     /// Frames lost at full host input buffers.
-    pub dropped_at_hosts: u64,
+    pub(crate) dropped_at_hosts: u64,
     /// Frames lost on links by their loss processes (the sum over `links`); only when
     /// some link has one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dropped_on_links: Option<u64>,
+    pub(crate) dropped_on_links: Option<u64>,
     /// Frames still queued or on a wire at the end.
-    pub in_flight: u64,
+    pub(crate) in_flight: u64,
     /// The same counts per kind of frame ([`HeaderKind`]).
     pub by_kind: BTreeMap<HeaderKind, KindCounters>,
 }
@@ -49,7 +49,7 @@ pub struct FlowSummary {
     /// Source host.
     pub src: String,
     /// Destination (host, group or "uniform").
-    pub dst: String,
+    pub(crate) dst: String,
     /// Counters.
     #[serde(flatten)]
     pub stats: FlowStats,
@@ -60,24 +60,24 @@ pub struct FlowSummary {
     /// over the run's duration like `throughput_bps` (unicast flows; see
     /// `metrics::maxmin`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub maxmin_bps: Option<f64>,
+    pub(crate) maxmin_bps: Option<f64>,
     /// throughput_bps ÷ maxmin_bps: 1 when the flow got exactly its fair share.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maxmin_share: Option<f64>,
     /// Mean one-way delay of delivered frames, s (from creation at the source).
-    pub mean_delay_s: f64,
+    pub(crate) mean_delay_s: f64,
     /// Median one-way delay, s (log histogram: within 3.2 %), with
     /// `metrics.delay_percentiles`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub p50_delay_s: Option<f64>,
+    pub(crate) p50_delay_s: Option<f64>,
     /// 99th percentile of the one-way delay, s (within 3.2 %), with
     /// `metrics.delay_percentiles`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub p99_delay_s: Option<f64>,
+    pub(crate) p99_delay_s: Option<f64>,
     /// Largest one-way delay, s (exact).
-    pub max_delay_s: f64,
+    pub(crate) max_delay_s: f64,
     /// Mean |difference| of the delays of consecutive delivered frames, s (jitter).
-    pub delay_variation_s: f64,
+    pub(crate) delay_variation_s: f64,
     /// The sections of the transport the flow uses, each built by its protocol's own
     /// module (see [`crate::protocol::FlowSections`]).
     #[serde(flatten)]
@@ -91,20 +91,20 @@ pub struct QueueSummary {
     pub port: String,
     /// Traffic class, on ports with several.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub class: Option<u8>,
+    pub(crate) class: Option<u8>,
     /// Limit, e.g. "300 frames".
-    pub capacity: String,
+    pub(crate) capacity: String,
     /// Frames offered.
-    pub arrived_frames: u64,
+    pub(crate) arrived_frames: u64,
     /// Bytes offered.
-    pub arrived_bytes: u64,
+    pub(crate) arrived_bytes: u64,
     /// Frames dropped.
     pub dropped_frames: u64,
     /// Bytes dropped.
-    pub dropped_bytes: u64,
+    pub(crate) dropped_bytes: u64,
     /// Frames marked CE by the queue discipline (omitted when none).
     #[serde(skip_serializing_if = "crate::units::is_zero")]
-    pub marked_frames: u64,
+    pub(crate) marked_frames: u64,
     /// Frames sent.
     pub sent_frames: u64,
     /// Bytes sent.
@@ -112,13 +112,13 @@ pub struct QueueSummary {
     /// Time-weighted mean length, frames.
     pub mean_frames: f64,
     /// Time-weighted standard deviation of the length, frames.
-    pub std_frames: f64,
+    pub(crate) std_frames: f64,
     /// Largest length, frames.
     pub max_frames: u64,
     /// Time-weighted mean length, bytes.
     pub mean_bytes: f64,
     /// Largest length, bytes.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
     /// The queue discipline's own counters and state at the end, from
     /// [`crate::aqm::Discipline::summary`].
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,28 +130,28 @@ pub struct QueueSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     /// cnsim version.
-    pub cnsim_version: String,
+    pub(crate) cnsim_version: String,
     /// Scenario name.
-    pub scenario: String,
+    pub(crate) scenario: String,
     /// Seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Simulated duration, s.
     pub duration_s: f64,
     /// Events processed.
-    pub events: u64,
+    pub(crate) events: u64,
     /// Frames put on links.
-    pub frame_hops: u64,
+    pub(crate) frame_hops: u64,
     /// Frame totals; conservation holds (checked before writing).
     pub frames: FrameTotals,
     /// Per flow (not the flows of workloads: see `fct`).
     pub flows: Vec<FlowSummary>,
     /// The workload flows' completion times and slowdowns.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fct: Option<super::fct::FctSummary>,
+    pub(crate) fct: Option<super::fct::FctSummary>,
     /// Per egress queue of every port that carried traffic.
     pub queues: Vec<QueueSummary>,
     /// Ports (link directions) that carried nothing, left out of `queues`.
-    pub idle_ports: u64,
+    pub(crate) idle_ports: u64,
     /// Jain's index over the unicast flows' `maxmin_share` (Jain's fairness against the
     /// optimal allocation): 1 when every flow gets the same fraction of its fair share.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -162,24 +162,24 @@ pub struct Summary {
     pub protocols: crate::protocol::Sections,
     /// Every link with a loss process: its port, its process and the frames it lost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub links: Vec<LinkSummary>,
+    pub(crate) links: Vec<LinkSummary>,
     /// Settings that had no effect in this run ("key path: why"; see
     /// [`crate::scenario::warnings()`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// One lossy link's counters.
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkSummary {
     /// The sending port, "node->next".
-    pub port: String,
+    pub(crate) port: String,
     /// Its loss process, as the scenario gives it.
-    pub loss: String,
+    pub(crate) loss: String,
     /// Frames lost on the link.
-    pub lost_frames: u64,
+    pub(crate) lost_frames: u64,
     /// Frames sent onto the link (every class).
-    pub sent_frames: u64,
+    pub(crate) sent_frames: u64,
 }
 
 fn capacity_text(c: Capacity) -> String {

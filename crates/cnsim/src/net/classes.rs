@@ -100,10 +100,10 @@ pub struct Classes {
     /// Number of classes.
     count: u8,
     /// What the length seen by protocols and the capacity counts.
-    pub occupancy: Occupancy,
+    pub(crate) occupancy: Occupancy,
     /// Whether a frame finishing at an arrival's instant still counts (under
     /// [`Occupancy::Buffer`]).
-    pub finishing: Finishing,
+    pub(crate) finishing: Finishing,
     /// Class of the frame being serialized (`u8::MAX` for a link-local frame).
     on_wire_class: u8,
     /// Its size.
@@ -113,7 +113,7 @@ pub struct Classes {
     /// Classes 1.. (empty for a single-class port).
     more: Box<[EgressQueue]>,
     /// The scheduler.
-    pub scheduler: Scheduler,
+    pub(crate) scheduler: Scheduler,
 }
 
 impl Classes {

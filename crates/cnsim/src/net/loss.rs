@@ -35,15 +35,15 @@ pub enum LossSpec {
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliott {
     /// Probability of moving from the good to the bad state at a frame (p).
-    pub good_to_bad: f64,
+    pub(crate) good_to_bad: f64,
     /// Probability of moving from the bad to the good state at a frame (r).
-    pub bad_to_good: f64,
+    pub(crate) bad_to_good: f64,
     /// Loss probability in the good state (1 − k; 0 in Gilbert's original model).
     #[serde(default)]
-    pub loss_in_good: f64,
+    pub(crate) loss_in_good: f64,
     /// Loss probability in the bad state (1 − h; 1 in Gilbert's original model).
     #[serde(default = "one")]
-    pub loss_in_bad: f64,
+    pub(crate) loss_in_bad: f64,
 }
 
 fn one() -> f64 {

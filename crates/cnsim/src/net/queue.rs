@@ -41,13 +41,13 @@ pub struct QueueStats {
     /// Frames that started transmission on the link.
     pub sent_frames: u64,
     /// Bytes that started transmission.
-    pub sent_bytes: u64,
+    pub(crate) sent_bytes: u64,
     /// Time of the last length change.
-    pub last_change: Time,
+    pub(crate) last_change: Time,
     /// Largest number of waiting frames seen.
     pub max_frames: u64,
     /// Largest number of waiting bytes seen.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
     /// ∫ frames dt not yet folded into `area_frames`.
     recent_area_frames: u64,
     /// ∫ frames² dt not yet folded into `area_frames_sq`.
@@ -58,9 +58,9 @@ pub struct QueueStats {
     /// queue discipline.
     pub dropped_frames: u64,
     /// Bytes dropped.
-    pub dropped_bytes: u64,
+    pub(crate) dropped_bytes: u64,
     /// Frames queued with their ECN codepoint set to CE by the queue discipline.
-    pub marked_frames: u64,
+    pub(crate) marked_frames: u64,
     /// ∫ frames dt, in frame·ps (folded part).
     area_frames: u128,
     /// ∫ frames² dt, in frame²·ps (folded part).
@@ -126,9 +126,9 @@ pub struct EgressQueue {
     frames: VecDeque<FrameId>,
     bytes: u64,
     /// The queue's own limit.
-    pub capacity: Capacity,
+    pub(crate) capacity: Capacity,
     /// What the queue does with arriving frames (drop-tail unless a protocol says).
-    pub discipline: AnyDiscipline,
+    pub(crate) discipline: AnyDiscipline,
     /// Counters.
     pub stats: QueueStats,
 }
@@ -261,11 +261,11 @@ impl EgressQueue {
 #[derive(Clone, Debug)]
 pub struct SharedPool {
     /// The pool limit.
-    pub capacity: Capacity,
+    pub(crate) capacity: Capacity,
     /// Frames held in the pool.
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// Bytes held in the pool.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 impl SharedPool {

@@ -20,7 +20,7 @@ pub struct Routes {
     /// Host node ids; position = host index.
     pub hosts: Vec<NodeId>,
     /// Host index of each node, or [`NONE`] for switches.
-    pub host_index: Vec<u32>,
+    pub(crate) host_index: Vec<u32>,
     /// Table row of each node, or [`NONE`] for a host with at most one link.
     row: Vec<u32>,
     /// The one port of each host with exactly one link ([`NONE`] otherwise).
@@ -444,7 +444,7 @@ pub type TreeId = u32;
 pub struct MulticastTrees {
     n_nodes: usize,
     /// (source host, group index) of each tree.
-    pub keys: Vec<(NodeId, u32)>,
+    pub(crate) keys: Vec<(NodeId, u32)>,
     /// Tree of each key.
     by_key: HashMap<(NodeId, u32), TreeId>,
     /// Per tree and node: range into `ports`.

@@ -40,14 +40,14 @@ pub struct Node {
     pub ports: Vec<PortId>,
     /// Time between a frame's last bit arriving and the frame being placed in an egress
     /// queue (switch processing latency).
-    pub processing: Time,
+    pub(crate) processing: Time,
     /// The switch's shared buffer, if it has one (index into [`Network::pools`]).
-    pub pool: u32,
+    pub(crate) pool: u32,
     /// Largest random addition to the processing latency, drawn per frame (see
     /// [`Network::set_processing_jitter`]); 0: none.
-    pub processing_jitter: Time,
+    pub(crate) processing_jitter: Time,
     /// The stream the jitter is drawn from.
-    pub jitter_rng: Option<RngStream>,
+    pub(crate) jitter_rng: Option<RngStream>,
 }
 
 /// One direction of a link: egress queues (one per class) and a transmitter. Fields are
@@ -67,34 +67,36 @@ pub struct Port {
     ser_cache: u64,
     /// Data frames the congestion point let pass unseen and the bytes of its grant
     /// left, packed as `frames << 32 | bytes` (see `AnyCongestionPoint::grant_quiet`).
-    pub cp_quiet: u64,
+    pub(crate) cp_quiet: u64,
     /// Node that owns the port.
     pub node: NodeId,
     /// The port at the far end of the link (the next node's ingress).
     pub peer: PortId,
     /// Shared pool of the owning switch, or [`NONE`].
-    pub pool: u32,
+    pub(crate) pool: u32,
     /// Congestion point attached to this port's queues (index into the simulator's
     /// congestion points), or [`NONE`].
-    pub cp: u32,
+    pub(crate) cp: u32,
     /// This port's link-control state (index into the link control's ports: PAUSE
     /// received, ingress accounting), or [`NONE`] when no link control concerns it.
-    pub link: u32,
+    pub(crate) link: u32,
     /// Whether a `PortFree` event is pending for this port.
-    pub wake_pending: bool,
+    pub(crate) wake_pending: bool,
     /// Whether saturated sources of this port's host wait for room in its queues.
-    pub sources_wait: bool,
+    pub(crate) sources_wait: bool,
     /// Whether the next node adds a random processing jitter to the frames this port
     /// sends.
-    pub jittered: bool,
+    pub(crate) jittered: bool,
     /// Whether the frames this port sends are traced (`metrics.pcap`).
-    pub traced: bool,
+    pub(crate) traced: bool,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
     /// when the first one is sent (most ports never send one, and the data path only
-    /// asks whether any waits).
-    pub control: Option<Box<VecDeque<FrameId>>>,
+    /// asks whether any waits). Boxed so that the port carries one word for it, not a
+    /// queue's four.
+    #[allow(clippy::box_collection)]
+    pub(crate) control: Option<Box<VecDeque<FrameId>>>,
     /// Frames on the wire, in sending order, with their arrival times at the next node.
-    pub in_flight: VecDeque<(Time, FrameId)>,
+    pub(crate) in_flight: VecDeque<(Time, FrameId)>,
     /// This port's link loss process (index into [`Network::losses`]), or [`NONE`]: read
     /// at each arrival, beside the frames in flight.
     pub loss: u32,
@@ -103,7 +105,7 @@ pub struct Port {
     /// Link rate in bit/s.
     pub rate_bps: u64,
     /// Propagation delay of the link.
-    pub delay: Time,
+    pub(crate) delay: Time,
 }
 
 impl Port {
@@ -155,7 +157,7 @@ pub struct Network {
     /// All ports.
     pub ports: Vec<Port>,
     /// Per-switch shared buffers.
-    pub pools: Vec<SharedPool>,
+    pub(crate) pools: Vec<SharedPool>,
     /// Loss processes of the lossy links (see [`crate::net::loss`]).
     pub losses: Vec<crate::net::LinkLoss>,
     /// Name of every port, made by [`Network::finalize`].

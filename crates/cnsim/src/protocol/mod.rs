@@ -39,19 +39,19 @@ pub use report::{Finished, FinishedFlow, FlowSections, Sections};
 #[derive(Default)]
 pub struct Protocols {
     /// Congestion points, indexed by `Port::cp`.
-    pub congestion_points: Vec<AnyCongestionPoint>,
+    pub(crate) congestion_points: Vec<AnyCongestionPoint>,
     /// Reaction points, indexed by `Flow::rp`.
-    pub reaction_points: Vec<AnyReactionPoint>,
+    pub(crate) reaction_points: Vec<AnyReactionPoint>,
     /// Notification points, indexed by flow (empty when no protocol has one).
-    pub notification_points: Vec<Option<AnyNotificationPoint>>,
+    pub(crate) notification_points: Vec<Option<AnyNotificationPoint>>,
     /// Link control (PAUSE / PFC), if any.
-    pub link: Option<AnyLinkControl>,
+    pub(crate) link: Option<AnyLinkControl>,
     /// TCP connections, indexed by `Flow::tcp`.
-    pub tcp: Vec<crate::l4::tcp::Connection>,
+    pub(crate) tcp: Vec<crate::l4::tcp::Connection>,
     /// Incast groups, indexed by `App::Incast::group`.
-    pub incast: Vec<crate::l4::app::IncastGroup>,
+    pub(crate) incast: Vec<crate::l4::app::IncastGroup>,
     /// RDMA queue pairs, indexed by `Flow::qp`.
-    pub rdma: Vec<crate::l4::rdma::Qp>,
+    pub(crate) rdma: Vec<crate::l4::rdma::Qp>,
 }
 
 /// Cross-field rules of one parameter table that serde cannot check. A protocol states
@@ -140,7 +140,7 @@ impl Outbox {
 /// What a protocol hook may use: the time, timers, and the outbox.
 pub struct Ctx<'a> {
     /// The current time.
-    pub now: Time,
+    pub(crate) now: Time,
     pub(crate) timers: &'a mut Timers<TimerOwner>,
     pub(crate) events: &'a mut EventQueue,
     pub(crate) outbox: &'a mut Outbox,
@@ -177,15 +177,15 @@ impl Ctx<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct PortView<'a> {
     /// The port.
-    pub port: PortId,
+    pub(crate) port: PortId,
     /// The node that owns it.
-    pub node: NodeId,
+    pub(crate) node: NodeId,
     /// The port's class queues.
-    pub classes: &'a Classes,
+    pub(crate) classes: &'a Classes,
     /// The class of the arriving frame.
-    pub class: u8,
+    pub(crate) class: u8,
     /// Whether the port is serializing a frame.
-    pub serializing: bool,
+    pub(crate) serializing: bool,
 }
 
 impl PortView<'_> {
@@ -208,14 +208,14 @@ impl PortView<'_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowView {
     /// Flow id.
-    pub id: u32,
+    pub(crate) id: u32,
     /// Source host.
-    pub src: NodeId,
+    pub(crate) src: NodeId,
     /// Destination host (`NONE` for a multicast or uniform flow).
-    pub dst: NodeId,
+    pub(crate) dst: NodeId,
     /// The first of the reaction point's [`timers`](ReactionPoint::timers); the others
     /// follow it.
-    pub timers: TimerId,
+    pub(crate) timers: TimerId,
 }
 
 impl FlowView {
@@ -331,10 +331,10 @@ impl CongestionPoint for fecn::CongestionPoint {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RateChange {
     /// New limiter rate, bit/s.
-    pub rate_bps: Option<u64>,
+    pub(crate) rate_bps: Option<u64>,
     /// Arm the reaction point's timer 0: fire after this delay with this tag (an epoch,
     /// so that a timer superseded by a later arming is recognised as stale).
-    pub arm_timer: Option<(Time, u32)>,
+    pub(crate) arm_timer: Option<(Time, u32)>,
 }
 
 /// What a reaction point does at each hook; every hook but the rate has a default

@@ -16,18 +16,18 @@ use crate::net::{HeaderKind, KindCounters, Network};
 /// states, and what the data path counted.
 pub struct Finished<'a> {
     /// The network at the end of the run.
-    pub net: &'a Network,
+    pub(crate) net: &'a Network,
     /// The protocols of the run.
-    pub protocols: &'a Protocols,
+    pub(crate) protocols: &'a Protocols,
     /// The flows, in flow order.
-    pub flows: Vec<FinishedFlow<'a>>,
+    pub(crate) flows: Vec<FinishedFlow<'a>>,
     /// The counters of each kind of frame, in the order of [`HeaderKind::ALL`].
-    pub kinds: [KindCounters; HeaderKind::ALL.len()],
+    pub(crate) kinds: [KindCounters; HeaderKind::ALL.len()],
     /// The simulated end time.
-    pub end: Time,
+    pub(crate) end: Time,
     /// Devkota & Reddy's "average minrate": the lowest rate any reaction point allowed at
     /// each sampling instant, averaged over the run, bit/s; `None` without samples.
-    pub avg_minrate_bps: Option<f64>,
+    pub(crate) avg_minrate_bps: Option<f64>,
 }
 
 /// A flow as the protocols' sections read it: its name and where its protocols' states
@@ -35,13 +35,13 @@ pub struct Finished<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct FinishedFlow<'a> {
     /// The flow's name.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// Its reaction point, in [`Protocols::reaction_points`].
-    pub rp: u32,
+    pub(crate) rp: u32,
     /// Its TCP connection, in [`Protocols::tcp`].
-    pub tcp: u32,
+    pub(crate) tcp: u32,
     /// Its RDMA queue pair, in [`Protocols::rdma`].
-    pub qp: u32,
+    pub(crate) qp: u32,
 }
 
 impl Finished<'_> {
@@ -64,7 +64,7 @@ pub struct Sections {
     pub ecm: Option<ecm::EcmStats>,
     /// DCQCN, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dcqcn: Option<dcqcn::DcqcnStats>,
+    pub(crate) dcqcn: Option<dcqcn::DcqcnStats>,
     /// PAUSE / PFC, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause: Option<pause::PauseSummary>,
@@ -92,7 +92,7 @@ pub struct FlowSections {
     /// An RDMA flow's queue-pair counters (the message, acknowledgements,
     /// retransmissions, completion time).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rdma: Option<rdma::QpStats>,
+    pub(crate) rdma: Option<rdma::QpStats>,
 }
 
 impl FlowSections {

@@ -14,28 +14,28 @@ use crate::sweep::table::mean_std_ci95;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KeyFigures {
     /// Sum of the flows' delivered throughput, bit/s.
-    pub throughput_bps: f64,
+    pub(crate) throughput_bps: f64,
     /// Frames created (data, CNM, PAUSE).
-    pub created: f64,
+    pub(crate) created: f64,
     /// Frames delivered to hosts.
-    pub delivered: f64,
+    pub(crate) delivered: f64,
     /// Frames lost after leaving their source: egress queues, no route, host inputs,
     /// lossy links.
-    pub lost_in_network: f64,
+    pub(crate) lost_in_network: f64,
     /// Frames their source's rate limiter refused, its queue full: offered beyond what
     /// the source may send, never in the network.
-    pub dropped_at_sources: f64,
+    pub(crate) dropped_at_sources: f64,
     /// Lost in the network over the frames that entered it.
-    pub network_loss_ratio: f64,
+    pub(crate) network_loss_ratio: f64,
     /// Jain's index of the flows' raw throughputs; none without flows.
-    pub jain_index: Option<f64>,
+    pub(crate) jain_index: Option<f64>,
     /// Jain's index of each flow's throughput over its max-min fair rate (the summary's
     /// `maxmin_fairness`); none where the summary has none.
-    pub maxmin_fairness: Option<f64>,
+    pub(crate) maxmin_fairness: Option<f64>,
     /// Mean one-way delay over every delivered data frame, s.
-    pub mean_delay_s: f64,
+    pub(crate) mean_delay_s: f64,
     /// The largest time-weighted mean queue length over all queues, frames.
-    pub max_mean_queue_frames: f64,
+    pub(crate) max_mean_queue_frames: f64,
 }
 
 /// Number of key figures.

@@ -275,11 +275,11 @@ pub fn tick(v: f64) -> String {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LogAxis {
     /// The bottom of the axis, a power of ten.
-    pub floor: f64,
+    pub(crate) floor: f64,
     /// The top of the axis, a power of ten at or above every value.
-    pub top: f64,
+    pub(crate) top: f64,
     /// Whether some value lies below the floor (the chart then says where it is drawn).
-    pub clamped: bool,
+    pub(crate) clamped: bool,
 }
 
 /// Ratio between series' typical values (medians) above which a chart uses a log y axis: two
@@ -473,9 +473,9 @@ fn draw_legend(
 /// One series of an error-bar chart: points `(x, mean, low, high)`.
 pub struct ErrorSeries {
     /// Legend label.
-    pub label: String,
+    pub(crate) label: String,
     /// Points in x order: x, mean, and the ends of the error bar.
-    pub points: Vec<(f64, f64, f64, f64)>,
+    pub(crate) points: Vec<(f64, f64, f64, f64)>,
 }
 
 /// A chart of means with error bars against x, one line per series; `x_names` labels
@@ -615,25 +615,25 @@ pub enum Role {
 /// One line of a line chart.
 pub struct Line<'a> {
     /// Legend label.
-    pub label: &'a str,
+    pub(crate) label: &'a str,
     /// x values.
-    pub xs: &'a [f64],
+    pub(crate) xs: &'a [f64],
     /// y values.
-    pub ys: &'a [f64],
+    pub(crate) ys: &'a [f64],
     /// Data or reference.
-    pub role: Role,
+    pub(crate) role: Role,
 }
 
 /// A series reduced for drawing: at most one point per bucket, each the bucket's mean,
 /// with the bucket's minimum and maximum.
 #[derive(Debug, PartialEq)]
 pub struct Reduced {
-    pub xs: Vec<f64>,
-    pub means: Vec<f64>,
-    pub lows: Vec<f64>,
-    pub highs: Vec<f64>,
+    pub(crate) xs: Vec<f64>,
+    pub(crate) means: Vec<f64>,
+    pub(crate) lows: Vec<f64>,
+    pub(crate) highs: Vec<f64>,
     /// Samples per bucket, where the series was reduced.
-    pub per_bucket: Option<usize>,
+    pub(crate) per_bucket: Option<usize>,
 }
 
 /// Reduces a series longer than `buckets` to `buckets` points, the mean of each run of
@@ -694,11 +694,11 @@ pub enum Step {
 #[derive(Clone, Copy, Debug)]
 pub struct ChartStyle {
     /// Steps for piecewise-constant series.
-    pub step: Step,
+    pub(crate) step: Step,
     /// With many series, the worst are those with the lowest mean (throughput, rates)
     /// rather than the highest (queue lengths). A series that is zero throughout is then
     /// the worst (a starved flow); otherwise it is idle (a queue never used) and left out.
-    pub worst_is_lowest: bool,
+    pub(crate) worst_is_lowest: bool,
 }
 
 /// Series above which a chart shows a summary (the band of the middle 80 % of series,
@@ -1113,14 +1113,14 @@ pub fn plot_time_series(
 /// half-width of its error bar (none: no bar).
 pub struct Bars {
     /// Legend label.
-    pub label: String,
+    pub(crate) label: String,
     /// One value per category (NaN: no bar).
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// One error half-width per category.
-    pub errors: Option<Vec<f64>>,
+    pub(crate) errors: Option<Vec<f64>>,
     /// The paper's value per category (NaN: none stated), drawn as a hollow ring over
     /// the bar.
-    pub paper: Option<Vec<f64>>,
+    pub(crate) paper: Option<Vec<f64>>,
 }
 
 /// Wraps `text` into at most `lines` lines of at most `width` characters, breaking at

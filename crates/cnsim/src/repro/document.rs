@@ -37,31 +37,31 @@ pub fn close(ours: f64, paper: f64, tolerance: f64) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ours {
     /// The mean over seeds (a change: between the two levels' means); NaN where undefined.
-    pub value: f64,
+    pub(crate) value: f64,
     /// The alternative reading, where the comparison declares one.
-    pub alternative: Option<f64>,
+    pub(crate) alternative: Option<f64>,
     /// The 95 % confidence half-width of the mean (Student's t over seeds; a change: of
     /// the seeds' paired differences, in % of the base's mean); with two seeds or more.
-    pub ci95: Option<f64>,
+    pub(crate) ci95: Option<f64>,
     /// Seeds behind it (a change: seeds with both levels).
-    pub seeds: usize,
+    pub(crate) seeds: usize,
 }
 
 /// One row of the comparison: a paper number, our values and the verdict.
 #[derive(Clone, Debug)]
 pub struct ComparisonRow {
     /// The paper's number.
-    pub paper: PaperNumber,
+    pub(crate) paper: PaperNumber,
     /// Where it sits ("star, Qeq 25").
-    pub place: String,
+    pub(crate) place: String,
     /// Per column.
-    pub ours: Vec<Ours>,
+    pub(crate) ours: Vec<Ours>,
     /// The limits of the mechanism: (first limit's value, text of all).
-    pub bound: Option<(f64, String)>,
+    pub(crate) bound: Option<(f64, String)>,
     /// The value the rule's `from` names, in the first column.
-    pub reference: Option<f64>,
+    pub(crate) reference: Option<f64>,
     /// The verdict on the first column (the paper's configuration).
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
 }
 
 impl ComparisonRow {

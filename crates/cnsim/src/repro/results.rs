@@ -14,36 +14,36 @@ use crate::units::Duration;
 #[derive(Clone, Debug)]
 pub struct Record {
     /// Its cell.
-    pub cell: Cell,
+    pub(crate) cell: Cell,
     /// Its seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Its metrics; time series are kept for the first seed only (the figures draw
     /// those), to bound memory over many seeds.
-    pub measured: Measured,
+    pub(crate) measured: Measured,
     /// The resolved scenario (first seed only).
-    pub scenario_toml: Option<String>,
+    pub(crate) scenario_toml: Option<String>,
 }
 
 /// A metric's mean over seeds and the 95 % confidence half-width of that mean.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
     /// Mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Half-width (Student's t), with two seeds or more.
-    pub ci95: Option<f64>,
+    pub(crate) ci95: Option<f64>,
 }
 
 /// Every run of a reproduction.
 pub struct Results<'s> {
     /// The declaration.
-    pub study: &'s Study,
+    pub(crate) study: &'s Study,
     /// Runs, cell by cell in grid order, seeds in order.
-    pub records: Vec<Record>,
+    pub(crate) records: Vec<Record>,
     /// The seeds of each cell.
-    pub seeds: Vec<u64>,
+    pub(crate) seeds: Vec<u64>,
     /// Simulated time per run: each distinct duration with its number of runs, in grid
     /// order (the cells' scenarios may differ, e.g. 50 s load steps and 100 s sweeps).
-    pub durations: Vec<(Duration, usize)>,
+    pub(crate) durations: Vec<(Duration, usize)>,
     by_cell: HashMap<Cell, Vec<usize>>,
 }
 

@@ -16,22 +16,22 @@ use crate::units::Duration;
 #[derive(Clone, Copy, Debug)]
 pub struct Level {
     /// The level in cell names and the results table, e.g. "standard" or "25".
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// The level in the report, e.g. "QCN with multicast".
-    pub label: &'static str,
+    pub(crate) label: &'static str,
 }
 
 /// One axis of the grid: a column of the results table.
 #[derive(Clone, Debug)]
 pub struct Axis {
     /// Column name, e.g. "scheme" or "qeq_frames".
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Name in the report, e.g. "Qeq".
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// Put before a level key in cell names ("q" makes "q25").
-    pub prefix: &'static str,
+    pub(crate) prefix: &'static str,
     /// Its levels, in report order.
-    pub levels: Vec<Level>,
+    pub(crate) levels: Vec<Level>,
 }
 
 /// Coordinates: (axis, level key) pairs, as the declaration writes them.
@@ -69,22 +69,22 @@ impl Cell {
 #[derive(Clone, Debug, Default)]
 pub struct Measured {
     /// (metric, value), in column order.
-    pub scalars: Vec<(String, f64)>,
+    pub(crate) scalars: Vec<(String, f64)>,
     /// (name, series), e.g. ("rates", CR per reaction point).
-    pub series: Vec<(&'static str, TimeSeries)>,
+    pub(crate) series: Vec<(&'static str, TimeSeries)>,
 }
 
 /// A metric's definition, for the report.
 #[derive(Clone, Copy, Debug)]
 pub struct MetricDoc {
     /// Column name, or a prefix ending in `*` for a family (`jain_*`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Name in the report.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// Unit.
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     /// Definition.
-    pub doc: &'static str,
+    pub(crate) doc: &'static str,
 }
 
 /// What the paper reports, computed from our runs.
@@ -184,26 +184,26 @@ impl Rule {
 pub struct PaperNumber {
     /// What it is, with where the paper says it, e.g. "feedback rate, QCN with
     /// multicast (§4.2)".
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// Where it sits in the grid; the comparison columns fill in the other axes.
-    pub at: At,
+    pub(crate) at: At,
     /// Its value, in `unit`.
-    pub value: f64,
+    pub(crate) value: f64,
     /// The paper's unit, which is also ours.
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     /// How we compute it.
-    pub quantity: Quantity,
+    pub(crate) quantity: Quantity,
     /// What decides its verdict.
-    pub rule: Rule,
+    pub(crate) rule: Rule,
 }
 
 /// A column of the comparison table: our value in one configuration.
 #[derive(Clone, Copy, Debug)]
 pub struct Column {
     /// Header.
-    pub label: &'static str,
+    pub(crate) label: &'static str,
     /// The coordinates it adds to a paper number's.
-    pub at: At,
+    pub(crate) at: At,
 }
 
 /// A second reading shown in parentheses beside a value: where a paper number's cell
@@ -211,24 +211,24 @@ pub struct Column {
 #[derive(Clone, Copy, Debug)]
 pub struct Alternative {
     /// Axis.
-    pub axis: &'static str,
+    pub(crate) axis: &'static str,
     /// The level that has an alternative.
-    pub level: &'static str,
+    pub(crate) level: &'static str,
     /// The alternative level.
-    pub with: &'static str,
+    pub(crate) with: &'static str,
 }
 
 /// A limit the model's mechanism puts on a metric, measured in a run.
 #[derive(Clone, Copy, Debug)]
 pub struct Limit {
     /// The metric holding the limit.
-    pub metric: &'static str,
+    pub(crate) metric: &'static str,
     /// The coordinates that replace the paper number's to read it.
-    pub at: At,
+    pub(crate) at: At,
     /// Decimals shown.
-    pub digits: usize,
+    pub(crate) digits: usize,
     /// What the limit assumes, e.g. "with standard sampling (...)".
-    pub text: &'static str,
+    pub(crate) text: &'static str,
 }
 
 /// The limits on paper numbers of one metric; the first is that of the paper's stated
@@ -236,42 +236,42 @@ pub struct Limit {
 #[derive(Clone, Copy, Debug)]
 pub struct Bound {
     /// The metric bounded.
-    pub metric: &'static str,
+    pub(crate) metric: &'static str,
     /// Its limits.
-    pub limits: &'static [Limit],
+    pub(crate) limits: &'static [Limit],
 }
 
 /// The comparison of our values with the paper's.
 #[derive(Clone, Debug)]
 pub struct Comparison {
     /// The paper's numbers.
-    pub numbers: Vec<PaperNumber>,
+    pub(crate) numbers: Vec<PaperNumber>,
     /// Axes whose levels the "where" column shows.
-    pub where_axes: &'static [&'static str],
+    pub(crate) where_axes: &'static [&'static str],
     /// Our configurations; the first is the paper's own, which the difference uses.
-    pub columns: &'static [Column],
+    pub(crate) columns: &'static [Column],
     /// A second reading shown in parentheses.
-    pub alternative: Option<Alternative>,
+    pub(crate) alternative: Option<Alternative>,
     /// Limits of the mechanism.
-    pub bounds: &'static [Bound],
+    pub(crate) bounds: &'static [Bound],
     /// Relative difference within which a value is reproduced (0.25 = 25 %; see
     /// [`Rule`]).
-    pub tolerance: f64,
+    pub(crate) tolerance: f64,
     /// What the table's columns mean, for the report.
-    pub note: &'static str,
+    pub(crate) note: &'static str,
 }
 
 /// A summary table column.
 #[derive(Clone, Copy, Debug)]
 pub struct TableColumn {
     /// Header.
-    pub header: &'static str,
+    pub(crate) header: &'static str,
     /// Metric, or a family `prefix_*` shown as "suffix value, ...".
-    pub metric: &'static str,
+    pub(crate) metric: &'static str,
     /// Decimals.
-    pub digits: usize,
+    pub(crate) digits: usize,
     /// Where the metric does not exist ("n/a"), e.g. feedback without QCN.
-    pub absent_at: At,
+    pub(crate) absent_at: At,
 }
 
 /// Tables of every metric: one section per level of `sections`, one table per facet,
@@ -279,11 +279,11 @@ pub struct TableColumn {
 #[derive(Clone, Debug)]
 pub struct Tables {
     /// Axis of the sections.
-    pub sections: &'static str,
+    pub(crate) sections: &'static str,
     /// Axes of the rows.
-    pub rows: &'static [&'static str],
+    pub(crate) rows: &'static [&'static str],
     /// Columns.
-    pub columns: &'static [TableColumn],
+    pub(crate) columns: &'static [TableColumn],
 }
 
 /// A figure, drawn once per facet.
@@ -356,61 +356,61 @@ pub enum Figure {
 #[derive(Clone, Copy, Debug)]
 pub struct CellSeries {
     /// Which series of [`Measured::series`].
-    pub series: &'static str,
+    pub(crate) series: &'static str,
     /// What it shows, for captions and file names ("queues").
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// Multiply values by this.
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// y-axis label.
-    pub y_label: &'static str,
+    pub(crate) y_label: &'static str,
     /// How samples join.
-    pub step: Step,
+    pub(crate) step: Step,
     /// Name the lowest series rather than the highest in a summary view.
-    pub worst_is_lowest: bool,
+    pub(crate) worst_is_lowest: bool,
     /// A dashed line per column at the measured scalar named by this prefix and the
     /// column's name, already in the y unit (label, prefix): a flow's fair share.
-    pub share: Option<(&'static str, &'static str)>,
+    pub(crate) share: Option<(&'static str, &'static str)>,
 }
 
 /// The whole declaration of a reproduction.
 pub struct Study {
     /// Name (`cnsim reproduce NAME`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Report title.
     pub title: &'static str,
     /// Seeds per cell, full and `--quick`.
     pub seeds: (u64, u64),
     /// Simulated time per run with `--quick` (the scenarios' own otherwise).
-    pub quick_duration: Duration,
+    pub(crate) quick_duration: Duration,
     /// The grid: every combination of levels, in axis order.
-    pub axes: Vec<Axis>,
+    pub(crate) axes: Vec<Axis>,
     /// Cells not run because they equal another (e.g. a sampling rule without QCN);
     /// `alias(cell)` names the one that is.
-    pub alias: fn(&Cell) -> Option<Cell>,
+    pub(crate) alias: fn(&Cell) -> Option<Cell>,
     /// Cells that cannot run (a protocol that does not apply to a test's traffic): left
     /// out of the grid, shown as n/a.
-    pub skip: fn(&Cell) -> bool,
+    pub(crate) skip: fn(&Cell) -> bool,
     /// The scenario of a cell, before seed and duration.
-    pub scenario: fn(&Cell) -> Scenario,
+    pub(crate) scenario: fn(&Cell) -> Scenario,
     /// The metrics of a finished run.
-    pub measure: fn(&Cell, &Sim) -> Measured,
+    pub(crate) measure: fn(&Cell, &Sim) -> Measured,
     /// Definitions of the metrics.
-    pub metrics: Vec<MetricDoc>,
+    pub(crate) metrics: Vec<MetricDoc>,
     /// The paper's numbers against ours.
-    pub comparison: Comparison,
+    pub(crate) comparison: Comparison,
     /// Tables of every metric.
-    pub tables: Tables,
+    pub(crate) tables: Tables,
     /// Axes over which the figure set repeats (its first combination is the paper's and
     /// is shown in the report; the others are linked).
-    pub facets: &'static [&'static str],
+    pub(crate) facets: &'static [&'static str],
     /// The figures.
-    pub figures: Vec<Figure>,
+    pub(crate) figures: Vec<Figure>,
     /// Series drawn for every cell.
-    pub every_cell: Vec<CellSeries>,
+    pub(crate) every_cell: Vec<CellSeries>,
     /// Markdown: what was run (after the header).
-    pub intro: &'static str,
+    pub(crate) intro: &'static str,
     /// Markdown: why the gaps (after the comparison).
-    pub gaps: &'static str,
+    pub(crate) gaps: &'static str,
 }
 
 /// A declaration that does not hold together (a test checks every registered one).

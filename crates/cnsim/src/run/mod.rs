@@ -67,7 +67,7 @@ pub struct Timing {
     /// Events per wall-second.
     pub events_per_s: f64,
     /// Frame-hops per wall-second.
-    pub frame_hops_per_s: f64,
+    pub(crate) frame_hops_per_s: f64,
 }
 
 /// A finished simulation.

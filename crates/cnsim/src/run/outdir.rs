@@ -85,7 +85,7 @@ pub struct Marker {
     /// Every file and directory cnsim wrote there (paths relative to the directory, `/`
     /// between components, a directory with a trailing `/`); `None` when the marker has
     /// no list (a cnsim before manifests, or a result still being staged).
-    pub files: Option<BTreeSet<String>>,
+    pub(crate) files: Option<BTreeSet<String>>,
 }
 
 /// The line that starts a marker's manifest.

@@ -165,11 +165,11 @@ pub const PLOT_COLUMN_BYTES: u64 = 128;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Writers {
     /// Parquet files.
-    pub parquet: bool,
+    pub(crate) parquet: bool,
     /// CSV files.
-    pub csv: bool,
+    pub(crate) csv: bool,
     /// SVG (and PNG) plots.
-    pub plots: bool,
+    pub(crate) plots: bool,
 }
 
 /// Estimated bytes of recording a table of `columns` series whose names take

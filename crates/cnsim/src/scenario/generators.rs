@@ -6,38 +6,38 @@ use super::schema::{Chain, Clos, Dumbbell, FatTree, LinkParams, Multilink, NodeK
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenNode {
     /// Name.
-    pub name: String,
+    pub(crate) name: String,
     /// Kind.
-    pub kind: NodeKindSpec,
+    pub(crate) kind: NodeKindSpec,
     /// The scenario key that defines it, for messages (e.g. "topology.star.hosts[2]").
-    pub path: String,
+    pub(crate) path: String,
     /// The egress buffer of each of its ports, where the generator sets one (a tier's
     /// buffer); `None`: `queues.capacity`.
-    pub buffer: Option<crate::units::Size>,
+    pub(crate) buffer: Option<crate::units::Size>,
 }
 
 /// A generated link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenLink {
     /// One end.
-    pub from: String,
+    pub(crate) from: String,
     /// Other end.
-    pub to: String,
+    pub(crate) to: String,
     /// Rate and delay.
-    pub params: LinkParams,
+    pub(crate) params: LinkParams,
     /// The scenario key that defines it, for messages (e.g. "topology.dumbbell.trunk").
-    pub path: String,
+    pub(crate) path: String,
 }
 
 /// The expansion of a generator.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Generated {
     /// Nodes in declaration order.
-    pub nodes: Vec<GenNode>,
+    pub(crate) nodes: Vec<GenNode>,
     /// Links in declaration order.
-    pub links: Vec<GenLink>,
+    pub(crate) links: Vec<GenLink>,
     /// Multicast groups the generator defines.
-    pub groups: Vec<(String, Vec<String>)>,
+    pub(crate) groups: Vec<(String, Vec<String>)>,
 }
 
 impl Generated {
@@ -61,15 +61,15 @@ fn key(generator: &str, key: &str) -> String {
 /// count is a located error rather than exhausted memory.
 pub struct Size {
     /// Nodes.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Of which hosts.
-    pub hosts: u64,
+    pub(crate) hosts: u64,
     /// Links.
-    pub links: u64,
+    pub(crate) links: u64,
     /// The key that sets the size, e.g. "topology.dumbbell.senders".
-    pub key: String,
+    pub(crate) key: String,
     /// How it is written, e.g. "senders = 4096".
-    pub what: String,
+    pub(crate) what: String,
 }
 
 /// A topology generator: one table under `[topology]`. Registering one is a field in

@@ -105,13 +105,13 @@ pub fn topology_counts(text: &str) -> Result<(u64, u64, u64), LineError> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileFlow {
     /// Source node id.
-    pub src: u32,
+    pub(crate) src: u32,
     /// Destination node id.
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// Bytes.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Start.
-    pub start: Time,
+    pub(crate) start: Time,
 }
 
 /// The number of flows a flow file's first line announces.

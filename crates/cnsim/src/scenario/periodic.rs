@@ -26,20 +26,20 @@ pub const MAX_TIMER_FIRINGS: u64 = 100_000_000;
 /// A periodic timer as a scenario sets it.
 pub struct Periodic<'a> {
     /// The key that sets the period, e.g. "protocols.fecn.t".
-    pub key: &'a str,
+    pub(crate) key: &'a str,
     /// The period as given.
-    pub period: Duration,
+    pub(crate) period: Duration,
     /// The shortest time between two firings, as a fraction of the period (below 1
     /// where a jitter or a faster phase shortens it).
-    pub shortest: f64,
+    pub(crate) shortest: f64,
     /// How many run at once, e.g. one per flow.
-    pub instances: u64,
+    pub(crate) instances: u64,
     /// What one instance is, e.g. "flow".
-    pub instance: &'a str,
+    pub(crate) instance: &'a str,
     /// What a firing is, in the plural, e.g. "probes".
-    pub firings: &'a str,
+    pub(crate) firings: &'a str,
     /// Most firings over the run, all instances together.
-    pub limit: u64,
+    pub(crate) limit: u64,
 }
 
 /// Refuses `p` (in `file`) if it fires more than its limit over `duration`.

@@ -34,22 +34,22 @@ pub struct Scenario {
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Nodes and links.
-    pub topology: Topology,
+    pub(crate) topology: Topology,
     /// Egress queue sizes.
     #[serde(default)]
-    pub queues: Queues,
+    pub(crate) queues: Queues,
     /// Switch behaviour.
     #[serde(default)]
-    pub switches: Switches,
+    pub(crate) switches: Switches,
     /// Multicast groups: name → member hosts.
     #[serde(default)]
-    pub groups: BTreeMap<String, Vec<String>>,
+    pub(crate) groups: BTreeMap<String, Vec<String>>,
     /// Traffic sources.
     #[serde(default)]
-    pub traffic: Vec<Traffic>,
+    pub(crate) traffic: Vec<Traffic>,
     /// Congestion management protocols.
     #[serde(default)]
-    pub protocols: Protocols,
+    pub(crate) protocols: Protocols,
     /// What to measure and write.
     #[serde(default)]
     pub metrics: Metrics,
@@ -60,9 +60,9 @@ pub struct Scenario {
 #[serde(deny_unknown_fields)]
 pub struct LinkParams {
     /// Rate.
-    pub rate: Rate,
+    pub(crate) rate: Rate,
     /// One-way propagation delay.
-    pub delay: Duration,
+    pub(crate) delay: Duration,
 }
 
 /// Topology: at most one generator, plus any explicit nodes and links.
@@ -71,34 +71,34 @@ pub struct LinkParams {
 pub struct Topology {
     /// One switch with hosts around it (Mliki et al. 2016 Fig. 1).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub star: Option<Star>,
+    pub(crate) star: Option<Star>,
     /// Senders → r1 → r2 → receivers.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dumbbell: Option<Dumbbell>,
+    pub(crate) dumbbell: Option<Dumbbell>,
     /// A chain of switches with k hosts each (802.1au congestion chains).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub chain: Option<Chain>,
+    pub(crate) chain: Option<Chain>,
     /// A chain of routers with hosts at each (ns-2 parking lot).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parking_lot: Option<ParkingLot>,
+    pub(crate) parking_lot: Option<ParkingLot>,
     /// The multi-link topology of Mliki et al. 2016 Fig. 13.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub multilink: Option<Multilink>,
+    pub(crate) multilink: Option<Multilink>,
     /// The k-ary fat-tree (Al-Fares et al. 2008).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fat_tree: Option<FatTree>,
+    pub(crate) fat_tree: Option<FatTree>,
     /// A three-tier Clos fabric with explicit counts (ToR, aggregation, core).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub clos: Option<Clos>,
+    pub(crate) clos: Option<Clos>,
     /// A topology file of the HPCC ns-3 fork (see [`super::hpcc`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hpcc: Option<HpccTopology>,
+    pub(crate) hpcc: Option<HpccTopology>,
     /// Explicit nodes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub nodes: Vec<NodeSpec>,
+    pub(crate) nodes: Vec<NodeSpec>,
     /// Explicit full-duplex links.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub links: Vec<LinkSpec>,
+    pub(crate) links: Vec<LinkSpec>,
 }
 
 impl Topology {
@@ -141,9 +141,9 @@ pub enum NodeKindSpec {
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     /// Unique name.
-    pub name: String,
+    pub(crate) name: String,
     /// Host or switch.
-    pub kind: NodeKindSpec,
+    pub(crate) kind: NodeKindSpec,
 }
 
 /// An explicit full-duplex link.
@@ -151,13 +151,13 @@ pub struct NodeSpec {
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     /// One end (node name).
-    pub from: String,
+    pub(crate) from: String,
     /// The other end (node name).
-    pub to: String,
+    pub(crate) to: String,
     /// Rate (both directions).
-    pub rate: Rate,
+    pub(crate) rate: Rate,
     /// Propagation delay (both directions).
-    pub delay: Duration,
+    pub(crate) delay: Duration,
 }
 
 fn default_switch_name() -> String {
@@ -170,11 +170,11 @@ fn default_switch_name() -> String {
 pub struct Star {
     /// Name of the switch.
     #[serde(default = "default_switch_name")]
-    pub switch: String,
+    pub(crate) switch: String,
     /// Host names.
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
     /// Every host link.
-    pub link: LinkParams,
+    pub(crate) link: LinkParams,
 }
 
 fn default_s() -> String {
@@ -198,32 +198,32 @@ fn default_one() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct Dumbbell {
     /// Number of senders (named prefix1..prefixN).
-    pub senders: u32,
+    pub(crate) senders: u32,
     /// Number of receivers.
     #[serde(default = "default_one")]
-    pub receivers: u32,
+    pub(crate) receivers: u32,
     /// Sender name prefix.
     #[serde(default = "default_s")]
-    pub sender_prefix: String,
+    pub(crate) sender_prefix: String,
     /// Receiver name prefix.
     #[serde(default = "default_d")]
-    pub receiver_prefix: String,
+    pub(crate) receiver_prefix: String,
     /// Left switch.
     #[serde(default = "default_r1")]
-    pub left: String,
+    pub(crate) left: String,
     /// Right switch.
     #[serde(default = "default_r2")]
-    pub right: String,
+    pub(crate) right: String,
     /// Sender links.
-    pub sender_link: LinkParams,
+    pub(crate) sender_link: LinkParams,
     /// Sender link delays rise evenly from `sender_link.delay` (the first sender) to
     /// `sender_link.delay` + this (the last), for a spread of round-trip times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sender_delay_spread: Option<Duration>,
+    pub(crate) sender_delay_spread: Option<Duration>,
     /// The link between the two switches.
-    pub bottleneck: LinkParams,
+    pub(crate) bottleneck: LinkParams,
     /// Receiver links.
-    pub receiver_link: LinkParams,
+    pub(crate) receiver_link: LinkParams,
 }
 
 fn default_sw() -> String {
@@ -239,19 +239,19 @@ fn default_h() -> String {
 #[serde(deny_unknown_fields)]
 pub struct Chain {
     /// Number of switches.
-    pub switches: u32,
+    pub(crate) switches: u32,
     /// Hosts per switch.
-    pub hosts_per_switch: u32,
+    pub(crate) hosts_per_switch: u32,
     /// Switch name prefix.
     #[serde(default = "default_sw")]
-    pub switch_prefix: String,
+    pub(crate) switch_prefix: String,
     /// Host name prefix.
     #[serde(default = "default_h")]
-    pub host_prefix: String,
+    pub(crate) host_prefix: String,
     /// Host links.
-    pub host_link: LinkParams,
+    pub(crate) host_link: LinkParams,
     /// Switch-to-switch links.
-    pub trunk: LinkParams,
+    pub(crate) trunk: LinkParams,
 }
 
 /// Parking lot: routers R0–R1–…–R(n−1), `hosts_per_router` hosts at each, named
@@ -260,13 +260,13 @@ pub struct Chain {
 #[serde(deny_unknown_fields)]
 pub struct ParkingLot {
     /// Number of routers.
-    pub routers: u32,
+    pub(crate) routers: u32,
     /// Hosts per router.
-    pub hosts_per_router: u32,
+    pub(crate) hosts_per_router: u32,
     /// Access links.
-    pub access_link: LinkParams,
+    pub(crate) access_link: LinkParams,
     /// Router-to-router links.
-    pub trunk: LinkParams,
+    pub(crate) trunk: LinkParams,
 }
 
 fn default_six() -> u32 {
@@ -283,9 +283,9 @@ fn default_six() -> u32 {
 pub struct Multilink {
     /// Sources per group.
     #[serde(default = "default_six")]
-    pub sources_per_group: u32,
+    pub(crate) sources_per_group: u32,
     /// Every link.
-    pub link: LinkParams,
+    pub(crate) link: LinkParams,
 }
 
 /// A three-tier Clos fabric: `pods` pods of `tors_per_pod` ToR switches and
@@ -303,30 +303,30 @@ pub struct Multilink {
 #[serde(deny_unknown_fields)]
 pub struct Clos {
     /// Pods.
-    pub pods: u32,
+    pub(crate) pods: u32,
     /// ToR switches per pod.
-    pub tors_per_pod: u32,
+    pub(crate) tors_per_pod: u32,
     /// Aggregation switches per pod.
-    pub aggs_per_pod: u32,
+    pub(crate) aggs_per_pod: u32,
     /// Hosts per ToR switch.
-    pub hosts_per_tor: u32,
+    pub(crate) hosts_per_tor: u32,
     /// Core switches (a multiple of `aggs_per_pod`).
-    pub cores: u32,
+    pub(crate) cores: u32,
     /// Host–ToR links.
-    pub host_link: LinkParams,
+    pub(crate) host_link: LinkParams,
     /// ToR–aggregation links.
-    pub tor_link: LinkParams,
+    pub(crate) tor_link: LinkParams,
     /// Aggregation–core links.
-    pub core_link: LinkParams,
+    pub(crate) core_link: LinkParams,
     /// Egress buffer of every ToR port; absent = `queues.capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tor_buffer: Option<Size>,
+    pub(crate) tor_buffer: Option<Size>,
     /// Egress buffer of every aggregation switch port; absent = `queues.capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agg_buffer: Option<Size>,
+    pub(crate) agg_buffer: Option<Size>,
     /// Egress buffer of every core port; absent = `queues.capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub core_buffer: Option<Size>,
+    pub(crate) core_buffer: Option<Size>,
 }
 
 /// `[topology.hpcc]`: the network of an HPCC ns-3 fork topology file (its
@@ -335,7 +335,7 @@ pub struct Clos {
 #[serde(deny_unknown_fields)]
 pub struct HpccTopology {
     /// The file, relative to the scenario file's folder.
-    pub file: String,
+    pub(crate) file: String,
 }
 
 /// The k-ary fat-tree of Al-Fares, Loukissas & Vahdat (SIGCOMM 2008): k pods of k/2 ToR
@@ -346,20 +346,20 @@ pub struct HpccTopology {
 #[serde(deny_unknown_fields)]
 pub struct FatTree {
     /// k: ports per switch (even, at least 2).
-    pub k: u32,
+    pub(crate) k: u32,
     /// Host–ToR links.
-    pub host_link: LinkParams,
+    pub(crate) host_link: LinkParams,
     /// Switch–switch links (ToR–aggregation and aggregation–core).
-    pub fabric_link: LinkParams,
+    pub(crate) fabric_link: LinkParams,
     /// Egress buffer of every ToR port; absent = `queues.capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tor_buffer: Option<Size>,
+    pub(crate) tor_buffer: Option<Size>,
     /// Egress buffer of every aggregation switch port; absent = `queues.capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agg_buffer: Option<Size>,
+    pub(crate) agg_buffer: Option<Size>,
     /// Egress buffer of every core port; absent = `queues.capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub core_buffer: Option<Size>,
+    pub(crate) core_buffer: Option<Size>,
 }
 
 impl FatTree {
@@ -392,39 +392,39 @@ fn default_capacity() -> Size {
 pub struct Queues {
     /// Limit of every egress queue unless overridden.
     #[serde(default = "default_capacity")]
-    pub capacity: Size,
+    pub(crate) capacity: Size,
     /// Limit of host egress queues; absent = `capacity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host_capacity: Option<Size>,
+    pub(crate) host_capacity: Option<Size>,
     /// Per-port overrides.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ports: Vec<PortQueue>,
+    pub(crate) ports: Vec<PortQueue>,
     /// Traffic classes per port (1 to 8), each its own queue of the port's capacity; a
     /// frame's priority selects its class (see [`crate::net::classes`]).
     #[serde(default = "one_class")]
-    pub classes: u8,
+    pub(crate) classes: u8,
     /// How a port with several classes picks the next: strict priority, or deficit
     /// weighted round robin.
     #[serde(default)]
-    pub scheduler: SchedulerKind,
+    pub(crate) scheduler: SchedulerKind,
     /// DWRR weight per class, lowest class first (default: all 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub weights: Vec<u32>,
+    pub(crate) weights: Vec<u32>,
     /// What a queue's length counts for congestion points, queue disciplines and the
     /// capacity: "buffer" (waiting frames plus the one being serialized, until its last
     /// bit leaves) or "waiting" (waiting frames only). Reported queue statistics and
     /// series always count waiting frames.
     #[serde(default)]
-    pub occupancy: crate::net::Occupancy,
+    pub(crate) occupancy: crate::net::Occupancy,
     /// Random loss on every link (each port's sending direction), unless a port's own
     /// entry in `ports` says otherwise: a probability, or a Gilbert–Elliott table (see
     /// [`crate::net::loss`]); absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss: Option<crate::net::LossSpec>,
+    pub(crate) loss: Option<crate::net::LossSpec>,
     /// Under "buffer": whether an arrival at the instant the frame being sent finishes,
     /// with frames waiting, still counts that frame ("held") or not ("left").
     #[serde(default)]
-    pub finishing: crate::net::Finishing,
+    pub(crate) finishing: crate::net::Finishing,
 }
 
 fn one_class() -> u8 {
@@ -463,13 +463,13 @@ impl Default for Queues {
 #[serde(deny_unknown_fields)]
 pub struct PortQueue {
     /// Port as "node->next" (e.g. "r1->r2").
-    pub port: String,
+    pub(crate) port: String,
     /// Its limit; absent = the default of its node's kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<Size>,
+    pub(crate) capacity: Option<Size>,
     /// Random loss on its link, instead of `queues.loss`; `0` = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss: Option<crate::net::LossSpec>,
+    pub(crate) loss: Option<crate::net::LossSpec>,
 }
 
 fn is_zero_u64(v: &u64) -> bool {
@@ -483,26 +483,26 @@ pub struct Switches {
     /// Spread flows over equal-cost next hops (ECMP), each flow by a fixed hash of its id;
     /// false = every flow takes the first shortest path found.
     #[serde(default = "default_true")]
-    pub ecmp: bool,
+    pub(crate) ecmp: bool,
     /// A seed mixed into ECMP's hash: another seed, another assignment of flows to paths
     /// (0: the hash of the flow and the switch alone).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub ecmp_seed: u64,
+    pub(crate) ecmp_seed: u64,
     /// Per-packet spraying: each packet takes the next of the equal-cost ports in turn
     /// (round robin per switch and destination), whatever its flow; deterministic.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub spray: bool,
+    pub(crate) spray: bool,
     /// Time from a frame's arrival to its placement in an egress queue.
     #[serde(default)]
-    pub processing_latency: Duration,
+    pub(crate) processing_latency: Duration,
     /// Largest random addition to `processing_latency`, drawn per frame and switch (see
     /// [`crate::net::Network::set_processing_jitter`]); "0s" = none.
     #[serde(default, skip_serializing_if = "Duration::is_zero")]
-    pub processing_jitter: Duration,
+    pub(crate) processing_jitter: Duration,
     /// A buffer shared by all egress queues of each switch, on top of each queue's own
     /// limit; absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shared_buffer: Option<Size>,
+    pub(crate) shared_buffer: Option<Size>,
 }
 
 impl Default for Switches {
@@ -680,31 +680,31 @@ fn default_source_queue() -> Size {
 #[serde(try_from = "TrafficEntry", into = "TrafficEntry")]
 pub struct Traffic {
     /// Name; flows are named "{name}/{source host}".
-    pub name: String,
+    pub(crate) name: String,
     /// What each source sends: the kind and its own keys.
-    pub source: Source,
+    pub(crate) source: Source,
     /// Source host(s).
-    pub from: HostSel,
+    pub(crate) from: HostSel,
     /// Destination: a host, a multicast group, or "uniform".
-    pub to: String,
+    pub(crate) to: String,
     /// Frame size on the wire.
-    pub frame_size: Size,
+    pub(crate) frame_size: Size,
     /// Start time.
-    pub start: Start,
+    pub(crate) start: Start,
     /// Stop time; absent = the scenario's duration.
-    pub stop: Option<Duration>,
+    pub(crate) stop: Option<Duration>,
     /// Frame priority (0..=7).
-    pub priority: u8,
+    pub(crate) priority: u8,
     /// The flow's frames are ECN-capable (ECT(0)).
-    pub ecn: bool,
+    pub(crate) ecn: bool,
     /// A fixed per-flow rate limit at the host's egress.
-    pub rate_limit: Option<Rate>,
+    pub(crate) rate_limit: Option<Rate>,
     /// Capacity of the flow's limiter queue.
-    pub source_queue: Size,
+    pub(crate) source_queue: Size,
     /// Accept a `rate` above the source host's line rate.
-    pub allow_above_line_rate: bool,
+    pub(crate) allow_above_line_rate: bool,
     /// Accept a frame size outside Ethernet's 64–9216 bytes.
-    pub allow_any_frame_size: bool,
+    pub(crate) allow_any_frame_size: bool,
 }
 
 /// What a traffic source sends: one variant per `kind`, with that kind's keys. A key of
@@ -1178,92 +1178,92 @@ pub fn kind_name(k: TrafficKind) -> &'static str {
 #[serde(deny_unknown_fields)]
 pub struct TrafficEntry {
     /// Name; flows are named "{name}/{source host}".
-    pub name: String,
+    pub(crate) name: String,
     /// Source kind.
-    pub kind: TrafficKind,
+    pub(crate) kind: TrafficKind,
     /// Source host(s).
-    pub from: HostSel,
+    pub(crate) from: HostSel,
     /// Destination: a host, a multicast group, or "uniform" (each frame to a uniformly
     /// random other host).
-    pub to: String,
+    pub(crate) to: String,
     /// Frame size on the wire.
     #[serde(default = "default_frame_size")]
-    pub frame_size: Size,
+    pub(crate) frame_size: Size,
     /// Rate (CBR; on/off while on; Poisson mean).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Rate>,
+    pub(crate) rate: Option<Rate>,
     /// CBR only: each frame leaves up to this fraction of the frame gap (0 to 1) after
     /// its nominal instant, uniformly at random; the long-run rate is unchanged. Strictly
     /// periodic sources (0, the default) keep their phase relative to each other, so at a
     /// full drop-tail queue the same few flows lose every time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jitter: Option<f64>,
+    pub(crate) jitter: Option<f64>,
     /// On-period length (on/off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on: Option<Duration>,
+    pub(crate) on: Option<Duration>,
     /// Off-period length (on/off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub off: Option<Duration>,
+    pub(crate) off: Option<Duration>,
     /// On/off period distribution (onoff only; default fixed lengths).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub periods: Option<PeriodDistribution>,
+    pub(crate) periods: Option<PeriodDistribution>,
     /// Application data a TCP source sends, or an RDMA source's message (absent:
     /// unlimited).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<Size>,
+    pub(crate) bytes: Option<Size>,
     /// Incast: each TCP source sends this server request unit per round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sru: Option<Size>,
+    pub(crate) sru: Option<Size>,
     /// Web traffic: each TCP source sends objects of Pareto sizes after exponential
     /// think times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub web: Option<crate::l4::app::WebParams>,
+    pub(crate) web: Option<crate::l4::app::WebParams>,
     /// A TCP source's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<crate::l4::tcp::TcpParams>,
+    pub(crate) tcp: Option<crate::l4::tcp::TcpParams>,
     /// An RDMA source's queue-pair parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rdma: Option<crate::l4::rdma::RdmaParams>,
+    pub(crate) rdma: Option<crate::l4::rdma::RdmaParams>,
     /// A workload's size distribution: a bundled name or a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<String>,
+    pub(crate) sizes: Option<String>,
     /// A workload's offered load, a fraction of each source's link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load: Option<f64>,
+    pub(crate) load: Option<f64>,
     /// A workload's flows from an HPCC ns-3 fork flow file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     /// A workload's transport.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transport: Option<Transport>,
+    pub(crate) transport: Option<Transport>,
     /// Start time.
     #[serde(default)]
-    pub start: Start,
+    pub(crate) start: Start,
     /// Stop time; absent = the scenario's duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop: Option<Duration>,
+    pub(crate) stop: Option<Duration>,
     /// Frame priority (0..=7, the IEEE 802.1Q PCP): selects the egress class.
     #[serde(default)]
-    pub priority: u8,
+    pub(crate) priority: u8,
     /// The flow's frames are ECN-capable (ECT(0)), so marking queues mark them instead
     /// of leaving them unmarked.
     #[serde(default)]
-    pub ecn: bool,
+    pub(crate) ecn: bool,
     /// A fixed per-flow rate limit at the host's egress (a reaction point, when the flow
     /// has one, drives this shaper instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_limit: Option<Rate>,
+    pub(crate) rate_limit: Option<Rate>,
     /// Capacity of the flow's limiter queue; frames beyond it are lost at the source.
     #[serde(default = "default_source_queue")]
-    pub source_queue: Size,
+    pub(crate) source_queue: Size,
     /// Accept a `rate` above the source host's line rate (up to 1000 times it). Such a
     /// source only fills its own host's queue, so it is refused unless asked for.
     #[serde(default)]
-    pub allow_above_line_rate: bool,
+    pub(crate) allow_above_line_rate: bool,
     /// Accept a `frame_size` outside 64–9216 bytes (the Ethernet minimum and a common
     /// jumbo-frame maximum), e.g. for a model of another link layer.
     #[serde(default)]
-    pub allow_any_frame_size: bool,
+    pub(crate) allow_any_frame_size: bool,
 }
 
 /// Protocol tables: one per protocol, each a parameter struct in the protocol's own
@@ -1273,32 +1273,32 @@ pub struct TrafficEntry {
 pub struct Protocols {
     /// IEEE 802.1Qau QCN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qcn: Option<crate::l2::qcn::QcnConfig>,
+    pub(crate) qcn: Option<crate::l2::qcn::QcnConfig>,
     /// ECM (BCN), Bergamasco et al. as simulated by Roeck 2007.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecm: Option<crate::l2::ecm::EcmConfig>,
+    pub(crate) ecm: Option<crate::l2::ecm::EcmConfig>,
     /// E2CM-P and E2CM-PR: ECM with probes to the congestion point, as Roeck 2007 ran them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub e2cm: Option<crate::l2::e2cm::E2cmConfig>,
+    pub(crate) e2cm: Option<crate::l2::e2cm::E2cmConfig>,
     /// FECN with probes, as simulated by Roeck 2007.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fecn: Option<crate::l2::fecn::FecnConfig>,
+    pub(crate) fecn: Option<crate::l2::fecn::FecnConfig>,
     /// A single-threshold ECN marker on egress queues (DCTCP-style).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_threshold: Option<crate::aqm::ecn_threshold::EcnThresholdParams>,
+    pub(crate) ecn_threshold: Option<crate::aqm::ecn_threshold::EcnThresholdParams>,
     /// RED and Adaptive RED on egress queues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub red: Option<crate::aqm::red::RedParams>,
+    pub(crate) red: Option<crate::aqm::red::RedParams>,
     /// Multi-level ECN and Adaptive MECN on egress queues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mecn: Option<crate::aqm::mecn::MecnParams>,
+    pub(crate) mecn: Option<crate::aqm::mecn::MecnParams>,
     /// DCQCN (RoCEv2): ECN marking at switches, CNPs from receivers, rate limiters at
     /// senders.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dcqcn: Option<crate::l4::dcqcn::DcqcnConfig>,
+    pub(crate) dcqcn: Option<crate::l4::dcqcn::DcqcnConfig>,
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pause: Option<crate::l2::pause::PauseParams>,
+    pub(crate) pause: Option<crate::l2::pause::PauseParams>,
 }
 
 impl Protocols {
@@ -1400,36 +1400,36 @@ fn default_interval() -> Duration {
 pub struct Metrics {
     /// Sampling period of the time series.
     #[serde(default = "default_interval")]
-    pub interval: Duration,
+    pub(crate) interval: Duration,
     /// Queues whose length is sampled.
     #[serde(default = "default_switches")]
-    pub queues: PortSel,
+    pub(crate) queues: PortSel,
     /// Sample per-flow throughput: true, false, or "auto" (only when the scenario has at
     /// most [`FlowSeries::AUTO_MAX_FLOWS`] flows).
     #[serde(default)]
-    pub flows: FlowSeries,
+    pub(crate) flows: FlowSeries,
     /// Sample the rate of every QCN reaction point.
     #[serde(default = "default_true")]
-    pub rates: bool,
+    pub(crate) rates: bool,
     /// Write time series as Parquet.
     #[serde(default = "default_true")]
-    pub parquet: bool,
+    pub(crate) parquet: bool,
     /// Also write time series as CSV.
     #[serde(default)]
     pub csv: bool,
     /// Draw SVG plots of the time series.
     #[serde(default = "default_true")]
-    pub plots: bool,
+    pub(crate) plots: bool,
     /// Also render each plot as PNG (1800 × 1000 pixels).
     #[serde(default)]
-    pub png: bool,
+    pub(crate) png: bool,
     /// Keep a histogram of each flow's one-way delays, for `p50_delay_s` and
     /// `p99_delay_s` in `summary.json` (one more cache line per delivered frame).
     #[serde(default)]
-    pub delay_percentiles: bool,
+    pub(crate) delay_percentiles: bool,
     /// A packet trace of some ports' frames (`trace.pcapng`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pcap: Option<crate::metrics::pcap::PcapSpec>,
+    pub(crate) pcap: Option<crate::metrics::pcap::PcapSpec>,
 }
 
 impl Default for Metrics {

@@ -24,25 +24,25 @@ pub const MAX_WORKLOAD_FLOWS: u64 = 50_000_000;
 /// What a workload entry adds to the scenario's flows.
 pub(super) struct Added {
     /// The flows, in start order.
-    pub flows: Vec<Flow>,
+    pub(crate) flows: Vec<Flow>,
     /// Their queue pairs (transport = "rdma"), numbered from `first_qp`.
-    pub qps: Vec<crate::l4::rdma::Qp>,
+    pub(crate) qps: Vec<crate::l4::rdma::Qp>,
     /// Their connections (transport = "tcp"), numbered from `first_connection`.
-    pub connections: Vec<crate::l4::tcp::Connection>,
+    pub(crate) connections: Vec<crate::l4::tcp::Connection>,
     /// One record per flow.
-    pub records: Vec<FctRecord>,
+    pub(crate) records: Vec<FctRecord>,
 }
 
 /// Where a workload's flows start numbering, and what they may not be named.
 pub(super) struct Numbering<'a> {
     /// The index of the first flow.
-    pub first_flow: u32,
+    pub(crate) first_flow: u32,
     /// The index of its first queue pair.
-    pub first_qp: u32,
+    pub(crate) first_qp: u32,
     /// The index of its first connection.
-    pub first_connection: u32,
+    pub(crate) first_connection: u32,
     /// Names taken by the flows built so far.
-    pub names: &'a mut HashSet<String>,
+    pub(crate) names: &'a mut HashSet<String>,
 }
 
 /// Reads the input file `name` a scenario key gives (relative to the scenario file's

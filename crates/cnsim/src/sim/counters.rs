@@ -24,13 +24,13 @@ pub struct Counters {
     pub dropped_at_sources: u64,
     /// Frames with nowhere to go: no route to the destination, or a multicast tree with
     /// no branch where the frame is.
-    pub dropped_unroutable: u64,
+    pub(crate) dropped_unroutable: u64,
     /// Frames lost at a host whose input buffer was full.
-    pub dropped_at_hosts: u64,
+    pub(crate) dropped_at_hosts: u64,
     /// Frames lost on a link by its loss process (`queues.loss`), after being sent.
     pub dropped_on_links: u64,
     /// Frames currently serializing or propagating on a link.
-    pub on_wire: u64,
+    pub(crate) on_wire: u64,
     /// The same counts per kind of frame, in [`HeaderKind::ALL`] order, except that data
     /// frames (nearly all frames) are counted only in the totals: read them with
     /// [`Counters::kind`].

@@ -36,9 +36,9 @@ pub struct Grid {
     /// Axes varied together (all of the same length); the group counts as one axis.
     pub zip: Vec<Axis>,
     /// Seeds per point: `repeat` consecutive seeds from `first_seed`.
-    pub repeat: u64,
+    pub(crate) repeat: u64,
     /// First seed (the scenario's own seed unless given).
-    pub first_seed: Option<u64>,
+    pub(crate) first_seed: Option<u64>,
 }
 
 /// Most runs one sweep may have.

@@ -64,7 +64,7 @@ pub struct Plan {
     /// The grid.
     pub grid: Grid,
     /// Seeds, in order.
-    pub seeds: Vec<u64>,
+    pub(crate) seeds: Vec<u64>,
     /// Runs, point by point, seeds within a point.
     pub runs: Vec<PlannedRun>,
 }
@@ -628,7 +628,7 @@ pub struct SweepProgress {
 #[derive(Debug)]
 pub struct Prepared {
     /// Distinct runs of the plan (two points may resolve to the same scenario).
-    pub distinct: usize,
+    pub(crate) distinct: usize,
     /// The runs whose directory is missing: their indices in [`Plan::runs`], in order.
     pub todo: Vec<usize>,
     /// Runs found damaged (their summary unreadable), removed to be run again: a line

@@ -72,9 +72,9 @@ enum Kind {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Table {
     /// Column names, in order.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Columns, each one cell per row (`None`: null).
-    pub columns: Vec<Vec<Option<Cell>>>,
+    pub(crate) columns: Vec<Vec<Option<Cell>>>,
     index: HashMap<String, usize>,
 }
 

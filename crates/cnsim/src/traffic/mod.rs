@@ -82,7 +82,7 @@ pub struct FlowStats {
     /// the SYN and retransmissions included.
     pub offered_frames: u64,
     /// Bytes produced by the source.
-    pub offered_bytes: u64,
+    pub(crate) offered_bytes: u64,
     /// Frames lost at the source because the shaper queue was full.
     pub source_dropped_frames: u64,
     /// Frames handed to the host's egress port. TCP: segments, the SYN and
@@ -104,7 +104,7 @@ pub struct FlowStats {
     pub delay_sum: u128,
     /// Distribution of the one-way delays of delivered frames.
     #[serde(skip)]
-    pub delay: crate::metrics::delay::DelayStats,
+    pub(crate) delay: crate::metrics::delay::DelayStats,
 }
 
 /// A traffic source and its counters. The fields a frame's emission and release read
@@ -128,32 +128,32 @@ pub struct Flow {
     /// Source host.
     pub src: NodeId,
     /// The reaction point's timer (set by the simulator), or `NONE`.
-    pub rp_timer: crate::engine::TimerId,
+    pub(crate) rp_timer: crate::engine::TimerId,
     /// Destination rule.
     pub dst: Destination,
     /// Frame size on the wire, bytes.
     pub frame_size: u32,
     /// Frame priority.
-    pub priority: u8,
+    pub(crate) priority: u8,
     /// ECN codepoint of the flow's data frames (ECT(0) for an ECN-capable transport).
-    pub ecn: crate::net::Ecn,
+    pub(crate) ecn: crate::net::Ecn,
     /// Whether the reaction point writes something into the flow's data frames (so the
     /// source asks it for every frame, and only then).
-    pub rp_stamps: bool,
+    pub(crate) rp_stamps: bool,
     /// Whether the source's frames may be made late, at its shaper's releases, while the
     /// shaper holds a backlog (set by the simulator; see [`Flow::deferred`]).
-    pub defers: bool,
+    pub(crate) defers: bool,
     /// Reaction point driving the shaper (index into the simulator's reaction points),
     /// or `NONE`.
     pub rp: u32,
     /// Bytes the flow may still release without telling its reaction point (see
     /// `AnyReactionPoint::grant_quiet`).
-    pub rp_quiet_left: u32,
+    pub(crate) rp_quiet_left: u32,
     /// TCP connection of a `Pattern::Tcp` flow (index into the simulator's TCP
     /// connections), or `NONE`.
-    pub tcp: u32,
+    pub(crate) tcp: u32,
     /// RDMA queue pair of the flow (index into the simulator's queue pairs), or `NONE`.
-    pub qp: u32,
+    pub(crate) qp: u32,
     /// Optional shaper (rate limiter) at the host's egress, boxed: most flows have none.
     pub shaper: Option<Box<Shaper>>,
     /// Counters.
@@ -167,16 +167,16 @@ pub struct Flow {
     /// source's event was scheduled a source period before, the release a longer shaper
     /// gap before). When the backlog clears, the next emission is scheduled again. Queries
     /// see every frame due before the time a run reached.
-    pub deferred: Option<Time>,
+    pub(crate) deferred: Option<Time>,
     /// The event lane of the source's emissions, or `NONE`.
-    pub emission_lane: u32,
+    pub(crate) emission_lane: u32,
     /// The host port a saturated source's frames leave by, whose room back-pressures
     /// the source (set by the simulator), or `NONE`.
-    pub egress: u32,
+    pub(crate) egress: u32,
     /// The flow's own random stream.
-    pub rng: RngStream,
+    pub(crate) rng: RngStream,
     /// Frames the shaper queue holds (the source-side buffer).
-    pub source_queue: usize,
+    pub(crate) source_queue: usize,
     /// First emission time.
     pub start: Time,
     /// End of the current on-period (on/off only).
@@ -189,7 +189,7 @@ pub struct Flow {
     pub dst_name: String,
     /// A flow of a workload (`kind = "flows"`): finite, one of many, reported by its
     /// completion time rather than among the summary's flows.
-    pub workload: bool,
+    pub(crate) workload: bool,
 }
 
 impl Flow {

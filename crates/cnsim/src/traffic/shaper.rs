@@ -65,7 +65,7 @@ pub struct Shaper {
     /// Most frames the queue holds; beyond that the source loses frames.
     capacity: u32,
     /// The release timer (set by the simulator).
-    pub timer: TimerId,
+    pub(crate) timer: TimerId,
     /// Frames waiting, built or not: `queue.len() + unbuilt.len()`.
     waiting: u32,
     /// Whether the release timer is armed (Pacing) or not (Idle).

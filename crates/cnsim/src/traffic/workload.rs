@@ -149,13 +149,13 @@ pub enum Pattern {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Arrival {
     /// When the flow starts.
-    pub start: Time,
+    pub(crate) start: Time,
     /// Source, an index into the hosts.
-    pub src: u32,
+    pub(crate) src: u32,
     /// Destination, an index into the hosts (or the incast host's id).
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// Flow size, bytes.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 /// The mean time between arrivals at a host whose link runs at `line_bps`, for flows of

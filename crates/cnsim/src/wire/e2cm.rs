@@ -5,7 +5,7 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PathProbe {
     /// Sum over the ports passed of Q/C, nanoseconds (saturating).
-    pub delay_ns: u32,
+    pub(crate) delay_ns: u32,
     /// On its way back to the source.
-    pub returning: bool,
+    pub(crate) returning: bool,
 }

@@ -6,11 +6,11 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Bcn {
     /// Q − Qeq, pages.
-    pub qoff: i16,
+    pub(crate) qoff: i16,
     /// Q − Qold, pages.
-    pub qdelta: i16,
+    pub(crate) qdelta: i16,
     /// Congestion point identifier (the CP's port id + 1).
-    pub cpid: u32,
+    pub(crate) cpid: u32,
     /// Severe congestion: Q ≥ Qsc. Qoff and Qdelta are 0.
-    pub severe: bool,
+    pub(crate) severe: bool,
 }

@@ -66,14 +66,14 @@ pub fn ipv4(node: u32) -> [u8; 4] {
 #[derive(Clone, Copy, Debug)]
 pub struct Context {
     /// The node sending the frame on this link (the source of a PAUSE).
-    pub sender: u32,
+    pub(crate) sender: u32,
     /// For TCP: the payload bytes of a full segment of the frame's flow.
-    pub segment_payload: u32,
+    pub(crate) segment_payload: u32,
     /// For TCP: whether segment 0 is a SYN (ns-2's `syn_`): it takes sequence number 0
     /// and data starts at byte 1.
-    pub syn: bool,
+    pub(crate) syn: bool,
     /// The frame's flow is RDMA (RoCEv2): its data frames are InfiniBand over UDP.
-    pub rdma: bool,
+    pub(crate) rdma: bool,
 }
 
 impl Context {

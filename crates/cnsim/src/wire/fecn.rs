@@ -5,7 +5,7 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Probe {
     /// Rate field, kbit/s.
-    pub rate_kbps: u32,
+    pub(crate) rate_kbps: u32,
     /// On its way back to the source.
-    pub returning: bool,
+    pub(crate) returning: bool,
 }

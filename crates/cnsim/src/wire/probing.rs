@@ -4,18 +4,18 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Probe {
     /// The congestion point asked (0 once answered).
-    pub cpid: u32,
+    pub(crate) cpid: u32,
 }
 
 /// A congestion point's reply to a probe: its queue state, and under "-PR" its rate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Reply {
     /// The answering CP.
-    pub cpid: u32,
+    pub(crate) cpid: u32,
     /// Q − Qeq in the CP's unit (pages or frames), saturating.
-    pub qoff: i16,
+    pub(crate) qoff: i16,
     /// Q − Qold, same unit.
-    pub qdelta: i16,
+    pub(crate) qdelta: i16,
     /// The CP's fair rate (suggested = maximum), kbit/s; 0 without rate guidance.
-    pub rate_kbps: u32,
+    pub(crate) rate_kbps: u32,
 }

@@ -6,9 +6,9 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cnm {
     /// Quantized |Fb| (1..=63).
-    pub fb: u8,
+    pub(crate) fb: u8,
     /// Congestion point identifier (the CP's port id + 1).
-    pub cpid: u32,
+    pub(crate) cpid: u32,
 }
 
 /// The representative a multicast data frame carries under the enhanced schemes of
@@ -17,7 +17,7 @@ pub struct Cnm {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Representative {
     /// The source's F̂b (0..=63).
-    pub fb: u8,
+    pub(crate) fb: u8,
     /// CPID of the CP that set it (0 = none).
-    pub cpid: u32,
+    pub(crate) cpid: u32,
 }

@@ -14,9 +14,9 @@ pub const ACK_BYTES: u32 = HEADER_BYTES + 4;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Packet {
     /// Packet sequence number.
-    pub psn: u32,
+    pub(crate) psn: u32,
     /// The last packet of the message (BTH opcode SEND Last or SEND Only).
-    pub last: bool,
+    pub(crate) last: bool,
 }
 
 /// An acknowledgement (AETH syndrome ACK) or a NAK (PSN sequence error): the PSN the
@@ -24,7 +24,7 @@ pub struct Packet {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
     /// The next PSN the receiver expects: every packet before it has arrived.
-    pub psn: u32,
+    pub(crate) psn: u32,
     /// A NAK: the packet at `psn` is missing.
-    pub nak: bool,
+    pub(crate) nak: bool,
 }

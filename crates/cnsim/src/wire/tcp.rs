@@ -5,9 +5,9 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Segment {
     /// Sequence number, in segments.
-    pub seq: i32,
+    pub(crate) seq: i32,
     /// Congestion Window Reduced (RFC 3168; MECN's "window reduced" combination).
-    pub cwr: bool,
+    pub(crate) cwr: bool,
 }
 
 /// What an ACK carries: the highest in-order segment received and the congestion level
@@ -15,7 +15,7 @@ pub struct Segment {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
     /// Highest in-order segment received.
-    pub ack: i32,
+    pub(crate) ack: i32,
     /// Congestion level echoed.
-    pub echo: u8,
+    pub(crate) echo: u8,
 }

@@ -40,34 +40,34 @@ pub enum ProbeTo {
 pub struct E2cmConfig {
     /// Switch E2CM on or off without deleting the table.
     #[serde(default = "default_true")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Egress queues with a congestion point: "switches", "all", "none" or port names.
-    pub congestion_points: PortSel,
+    pub(crate) congestion_points: PortSel,
     /// Flows with a reaction point: traffic entry names or patterns ("*" for all).
-    pub flows: HostSel,
+    pub(crate) flows: HostSel,
     /// BCN size on the wire.
     #[serde(default = "default_bcn_size")]
-    pub bcn_size: Size,
+    pub(crate) bcn_size: Size,
     /// BCN priority (0..=7).
     #[serde(default)]
-    pub bcn_priority: u8,
+    pub(crate) bcn_priority: u8,
     /// Congestion point parameters (ECM's).
     #[serde(default)]
-    pub cp: CpParams,
+    pub(crate) cp: CpParams,
     /// Reaction point parameters (ECM's).
     #[serde(default)]
-    pub rp: RpParams,
+    pub(crate) rp: RpParams,
     /// The probes (probeInterval 100000 bytes, 64 bytes, priority 7).
     #[serde(default)]
-    pub probes: ProbeParams,
+    pub(crate) probes: ProbeParams,
     /// Rate guidance in replies (E2CM-PR: rateTimer 1 ms, switchRateWeight 0.02);
     /// absent = E2CM-P.
     #[serde(default)]
-    pub guidance: Option<GuidanceParams>,
+    pub(crate) guidance: Option<GuidanceParams>,
     /// Where probes go: "cp" (E2CM-P, E2CM-PR) or "destination" (E2CM).
     #[serde(default)]
-    pub probe_to: ProbeTo,
+    pub(crate) probe_to: ProbeTo,
     /// E2CM: the backlog a flow may hold on its path at equilibrium (Roeck 2007's flowQeq).
     #[serde(default = "default_flow_qeq")]
-    pub flow_qeq: Size,
+    pub(crate) flow_qeq: Size,
 }

@@ -65,27 +65,27 @@ const PATH_REGULATOR: u32 = 0;
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RpStats {
     /// Probes sent.
-    pub probes: u64,
+    pub(crate) probes: u64,
     /// Replies received.
-    pub replies: u64,
+    pub(crate) replies: u64,
     /// Replies with Fb > 0 (each an increase).
-    pub positive_replies: u64,
+    pub(crate) positive_replies: u64,
     /// Replies whose rate lowered the regulator (E2CM-PR).
-    pub capped: u64,
+    pub(crate) capped: u64,
     /// Path probes back from the destination (E2CM).
-    pub path_replies: u64,
+    pub(crate) path_replies: u64,
 }
 
 /// The E2CM reaction point of one flow.
 #[derive(Clone, Debug)]
 pub struct Rp {
     /// ECM's regulators and laws.
-    pub ecm: ecm::Rp,
+    pub(crate) ecm: ecm::Rp,
     prober: Prober,
     /// E2CM's path probing; `None` under E2CM-P and E2CM-PR.
     path: Option<Path>,
     /// Counters.
-    pub stats: RpStats,
+    pub(crate) stats: RpStats,
 }
 
 impl Rp {

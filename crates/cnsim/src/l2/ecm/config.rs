@@ -21,23 +21,23 @@ fn default_bcn_size() -> Size {
 pub struct EcmConfig {
     /// Switch ECM on or off without deleting the table.
     #[serde(default = "default_true")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Egress queues with a congestion point: "switches", "all", "none" or port names.
-    pub congestion_points: PortSel,
+    pub(crate) congestion_points: PortSel,
     /// Flows with a reaction point: traffic entry names or patterns ("*" for all).
-    pub flows: HostSel,
+    pub(crate) flows: HostSel,
     /// BCN size on the wire (a minimum-size Ethernet frame).
     #[serde(default = "default_bcn_size")]
-    pub bcn_size: Size,
+    pub(crate) bcn_size: Size,
     /// BCN priority (0..=7).
     #[serde(default)]
-    pub bcn_priority: u8,
+    pub(crate) bcn_priority: u8,
     /// Congestion point parameters.
     #[serde(default)]
-    pub cp: CpParams,
+    pub(crate) cp: CpParams,
     /// Reaction point parameters.
     #[serde(default)]
-    pub rp: RpParams,
+    pub(crate) rp: RpParams,
 }
 
 fn positive(key: &str, value: f64, example: &str) -> Result<(), (String, String)> {

@@ -26,17 +26,17 @@ use crate::units::Size;
 #[serde(deny_unknown_fields, default)]
 pub struct CpParams {
     /// Equilibrium queue, pages (375 × 64 B = 24000 B, the target QCN and FECN use too).
-    pub qeq: f64,
+    pub(crate) qeq: f64,
     /// Severe-congestion threshold, pages (1600 × 64 B = 102400 B).
-    pub qsc: f64,
+    pub(crate) qsc: f64,
     /// Weight of the queue change.
-    pub w: f64,
+    pub(crate) w: f64,
     /// The page, the unit of Qeq, Qsc and the BCN fields.
-    pub page: Size,
+    pub(crate) page: Size,
     /// Bytes of arriving data between samples.
-    pub sampling_interval: Size,
+    pub(crate) sampling_interval: Size,
     /// Each interval is multiplied by U(jitter[0], jitter[1]) ([1, 1]: exact intervals).
-    pub jitter: [f64; 2],
+    pub(crate) jitter: [f64; 2],
 }
 
 impl Default for CpParams {
@@ -56,13 +56,13 @@ impl Default for CpParams {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CpStats {
     /// Samples taken.
-    pub samples: u64,
+    pub(crate) samples: u64,
     /// Negative BCNs sent.
-    pub negative: u64,
+    pub(crate) negative: u64,
     /// Positive BCNs sent.
-    pub positive: u64,
+    pub(crate) positive: u64,
     /// BCN(0,0) sent.
-    pub severe: u64,
+    pub(crate) severe: u64,
 }
 
 /// An ECM congestion point.
@@ -75,16 +75,16 @@ pub struct Cp {
     interval: f64,
     jitter: [f64; 2],
     /// This CP's identifier (port id + 1).
-    pub cpid: u32,
+    pub(crate) cpid: u32,
     q_old: f64,
     /// Bytes of arrivals until the next sample.
     to_sample: f64,
     rng: RngStream,
     /// Positive feedback to frames tagged with this CP (ECM); E2CM's CPs send none:
     /// positive feedback comes from probe replies.
-    pub positive_to_tagged: bool,
+    pub(crate) positive_to_tagged: bool,
     /// Counters.
-    pub stats: CpStats,
+    pub(crate) stats: CpStats,
 }
 
 /// A 16-bit BCN field from a page count: rounded, saturating.

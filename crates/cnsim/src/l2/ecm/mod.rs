@@ -42,17 +42,17 @@ pub fn feedback(qoff: f64, qdelta: f64, w: f64, qeq: f64) -> f64 {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EcmStats {
     /// Samples taken by all CPs.
-    pub samples: u64,
+    pub(crate) samples: u64,
     /// Negative BCNs sent.
     pub negative: u64,
     /// Positive BCNs sent (to frames tagged with the sending CP).
     pub positive: u64,
     /// Severe-congestion BCN(0,0) sent.
-    pub severe: u64,
+    pub(crate) severe: u64,
     /// BCNs that reached their source.
-    pub received: u64,
+    pub(crate) received: u64,
     /// BCNs dropped on the way back.
-    pub dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl EcmStats {
@@ -84,22 +84,22 @@ impl EcmStats {
 #[derive(Clone, Copy, Debug)]
 pub struct BcnFormat {
     /// Size on the wire, bytes.
-    pub size: u32,
+    pub(crate) size: u32,
     /// Priority.
-    pub priority: u8,
+    pub(crate) priority: u8,
 }
 
 /// An ECM congestion point plugged into an egress queue.
 #[derive(Clone, Debug)]
 pub struct CongestionPoint {
     /// The CP state machine.
-    pub cp: Cp,
+    pub(crate) cp: Cp,
     /// What its messages look like.
-    pub format: BcnFormat,
+    pub(crate) format: BcnFormat,
     /// Its fair-share estimate, for probe replies (E2CM-PR).
-    pub guidance: Option<crate::l2::probing::FairShare>,
+    pub(crate) guidance: Option<crate::l2::probing::FairShare>,
     /// The port's rate, bit/s: E2CM path probes add the time its queue takes to drain.
-    pub capacity_bps: u64,
+    pub(crate) capacity_bps: u64,
 }
 
 impl CongestionPoint {

@@ -28,19 +28,19 @@ use crate::units::{Duration, Rate};
 #[serde(deny_unknown_fields, default)]
 pub struct RpParams {
     /// Increase gain (0.53333 = 1000/1875: the largest positive Fb adds 1000 Ru).
-    pub gi: f64,
+    pub(crate) gi: f64,
     /// Decrease gain (0.00026667 = 1/3750: the largest negative Fb halves the rate).
-    pub gd: f64,
+    pub(crate) gd: f64,
     /// Rate unit of increases.
-    pub ru: Rate,
+    pub(crate) ru: Rate,
     /// Drift: the increase after `td` without feedback.
-    pub rd: Rate,
+    pub(crate) rd: Rate,
     /// Drift period.
-    pub td: Duration,
+    pub(crate) td: Duration,
     /// Lowest rate.
-    pub rmin: Rate,
+    pub(crate) rmin: Rate,
     /// Drift up by `rd` every `td` without feedback.
-    pub drift: bool,
+    pub(crate) drift: bool,
 }
 
 impl Default for RpParams {
@@ -61,11 +61,11 @@ impl Default for RpParams {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RpStats {
     /// BCNs received.
-    pub bcns: u64,
+    pub(crate) bcns: u64,
     /// Of which severe.
-    pub severe: u64,
+    pub(crate) severe: u64,
     /// Drift steps.
-    pub drifts: u64,
+    pub(crate) drifts: u64,
 }
 
 /// One rate regulator: the rate CP `cpid` allows.
@@ -94,9 +94,9 @@ pub struct Rp {
     heard: bool,
     timer_armed: bool,
     /// BCNs since the last sample of the feedback series.
-    pub bcns_since_sample: u64,
+    pub(crate) bcns_since_sample: u64,
     /// Counters.
-    pub stats: RpStats,
+    pub(crate) stats: RpStats,
 }
 
 impl Rp {

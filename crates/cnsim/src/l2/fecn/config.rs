@@ -43,32 +43,32 @@ pub enum ProbeClass {
 pub struct FecnConfig {
     /// Switch FECN on or off without deleting the table.
     #[serde(default = "default_true")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Switch ports that compute an advertised rate: "switches", "all", "none" or names.
-    pub congestion_points: PortSel,
+    pub(crate) congestion_points: PortSel,
     /// Flows that probe and follow the advertised rate.
-    pub flows: HostSel,
+    pub(crate) flows: HostSel,
     /// The switches' measurement interval and the sources' probe period (Roeck 2007: 1 ms).
     #[serde(default = "default_t")]
-    pub t: Duration,
+    pub(crate) t: Duration,
     /// Probe size on the wire.
     #[serde(default = "default_probe_size")]
-    pub probe_size: Size,
+    pub(crate) probe_size: Size,
     /// The class probes travel in.
     #[serde(default)]
-    pub probe_class: ProbeClass,
+    pub(crate) probe_class: ProbeClass,
     /// Probe priority (0..=7) under `probe_class = "high"`; absent = 7.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe_priority: Option<u8>,
+    pub(crate) probe_priority: Option<u8>,
     /// Switch parameters.
     #[serde(default)]
-    pub switch: SwitchParams,
+    pub(crate) switch: SwitchParams,
     /// Source parameters.
     #[serde(default)]
-    pub source: RpParams,
+    pub(crate) source: RpParams,
     /// FECN-B's backward BCN(0,0) under severe congestion; absent = FECN.
     #[serde(default)]
-    pub severe: Option<super::Severe>,
+    pub(crate) severe: Option<super::Severe>,
 }
 
 impl Validate for SwitchParams {

@@ -52,19 +52,19 @@ pub use crate::wire::fecn::Probe;
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchParams {
     /// Limited increase: at most C/N0 more per interval.
-    pub n0: f64,
+    pub(crate) n0: f64,
     /// Overload curvature A of f(q).
-    pub a: f64,
+    pub(crate) a: f64,
     /// Underload curvature B of f(q) (f(0) = B).
-    pub b: f64,
+    pub(crate) b: f64,
     /// Floor C of f(q).
-    pub c: f64,
+    pub(crate) c: f64,
     /// Smoothing weight α of the new rate.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// Lowest advertised rate.
-    pub min_rate: Rate,
+    pub(crate) min_rate: Rate,
     /// Equilibrium queue (192000 bits).
-    pub qeq: Size,
+    pub(crate) qeq: Size,
 }
 
 impl Default for SwitchParams {
@@ -86,11 +86,11 @@ impl Default for SwitchParams {
 #[serde(deny_unknown_fields, default)]
 pub struct Severe {
     /// The severe-congestion threshold Qsc (960000 bits).
-    pub qsc: Size,
+    pub(crate) qsc: Size,
     /// Bytes of arriving data between checks of the queue against Qsc.
-    pub sampling_interval: Size,
+    pub(crate) sampling_interval: Size,
     /// BCN size on the wire.
-    pub bcn_size: Size,
+    pub(crate) bcn_size: Size,
 }
 
 impl Default for Severe {
@@ -113,7 +113,7 @@ pub struct SevereState {
     priority: Option<u8>,
     left: i64,
     /// BCN(0,0) sent.
-    pub sent: u64,
+    pub(crate) sent: u64,
 }
 
 impl SevereState {
@@ -149,11 +149,11 @@ pub struct Switch {
     capacity_bps: f64,
     interval: Time,
     /// The advertised rate, bit/s.
-    pub rate_bps: f64,
+    pub(crate) rate_bps: f64,
     bytes: u64,
     last_update: Time,
     /// Updates made.
-    pub updates: u64,
+    pub(crate) updates: u64,
 }
 
 impl Switch {
@@ -207,9 +207,9 @@ impl Switch {
 #[derive(Clone, Debug)]
 pub struct CongestionPoint {
     /// Its rate computation.
-    pub switch: Switch,
+    pub(crate) switch: Switch,
     /// FECN-B's BCN(0,0), if on.
-    pub severe: Option<SevereState>,
+    pub(crate) severe: Option<SevereState>,
 }
 
 impl CongestionPoint {

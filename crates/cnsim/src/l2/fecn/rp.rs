@@ -18,12 +18,12 @@ use crate::units::{Duration, Rate};
 #[serde(deny_unknown_fields, default)]
 pub struct RpParams {
     /// Lowest rate the source goes down to.
-    pub min_rate: Rate,
+    pub(crate) min_rate: Rate,
     /// The factor a BCN(0,0) multiplies the rate by (FECN-B).
-    pub severe_decrease: f64,
+    pub(crate) severe_decrease: f64,
     /// FECN-B's fast start: send at line rate until the first probe returns, instead of
     /// at `min_rate`.
-    pub fast_start: bool,
+    pub(crate) fast_start: bool,
 }
 
 impl Default for RpParams {
@@ -36,22 +36,22 @@ impl Default for RpParams {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RpStats {
     /// Probes sent.
-    pub probes_sent: u64,
+    pub(crate) probes_sent: u64,
     /// Probes back with a rate.
-    pub probes_returned: u64,
+    pub(crate) probes_returned: u64,
     /// BCN(0,0) received (FECN-B).
-    pub severe: u64,
+    pub(crate) severe: u64,
 }
 
 /// What probes look like.
 #[derive(Clone, Copy, Debug)]
 pub struct ProbeFormat {
     /// Size on the wire, bytes.
-    pub size: u32,
+    pub(crate) size: u32,
     /// Priority.
-    pub priority: u8,
+    pub(crate) priority: u8,
     /// The probe period.
-    pub period: Duration,
+    pub(crate) period: Duration,
 }
 
 /// The FECN source of one flow.
@@ -64,9 +64,9 @@ pub struct Rp {
     rate_bps: u64,
     probing: bool,
     /// Returning probes since the last sample of the feedback series.
-    pub probes_since_sample: u64,
+    pub(crate) probes_since_sample: u64,
     /// Counters.
-    pub stats: RpStats,
+    pub(crate) stats: RpStats,
 }
 
 impl Rp {

@@ -58,9 +58,9 @@ pub enum Mode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Thresholds {
     /// Send PAUSE when the count reaches this.
-    pub xoff: Size,
+    pub(crate) xoff: Size,
     /// Send PAUSE(0) when it falls to this.
-    pub xon: Size,
+    pub(crate) xon: Size,
 }
 
 impl Thresholds {
@@ -91,9 +91,9 @@ impl Thresholds {
 pub struct SwitchParams {
     /// Send PAUSE when the frames held for one ingress port (and priority, under PFC)
     /// reach this.
-    pub xoff: Size,
+    pub(crate) xoff: Size,
     /// Send PAUSE(0) when they fall to this.
-    pub xon: Size,
+    pub(crate) xon: Size,
 }
 
 /// A group of hosts with an input service rate (`[[protocols.pause.hosts]]`).
@@ -101,20 +101,20 @@ pub struct SwitchParams {
 #[serde(deny_unknown_fields)]
 pub struct HostParams {
     /// Host names (or patterns like "r*").
-    pub hosts: HostSel,
+    pub(crate) hosts: HostSel,
     /// The rate at which the host drains its input.
-    pub service_rate: Rate,
+    pub(crate) service_rate: Rate,
     /// The input buffer; frames beyond it are lost.
-    pub input_buffer: Size,
+    pub(crate) input_buffer: Size,
     /// Send PAUSE at XOFF and PAUSE(0) at XON.
     #[serde(default = "yes")]
-    pub send_pause: bool,
+    pub(crate) send_pause: bool,
     /// XOFF threshold on the input buffer.
     #[serde(default)]
-    pub xoff: Option<Size>,
+    pub(crate) xoff: Option<Size>,
     /// XON threshold on the input buffer.
     #[serde(default)]
-    pub xon: Option<Size>,
+    pub(crate) xon: Option<Size>,
 }
 
 fn yes() -> bool {
@@ -131,16 +131,16 @@ fn default_quanta() -> u16 {
 pub struct PauseParams {
     /// "802.3x" (whole port) or "pfc" (per priority).
     #[serde(default)]
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// Pause time carried by an XOFF frame, in quanta of 512 bit times.
     #[serde(default = "default_quanta")]
-    pub quanta: u16,
+    pub(crate) quanta: u16,
     /// Switch ingress thresholds; without this table switches never send PAUSE.
     #[serde(default)]
-    pub switches: Option<SwitchParams>,
+    pub(crate) switches: Option<SwitchParams>,
     /// Hosts with an input service rate.
     #[serde(default)]
-    pub hosts: Vec<HostParams>,
+    pub(crate) hosts: Vec<HostParams>,
 }
 
 /// The timer owner a PAUSE timer is registered under.
@@ -185,7 +185,7 @@ pub struct PortPauseStats {
     /// PAUSE frames (non-zero quanta) received, stopping this port's transmitter.
     pub pause_received: u64,
     /// PAUSE(0) frames received.
-    pub resume_received: u64,
+    pub(crate) resume_received: u64,
 }
 
 /// The link-control state of one port: pause received (its egress) and ingress counters.
@@ -211,15 +211,15 @@ struct PortState {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HostInputStats {
     /// Frames that reached the host.
-    pub arrived_frames: u64,
+    pub(crate) arrived_frames: u64,
     /// Frames lost because the input buffer was full.
     pub dropped_frames: u64,
     /// Frames served (handed to the host's endpoint).
-    pub served_frames: u64,
+    pub(crate) served_frames: u64,
     /// Largest input buffer occupancy, frames.
     pub max_frames: u64,
     /// Largest input buffer occupancy, bytes.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
 }
 
 /// A host that drains its input at a service rate.
@@ -257,31 +257,31 @@ pub struct PauseCounters {
     /// Per port that sent or received PAUSE frames.
     pub ports: Vec<(PortId, PortPauseStats)>,
     /// Per host with an input service rate.
-    pub hosts: Vec<(NodeId, HostInputStats)>,
+    pub(crate) hosts: Vec<(NodeId, HostInputStats)>,
 }
 
 /// One port to watch: its id, link rate, and whether it is a counted switch ingress.
 pub struct PortSpec {
     /// The port.
-    pub port: PortId,
+    pub(crate) port: PortId,
     /// Its link rate.
-    pub rate_bps: u64,
+    pub(crate) rate_bps: u64,
     /// Whether frames entering through it are counted against the switch thresholds.
-    pub counted: bool,
+    pub(crate) counted: bool,
 }
 
 /// One host input to model.
 pub struct HostSpec {
     /// The host.
-    pub host: NodeId,
+    pub(crate) host: NodeId,
     /// The index, among the ports given with it, of its (only) port.
-    pub slot: u32,
+    pub(crate) slot: u32,
     /// The service rate.
-    pub rate_bps: u64,
+    pub(crate) rate_bps: u64,
     /// Input buffer.
-    pub capacity: Size,
+    pub(crate) capacity: Size,
     /// XOFF/XON, when the host sends PAUSE.
-    pub thresholds: Option<Thresholds>,
+    pub(crate) thresholds: Option<Thresholds>,
 }
 
 impl Pause {

@@ -20,7 +20,7 @@ pub struct PausePortSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct HostInputSummary {
     /// Host name.
-    pub host: String,
+    pub(crate) host: String,
     /// Counters.
     #[serde(flatten)]
     pub stats: HostInputStats,

@@ -25,26 +25,26 @@ fn default_cnm_size() -> Size {
 pub struct QcnConfig {
     /// Switch QCN on or off without deleting the table.
     #[serde(default = "default_true")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Egress queues with a congestion point: "switches", "all", "none" or port names.
-    pub congestion_points: PortSel,
+    pub(crate) congestion_points: PortSel,
     /// Flows with a reaction point: traffic entry names or patterns ("*" for all).
-    pub flows: HostSel,
+    pub(crate) flows: HostSel,
     /// Multicast scheme.
     #[serde(default)]
-    pub multicast: MulticastScheme,
+    pub(crate) multicast: MulticastScheme,
     /// CNM size on the wire (a minimum-size Ethernet frame).
     #[serde(default = "default_cnm_size")]
-    pub cnm_size: Size,
+    pub(crate) cnm_size: Size,
     /// CNM priority (0..=7).
     #[serde(default)]
-    pub cnm_priority: u8,
+    pub(crate) cnm_priority: u8,
     /// Congestion point parameters.
     #[serde(default)]
-    pub cp: CpParams,
+    pub(crate) cp: CpParams,
     /// Reaction point parameters.
     #[serde(default)]
-    pub rp: RpParams,
+    pub(crate) rp: RpParams,
 }
 
 /// The rule every jitter range follows: 0 < low ≤ high ≤ [`MAX_JITTER`].

@@ -99,11 +99,11 @@ pub enum MemoryDecay {
 #[serde(deny_unknown_fields, default)]
 pub struct CongestionMemory {
     /// The congestion event: the queue rises above this fraction of the buffer (0.9).
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// How the counter counts down.
-    pub decay: MemoryDecay,
+    pub(crate) decay: MemoryDecay,
     /// Largest count (7: at 150 KB ÷ 128 ≈ one frame, sampling is per frame).
-    pub max_count: u32,
+    pub(crate) max_count: u32,
 }
 
 impl Default for CongestionMemory {
@@ -139,39 +139,39 @@ pub enum QueueUnit {
 #[serde(deny_unknown_fields, default)]
 pub struct CpParams {
     /// Set point Qeq ("26000B" = the MIB default cpQSp; Mliki et al. 2016 uses "25 frames" etc.).
-    pub qeq: Size,
+    pub(crate) qeq: Size,
     /// Qeq as this fraction of the port's buffer, in the buffer's unit, replacing `qeq`
     /// (htsim's QCN sets 0.2 × the buffer; 802.1Qau's MIB gives one fixed 26000 octets
     /// whatever the buffer); absent = `qeq`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub qeq_fraction: Option<f64>,
+    pub(crate) qeq_fraction: Option<f64>,
     /// Weight w of the rate-excess term (MIB cpW = 1 → w = 2).
-    pub w: f64,
+    pub(crate) w: f64,
     /// Sampling rule.
-    pub sampling: Sampling,
+    pub(crate) sampling: Sampling,
     /// Byte intervals between samples for |Fb|>>3 = 0..7 (reference §1.6:
     /// 150, 75, 50, 37.5, 30, 25, 21.5, 18.5 KB).
-    pub sample_table: Vec<Size>,
+    pub(crate) sample_table: Vec<Size>,
     /// Each interval is multiplied by U(jitter[0], jitter[1]) (reference §1.6: 0.85–1.15).
-    pub jitter: [f64; 2],
+    pub(crate) jitter: [f64; 2],
     /// When Qold is updated.
-    pub qold_update: QoldUpdate,
+    pub(crate) qold_update: QoldUpdate,
     /// Sampling probability at |Fb| = 0 under `sampling = "probability"` (Roeck 2007's
     /// baseProbability: 1 % in the first parameter set, 2 % in the second).
-    pub base_probability: f64,
+    pub(crate) base_probability: f64,
     /// Rate guidance in probe replies (QCN-PR); absent = replies carry no rate.
-    pub guidance: Option<crate::l2::probing::GuidanceParams>,
+    pub(crate) guidance: Option<crate::l2::probing::GuidanceParams>,
     /// The 15 byte intervals of `sampling = "detailed"`: the standard eight, then eight
     /// more each half the one before (9250 B … 145 B). The paper gives no values; it
     /// says the heavier levels are "stepped up aggressively" and that per-frame sampling
     /// sent "around 5 times" I's CNMs, as III does at 64 flows in its Table II (5.6
     /// times): a table continuing 150 KB/(k + 1) stops at 10 KB, ten frames (Devkota &
     /// Reddy 2010, §VII-A).
-    pub detailed_table: Vec<Size>,
+    pub(crate) detailed_table: Vec<Size>,
     /// Which level a quantized |Fb| selects under `sampling = "detailed"`.
-    pub detailed_levels: DetailedLevels,
+    pub(crate) detailed_levels: DetailedLevels,
     /// Devkota & Reddy's congestion-memory sampling; absent = off.
-    pub congestion_memory: Option<CongestionMemory>,
+    pub(crate) congestion_memory: Option<CongestionMemory>,
 }
 
 impl Default for CpParams {
@@ -206,9 +206,9 @@ impl Default for CpParams {
 #[derive(Clone, Copy, Debug)]
 pub struct QueueView {
     /// Waiting frames.
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// Waiting bytes.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 /// Outcome of an arrival at the CP.
@@ -228,11 +228,11 @@ pub struct CpStats {
     /// Data frames seen (queued or dropped).
     pub arrivals: u64,
     /// Sampling instants.
-    pub samples: u64,
+    pub(crate) samples: u64,
     /// CNMs sent.
-    pub cnms: u64,
+    pub(crate) cnms: u64,
     /// CNMs withheld by the representative rule.
-    pub suppressed: u64,
+    pub(crate) suppressed: u64,
 }
 
 /// The level (0–14) of the detailed (15-level) table for quantized feedback `qfb` under
@@ -292,7 +292,7 @@ pub fn may_send(scheme: MulticastScheme, qfb: u8, cpid: u32, tag: Representative
 #[derive(Clone, Debug)]
 pub struct Cp {
     /// CPID carried in CNMs (unique per queue; 0 means "none").
-    pub cpid: u32,
+    pub(crate) cpid: u32,
     qeq: f64,
     unit: QueueUnit,
     w: f64,
@@ -304,20 +304,20 @@ pub struct Cp {
     detailed_levels: DetailedLevels,
     memory: Option<CongestionMemory>,
     /// The congestion memory's count c.
-    pub memory_count: u32,
+    pub(crate) memory_count: u32,
     /// Whether the queue is above the memory's threshold (an event is a crossing).
     above: bool,
     jitter: [f64; 2],
     qold_update: QoldUpdate,
     /// Queue length at the previous sample (or CNM), in the CP's unit.
-    pub q_old: f64,
+    pub(crate) q_old: f64,
     /// Bytes of arrivals left before the next sample.
-    pub time_to_mark: f64,
+    pub(crate) time_to_mark: f64,
     /// Bytes the last [`grant_quiet`](Self::grant_quiet) let pass unseen.
     quiet_granted: u32,
     base_probability: f64,
     /// The current sampling probability (`sampling = "probability"`).
-    pub probability: f64,
+    pub(crate) probability: f64,
     rng: RngStream,
     /// Counters.
     pub stats: CpStats,

@@ -15,7 +15,7 @@ pub struct CpSummary {
     /// Port the CP watches.
     pub port: String,
     /// Its CPID.
-    pub cpid: u32,
+    pub(crate) cpid: u32,
     /// Counters.
     #[serde(flatten)]
     pub stats: CpStats,
@@ -25,12 +25,12 @@ pub struct CpSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct RpSummary {
     /// Flow it controls.
-    pub flow: String,
+    pub(crate) flow: String,
     /// Rate CR at the end, bit/s.
-    pub final_rate_bps: u64,
+    pub(crate) final_rate_bps: u64,
     /// Counters.
     #[serde(flatten)]
-    pub stats: RpStats,
+    pub(crate) stats: RpStats,
 }
 
 /// QCN part of the summary.
@@ -42,7 +42,7 @@ pub struct QcnSummary {
     /// Per congestion point.
     pub congestion_points: Vec<CpSummary>,
     /// Per reaction point.
-    pub reaction_points: Vec<RpSummary>,
+    pub(crate) reaction_points: Vec<RpSummary>,
     /// Devkota & Reddy's "average minrate": the lowest rate any reaction point allowed at
     /// each sampling instant (`metrics.interval`), averaged over the run, bit/s.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -65,51 +65,51 @@ pub enum HaiMultiplier {
 #[serde(deny_unknown_fields, default)]
 pub struct RpParams {
     /// Decrease gain Gd (rpgGd = 7 → 1/128, so Gd·63 ≈ 1/2).
-    pub gd: f64,
+    pub(crate) gd: f64,
     /// Smallest multiplier a single CNM may apply (rpgMinDecFac = 50 %).
-    pub min_dec_factor: f64,
+    pub(crate) min_dec_factor: f64,
     /// Floor of CR (rpgMinRate).
-    pub min_rate: Rate,
+    pub(crate) min_rate: Rate,
     /// Byte-counter cycle (rpgByteReset).
-    pub byte_counter: Size,
+    pub(crate) byte_counter: Size,
     /// Timer cycle T (rpgTimeReset).
     pub timer: Duration,
     /// Number of Fast Recovery cycles before Active Increase (rpgThreshold).
-    pub fast_recovery_threshold: u32,
+    pub(crate) fast_recovery_threshold: u32,
     /// Active Increase step R_AI (rpgAiRate).
-    pub r_ai: Rate,
+    pub(crate) r_ai: Rate,
     /// Hyper-Active Increase step R_HAI (rpgHaiRate).
-    pub r_hai: Rate,
+    pub(crate) r_hai: Rate,
     /// HAI multiplier rule.
-    pub hai_multiplier: HaiMultiplier,
+    pub(crate) hai_multiplier: HaiMultiplier,
     /// Halve the byte-counter and timer periods once past fast recovery (pseudocode).
-    pub halve_after_fast_recovery: bool,
+    pub(crate) halve_after_fast_recovery: bool,
     /// Byte-counter and timer reloads are multiplied by U(jitter[0], jitter[1]).
-    pub jitter: [f64; 2],
+    pub(crate) jitter: [f64; 2],
     /// The pseudocode's guard: on the first cycle after a cut, if TR > 10·CR then TR ← TR/8.
-    pub target_guard: bool,
+    pub(crate) target_guard: bool,
     /// Rate CR and TR start from, and return to on release; absent = the source's line rate.
-    pub initial_rate: Option<Rate>,
+    pub(crate) initial_rate: Option<Rate>,
     /// Half-length byte-counter cycles for the first `efr_max` bytes after a CNM
     /// (Roeck 2007's extraFastRecovery).
-    pub extra_fast_recovery: bool,
+    pub(crate) extra_fast_recovery: bool,
     /// How long extra fast recovery lasts after a CNM, bytes sent (Roeck 2007's EfrMax).
-    pub efr_max: Size,
+    pub(crate) efr_max: Size,
     /// CR ← min(C, CR·drift_factor) at each timer expiry of an active limiter (Roeck
     /// 2007's driftFactor, 1.0005; 1 = off).
-    pub drift_factor: f64,
+    pub(crate) drift_factor: f64,
     /// Probes to the latest CP (QCN-P, QCN-PR); absent = none.
-    pub probes: Option<ProbeParams>,
+    pub(crate) probes: Option<ProbeParams>,
     /// Added to CR by each reply with Fb ≥ 0 (QCN-P's selfIncrease, 1 Mbit/s; 0 = none).
     #[serde(deserialize_with = "crate::units::rate_or_zero")]
-    pub self_increase: Rate,
+    pub(crate) self_increase: Rate,
     /// Each frame sent moves CR by this fraction of the gap to the CP's guided rate
     /// (QCN-PR's selfIncreaseFactor, 0.1 %).
-    pub self_increase_factor: f64,
+    pub(crate) self_increase_factor: f64,
     /// Devkota & Reddy's adaptive R_AI: a memory M adds each CNM's |Fb| and loses 1 at
     /// each timer expiry; while M > 64 the increase steps are R_AI/(M/64) and
     /// R_HAI/(M/64) (one memory for both; below 64 the steps are the configured ones).
-    pub adaptive_increase: bool,
+    pub(crate) adaptive_increase: bool,
 }
 
 impl Default for RpParams {
@@ -170,21 +170,21 @@ pub enum Phase {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RpStats {
     /// CNMs received.
-    pub cnms: u64,
+    pub(crate) cnms: u64,
     /// Rate increase steps taken in each phase.
-    pub fast_recovery_steps: u64,
+    pub(crate) fast_recovery_steps: u64,
     /// Active Increase steps.
-    pub active_increase_steps: u64,
+    pub(crate) active_increase_steps: u64,
     /// Hyper-Active Increase steps.
-    pub hyper_active_steps: u64,
+    pub(crate) hyper_active_steps: u64,
     /// Times the limiter was released at line rate.
-    pub releases: u64,
+    pub(crate) releases: u64,
     /// Probes sent (QCN-P, QCN-PR).
-    pub probes: u64,
+    pub(crate) probes: u64,
     /// Probe replies received.
-    pub replies: u64,
+    pub(crate) replies: u64,
     /// Replies with Fb ≥ 0 (each a self-increase).
-    pub positive_replies: u64,
+    pub(crate) positive_replies: u64,
 }
 
 /// The reaction point of one flow.
@@ -193,30 +193,30 @@ pub struct Rp {
     /// The parameters, shared by every RP of the table: one copy stays in cache.
     p: Arc<RpParams>,
     /// Whether the rate limiter is engaged (a CNM arrived since the last release).
-    pub active: bool,
+    pub(crate) active: bool,
     /// Current rate CR, bit/s.
-    pub cr: f64,
+    pub(crate) cr: f64,
     /// Target rate TR, bit/s.
-    pub tr: f64,
+    pub(crate) tr: f64,
     /// Bytes left in the current byte-counter cycle.
-    pub bc_left: f64,
+    pub(crate) bc_left: f64,
     /// Byte-counter stage SI: cycles completed since the last CNM.
-    pub si: u32,
+    pub(crate) si: u32,
     /// Timer stage TS: timer expiries since the last CNM.
-    pub ts: u32,
+    pub(crate) ts: u32,
     /// Current timer epoch; older timers are stale.
-    pub timer_epoch: u32,
+    pub(crate) timer_epoch: u32,
     /// Multicast scheme this RP follows (only multicast flows use the enhanced ones).
-    pub scheme: MulticastScheme,
+    pub(crate) scheme: MulticastScheme,
     /// Mliki et al. 2016 Algorithm 1: F̂b, the |Fb| stamped on outgoing data frames.
-    pub fb_hat: u8,
+    pub(crate) fb_hat: u8,
     /// CPID of the CP that set F̂b.
-    pub rep_cpid: u32,
+    pub(crate) rep_cpid: u32,
     rng: RngStream,
     /// Counters.
-    pub stats: RpStats,
+    pub(crate) stats: RpStats,
     /// Times of received CNMs are counted per sampling interval by the recorder.
-    pub cnms_since_sample: u64,
+    pub(crate) cnms_since_sample: u64,
     /// Bytes sent since the last CNM (extra fast recovery).
     bytes_since_cnm: f64,
     /// Bytes the last [`grant_quiet`](Self::grant_quiet) let pass unseen.
@@ -228,7 +228,7 @@ pub struct Rp {
     /// The CPs' weight W, to read Fb from a reply.
     w: f64,
     /// Adaptive R_AI's memory M.
-    pub ai_memory: f64,
+    pub(crate) ai_memory: f64,
 }
 
 impl Rp {

@@ -37,32 +37,32 @@ pub use crate::wire::dcqcn::Cnp;
 #[serde(deny_unknown_fields)]
 pub struct DcqcnConfig {
     /// Egress queues that mark: "switches", "all", "none" or port names.
-    pub congestion_points: PortSel,
+    pub(crate) congestion_points: PortSel,
     /// Flows with a notification point and a reaction point: traffic entry names or
     /// patterns ("*" for all).
-    pub flows: HostSel,
+    pub(crate) flows: HostSel,
     /// Kmin: no marking at or below this queue (5 KB).
     #[serde(default = "kmin")]
-    pub kmin: Size,
+    pub(crate) kmin: Size,
     /// Kmax: marking probability Pmax here, 1 above (200 KB).
     #[serde(default = "kmax")]
-    pub kmax: Size,
+    pub(crate) kmax: Size,
     /// Pmax (1 %).
     #[serde(default = "pmax")]
-    pub pmax: f64,
+    pub(crate) pmax: f64,
     /// N: the least time between two CNPs of a flow (50 µs).
     #[serde(default = "cnp_interval")]
-    pub cnp_interval: Duration,
+    pub(crate) cnp_interval: Duration,
     /// Size of a CNP on the wire (64 bytes).
     #[serde(default = "cnp_size")]
-    pub cnp_size: Size,
+    pub(crate) cnp_size: Size,
     /// Priority of CNPs (7: "high priority"; with one class per port they share the
     /// data's queue).
     #[serde(default = "cnp_priority")]
-    pub cnp_priority: u8,
+    pub(crate) cnp_priority: u8,
     /// The reaction points' parameters.
     #[serde(default)]
-    pub rp: RpParams,
+    pub(crate) rp: RpParams,
 }
 
 fn kmin() -> Size {
@@ -195,17 +195,17 @@ impl Validate for DcqcnConfig {
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct DcqcnStats {
     /// Packets the congestion points marked CE.
-    pub marked: u64,
+    pub(crate) marked: u64,
     /// Marked packets that reached a notification point.
-    pub marked_received: u64,
+    pub(crate) marked_received: u64,
     /// CNPs the notification points sent.
-    pub cnps_sent: u64,
+    pub(crate) cnps_sent: u64,
     /// CNPs that reached their reaction point.
-    pub cnps_received: u64,
+    pub(crate) cnps_received: u64,
     /// CNPs dropped on the way back.
-    pub cnps_dropped: u64,
+    pub(crate) cnps_dropped: u64,
     /// α of each reaction point at the end of the run, averaged.
-    pub mean_alpha: f64,
+    pub(crate) mean_alpha: f64,
 }
 
 impl DcqcnStats {

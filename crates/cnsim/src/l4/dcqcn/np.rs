@@ -10,15 +10,15 @@ pub struct Np {
     /// N: the least time between two CNPs of the flow.
     interval: Time,
     /// A CNP's size on the wire, bytes.
-    pub cnp_size: u32,
+    pub(crate) cnp_size: u32,
     /// A CNP's priority.
-    pub cnp_priority: u8,
+    pub(crate) cnp_priority: u8,
     /// When the last CNP was sent.
     last: Option<Time>,
     /// CNPs sent.
-    pub cnps: u64,
+    pub(crate) cnps: u64,
     /// CE-marked packets received.
-    pub marked: u64,
+    pub(crate) marked: u64,
 }
 
 impl Np {

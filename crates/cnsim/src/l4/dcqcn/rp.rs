@@ -51,35 +51,35 @@ use crate::units::{Duration, Rate, Size};
 #[serde(deny_unknown_fields, default)]
 pub struct RpParams {
     /// Weight g of each α update (1/256).
-    pub g: f64,
+    pub(crate) g: f64,
     /// α before the first CNP (1: the first CNP halves the rate).
-    pub alpha_init: f64,
+    pub(crate) alpha_init: f64,
     /// K: α decays once per this long without a CNP (55 µs).
-    pub alpha_timer: Duration,
+    pub(crate) alpha_timer: Duration,
     /// T: the rate-increase timer (55 µs).
-    pub timer: Duration,
+    pub(crate) timer: Duration,
     /// B: the rate-increase byte counter (10 MB).
-    pub byte_counter: Size,
+    pub(crate) byte_counter: Size,
     /// F: fast-recovery cycles before additive increase (5).
-    pub fast_recovery: u32,
+    pub(crate) fast_recovery: u32,
     /// R_AI: the additive-increase step (40 Mbit/s).
-    pub r_ai: Rate,
+    pub(crate) r_ai: Rate,
     /// R_HAI: the hyper-increase step (400 Mbit/s).
-    pub r_hai: Rate,
+    pub(crate) r_hai: Rate,
     /// The rate floor (100 Mbit/s, the fork's `MinRate`).
-    pub min_rate: Rate,
+    pub(crate) min_rate: Rate,
     /// When a cut sets R_T to R_C: "always" (the paper), "after-increase" (the fork).
-    pub target_on_cut: TargetRule,
+    pub(crate) target_on_cut: TargetRule,
     /// The fork's first CNP: R_C = R_T = this fraction of R_C and α = 1, before the cut
     /// that CNP causes; absent: the first CNP cuts as every other (the paper).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rate_on_first_cnp: Option<f64>,
+    pub(crate) rate_on_first_cnp: Option<f64>,
     /// How decreases and α updates are timed: "paper" (each CNP at once) or "fork" (the
     /// HPCC fork's clocks; see the module documentation).
-    pub clocks: Clocks,
+    pub(crate) clocks: Clocks,
     /// The fork's decrease clock period (4 µs, its `RateDecreaseInterval`); only with
     /// `clocks = "fork"`.
-    pub rate_decrease_interval: Duration,
+    pub(crate) rate_decrease_interval: Duration,
 }
 
 /// How a DCQCN reaction point times its decreases and α updates.
@@ -137,7 +137,7 @@ impl RpParams {
 #[derive(Clone, Debug)]
 pub struct Rp {
     /// The rate machine (R_C, R_T, the byte counter and the timer).
-    pub rate: qcn::Rp,
+    pub(crate) rate: qcn::Rp,
     g: f64,
     alpha_timer: Time,
     target: TargetRule,
@@ -147,9 +147,9 @@ pub struct Rp {
     /// When α was last updated by a CNP (None before the first).
     alpha_at: Option<Time>,
     /// CNPs received.
-    pub cnps: u64,
+    pub(crate) cnps: u64,
     /// CNPs since the recorder's last sample.
-    pub cnps_since_sample: u64,
+    pub(crate) cnps_since_sample: u64,
     /// The fork's clocks, with `clocks = "fork"`.
     fork: Option<Box<ForkClocks>>,
 }

@@ -29,18 +29,18 @@ pub use crate::wire::int::{IntHop, IntStack, MAX_HOPS};
 #[derive(Clone, Debug, PartialEq)]
 pub struct HpccParams {
     /// η, the target utilisation (95 %).
-    pub eta: f64,
+    pub(crate) eta: f64,
     /// maxStage: additive steps before a multiplicative one while U < η (5, the paper's
     /// §5.1; the fork's `run.py` runs with 0, always multiplicative).
-    pub max_stage: u32,
+    pub(crate) max_stage: u32,
     /// R_AI, the additive step as a rate (W_AI/T).
-    pub r_ai: Rate,
+    pub(crate) r_ai: Rate,
     /// The rate floor.
-    pub min_rate: Rate,
+    pub(crate) min_rate: Rate,
     /// Whether the ACKs between per-RTT updates set the rate too (the fork's `FAST_REACT`).
-    pub fast_react: bool,
+    pub(crate) fast_react: bool,
     /// The unit multiplier of the INT byte fields (the fork's `INT_MULTI`).
-    pub int_multi: u32,
+    pub(crate) int_multi: u32,
 }
 
 impl Default for HpccParams {

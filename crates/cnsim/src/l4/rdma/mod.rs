@@ -32,20 +32,20 @@ pub use crate::wire::rdma::{Ack, Packet, ACK_BYTES, HEADER_BYTES};
 pub struct RdmaParams {
     /// The receiver acknowledges every this many in-order packets, and the last (1).
     #[serde(default = "ack_every")]
-    pub ack_every: u32,
+    pub(crate) ack_every: u32,
     /// The least time between two NAKs for the same expected PSN (500 µs, the fork's
     /// "NACK Generation Interval").
     #[serde(default = "nack_interval")]
-    pub nack_interval: Duration,
+    pub(crate) nack_interval: Duration,
     /// Go back to the first unacknowledged packet when no acknowledgement has advanced
     /// for this long; absent: no retransmission timer (as in the fork), so a lost last
     /// packet leaves the message incomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// At most this many bytes of packets sent and not yet acknowledged (the fork's
     /// window, `HAS_WIN`); absent: no window, the rate limiter alone paces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<Size>,
+    pub(crate) window: Option<Size>,
 }
 
 fn ack_every() -> u32 {
@@ -111,7 +111,7 @@ impl RdmaParams {
 pub struct QpStats {
     /// Bytes of the message (absent: unlimited).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message_bytes: Option<u64>,
+    pub(crate) message_bytes: Option<u64>,
     /// Packets of the message acknowledged.
     pub acked_packets: u64,
     /// Packets sent again (go-back-N).
@@ -121,12 +121,12 @@ pub struct QpStats {
     /// NAKs the receiver sent.
     pub naks_sent: u64,
     /// Times the sender went back on a NAK.
-    pub go_backs: u64,
+    pub(crate) go_backs: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
     /// When the last packet was acknowledged, s from the start of the run.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub completed_s: Option<f64>,
+    pub(crate) completed_s: Option<f64>,
     /// Completion time: from the flow's start to the last acknowledgement, s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fct_s: Option<f64>,
@@ -156,7 +156,7 @@ pub enum Received {
 #[derive(Clone, Debug, Default)]
 pub struct Responder {
     /// The next PSN expected.
-    pub expected: u32,
+    pub(crate) expected: u32,
     /// In-order packets since the last acknowledgement.
     since_ack: u32,
     /// The expected PSN of the last NAK, and until when no other NAK for it goes out.
@@ -195,14 +195,14 @@ pub struct Requester {
     /// Packets in the message (`u64::MAX`: unlimited).
     pub packets: u64,
     /// Next packet to send.
-    pub snd_nxt: u64,
+    pub(crate) snd_nxt: u64,
     /// First packet not yet acknowledged.
-    pub snd_una: u64,
+    pub(crate) snd_una: u64,
     /// One past the highest packet ever sent (what is beyond `snd_nxt` below it is a
     /// retransmission when sent again).
-    pub snd_max: u64,
+    pub(crate) snd_max: u64,
     /// Largest number of packets unacknowledged (`u64::MAX`: no window).
-    pub window: u64,
+    pub(crate) window: u64,
 }
 
 impl Requester {
@@ -262,22 +262,22 @@ pub struct Qp {
     /// The sending half, at the flow's source.
     pub requester: Requester,
     /// The receiving half, at the flow's destination.
-    pub responder: Responder,
+    pub(crate) responder: Responder,
     /// Acknowledge every this many packets.
-    pub ack_every: u32,
+    pub(crate) ack_every: u32,
     /// Least time between NAKs for the same PSN, ps.
-    pub nack_interval: Time,
+    pub(crate) nack_interval: Time,
     /// Retransmission timeout, ps (0: none).
-    pub timeout: Time,
+    pub(crate) timeout: Time,
     /// Message bytes per full packet.
-    pub payload: u32,
+    pub(crate) payload: u32,
     /// Wire bytes of the last packet.
-    pub last_size: u32,
+    pub(crate) last_size: u32,
     /// The retransmission timer (set by the simulator), or `NONE`.
-    pub timer: TimerId,
+    pub(crate) timer: TimerId,
     /// The source stopped because it could not send (window full, or all sent): an
     /// acknowledgement or a timeout wakes it.
-    pub blocked: bool,
+    pub(crate) blocked: bool,
     /// Counters.
     pub stats: QpStats,
 }

@@ -16,57 +16,57 @@ use crate::units::{Duration, Size};
 #[serde(deny_unknown_fields, default)]
 pub struct TcpParams {
     /// "newreno" or "reno".
-    pub variant: Variant,
+    pub(crate) variant: Variant,
     /// Largest window, segments (ns-2 `window_`: 20).
-    pub window: u32,
+    pub(crate) window: u32,
     /// Window once the SYN is acknowledged (ns-2 `windowInit_`: 2).
-    pub initial_window: u32,
+    pub(crate) initial_window: u32,
     /// Model the SYN (segment 0, a header-only frame) before the data (ns-2 `syn_`).
-    pub syn: bool,
+    pub(crate) syn: bool,
     /// Limited Transmit on the first two duplicate ACKs (ns-2 `singledup_`).
-    pub limited_transmit: bool,
+    pub(crate) limited_transmit: bool,
     /// Lowest RTO (ns-2 `minrto_`: 200 ms).
-    pub min_rto: Duration,
+    pub(crate) min_rto: Duration,
     /// Highest RTO (60 s).
-    pub max_rto: Duration,
+    pub(crate) max_rto: Duration,
     /// RTO before the first RTT sample (ns-2 `rtxcur_init_`: 3 s).
-    pub initial_rto: Duration,
+    pub(crate) initial_rto: Duration,
     /// RTT clock granularity (ns-2 `tcpTick_`: 10 ms); "0s" = exact arithmetic (our
     /// default: a 10 ms tick makes a 1 ms or 10 ms minimum RTO impossible).
-    pub tick: Duration,
+    pub(crate) tick: Duration,
     /// TCP/IP header bytes in every segment: a segment of `frame_size` carries
     /// `frame_size − header` bytes of application data.
-    pub header: Size,
+    pub(crate) header: Size,
     /// Size on the wire of an ACK and of the SYN (ns-2: 40 bytes; here the 40 bytes of
     /// TCP/IP header in a minimum Ethernet frame).
-    pub ack_size: Size,
+    pub(crate) ack_size: Size,
     /// Multi-level ECN: data leave with codepoint 01, the receiver echoes the highest
     /// level seen (10 incipient, 11 moderate) until CWR, and the sender cuts by β1 or β2.
     /// Absent: RFC 3168 ECN when the entry's `ecn` is true.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mecn: Option<MecnParams>,
+    pub(crate) mecn: Option<MecnParams>,
     /// DCTCP: data leave ECN-capable, the receiver echoes each segment's CE, and the
     /// sender cuts by α/2 ([`super::dctcp`]); `{}` takes the paper's g = 1/16.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dctcp: Option<DctcpParams>,
+    pub(crate) dctcp: Option<DctcpParams>,
     /// The rule set of the window cuts: a preset of `ssthresh_from` and `ecn_floor`.
     #[serde(skip_serializing_if = "Rules::is_ns2")]
-    pub rules: Rules,
+    pub(crate) rules: Rules,
     /// What a window cut halves; absent: as `rules` says.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ssthresh_from: Option<CutBase>,
+    pub(crate) ssthresh_from: Option<CutBase>,
     /// The least cwnd, in segments, an answer to echoed congestion leaves (1 or 2);
     /// absent: as `rules` says.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ecn_floor: Option<u32>,
+    pub(crate) ecn_floor: Option<u32>,
     /// ns-2 `overhead_`: each time the sender could send new segments it waits a uniform
     /// random time in [0, overhead) first, then sends all the window allows (see
     /// [`super::sender`]); "0s" = at once.
     #[serde(skip_serializing_if = "Duration::is_zero")]
-    pub overhead: Duration,
+    pub(crate) overhead: Duration,
     /// Delayed ACKs at the receiver; absent: every segment is acknowledged at once.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delayed_ack: Option<DelayedAckParams>,
+    pub(crate) delayed_ack: Option<DelayedAckParams>,
 }
 
 /// A preset of the rules that differ between ns-2, the RFCs and ns-3 (`tcp.rules`).
@@ -110,10 +110,10 @@ impl Rules {
 pub struct DelayedAckParams {
     /// Acknowledge at the latest every this many in-order segments (RFC 5681: at least
     /// every second full-sized segment; ns-2: 2).
-    pub every: u32,
+    pub(crate) every: u32,
     /// Acknowledge at the latest this long after the first unacknowledged segment
     /// arrived (RFC 1122: under 0.5 s; ns-2 `interval_`: 100 ms).
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 impl Default for DelayedAckParams {
@@ -134,9 +134,9 @@ const MAX_ACK_DELAY: Time = 500 * PS_PER_MS;
 #[serde(deny_unknown_fields, default)]
 pub struct MecnParams {
     /// Fraction of cwnd removed on incipient congestion.
-    pub beta1: f64,
+    pub(crate) beta1: f64,
     /// Fraction of cwnd removed on moderate congestion.
-    pub beta2: f64,
+    pub(crate) beta2: f64,
 }
 
 impl Default for MecnParams {
@@ -332,39 +332,39 @@ pub struct Connection {
     /// The sender.
     pub sender: Sender,
     /// The receiver.
-    pub receiver: Receiver,
+    pub(crate) receiver: Receiver,
     /// Application bytes per data segment.
-    pub payload: u32,
+    pub(crate) payload: u32,
     /// Wire size of a data segment.
-    pub segment_size: u32,
+    pub(crate) segment_size: u32,
     /// Wire size of an ACK and of the SYN.
-    pub ack_size: u32,
+    pub(crate) ack_size: u32,
     /// What the application sends.
-    pub app: crate::l4::app::App,
+    pub(crate) app: crate::l4::app::App,
     /// The retransmission timer.
-    pub timer: TimerId,
+    pub(crate) timer: TimerId,
     /// When the timer is armed to expire, as last synchronised with the sender.
-    pub armed: Option<Time>,
+    pub(crate) armed: Option<Time>,
     /// Data segments delivered in order to the receiving application.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// Multi-level ECN (codepoints carry levels).
-    pub mecn: bool,
+    pub(crate) mecn: bool,
     /// Web traffic: the timer runs a think time (the next object's start).
-    pub thinking: bool,
+    pub(crate) thinking: bool,
     /// The sender's delayed-send timer (`overhead`), or `NONE` without one.
-    pub send_timer: TimerId,
+    pub(crate) send_timer: TimerId,
     /// When the delayed-send timer is armed to expire.
-    pub send_armed: Option<Time>,
+    pub(crate) send_armed: Option<Time>,
     /// The receiver's delayed-ACK timer, or `NONE` without delayed ACKs.
-    pub ack_timer: TimerId,
+    pub(crate) ack_timer: TimerId,
     /// When the delayed-ACK timer is armed to expire.
-    pub ack_armed: Option<Time>,
+    pub(crate) ack_armed: Option<Time>,
     /// ACKs the receiver sent.
-    pub acks_sent: u64,
+    pub(crate) acks_sent: u64,
     /// Of which dropped in the network.
-    pub acks_dropped: u64,
+    pub(crate) acks_dropped: u64,
     /// When every byte of a finite transfer was acknowledged.
-    pub completed: Option<Time>,
+    pub(crate) completed: Option<Time>,
 }
 
 impl Connection {

@@ -24,9 +24,9 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpParams {
     /// Weight g of a new sample in α (the paper's 1/16).
-    pub g: f64,
+    pub(crate) g: f64,
     /// α before the first estimate (RFC 8257: 1).
-    pub alpha_init: f64,
+    pub(crate) alpha_init: f64,
 }
 
 impl Default for DctcpParams {
@@ -62,7 +62,7 @@ impl DctcpParams {
 pub struct Dctcp {
     g: f64,
     /// The estimate of the fraction of marked data.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// Segments acknowledged in this window.
     acked: u64,
     /// Of which acknowledged by ACKs echoing CE.
@@ -70,7 +70,7 @@ pub struct Dctcp {
     /// The estimate is taken at the first ACK beyond this segment.
     window_end: i64,
     /// Estimates taken.
-    pub updates: u64,
+    pub(crate) updates: u64,
 }
 
 impl Dctcp {

@@ -28,9 +28,9 @@ use crate::engine::Time;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DelayedAck {
     /// ACK at the latest every this many in-order segments.
-    pub every: u32,
+    pub(crate) every: u32,
     /// ACK at the latest this long after the first held segment arrived, ps.
-    pub timeout: Time,
+    pub(crate) timeout: Time,
 }
 
 /// What an ACK echoes.
@@ -47,37 +47,37 @@ pub enum Echo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Receipt {
     /// The ACK to send now (cumulative ACK, congestion level echoed), if any.
-    pub ack: Option<(i64, u8)>,
+    pub(crate) ack: Option<(i64, u8)>,
     /// Segments that became in-order with this one (delivered to the application).
-    pub in_order: u64,
+    pub(crate) in_order: u64,
 }
 
 /// A TCP sink.
 #[derive(Clone, Debug, Default)]
 pub struct Receiver {
     /// Highest in-order segment received (−1 before any).
-    pub next_ack: i64,
+    pub(crate) next_ack: i64,
     /// Segments received beyond a hole.
     above: BTreeSet<i64>,
     /// Segments received, duplicates included.
-    pub received: u64,
+    pub(crate) received: u64,
     /// Of which already held (retransmissions of delivered segments).
-    pub duplicates: u64,
+    pub(crate) duplicates: u64,
     /// The congestion level to echo (ns-2's ECN latch, holding MECN's highest level).
-    pub latch: u8,
+    pub(crate) latch: u8,
     /// Delayed ACKs, if on.
     delayed: Option<DelayedAck>,
     /// In-order segments received since the last ACK.
-    pub held: u32,
+    pub(crate) held: u32,
     /// The highest congestion level among the segments since the last ACK.
     held_level: u8,
     /// When the held ACK is due (the delayed-ACK timer), if one is held.
-    pub deadline: Option<Time>,
+    pub(crate) deadline: Option<Time>,
     /// What ACKs echo.
     echo: Echo,
     /// DCTCP: the ACK of the held segments, sent before the segment whose CE differs
     /// from theirs.
-    pub early: Option<(i64, u8)>,
+    pub(crate) early: Option<(i64, u8)>,
 }
 
 impl Receiver {

@@ -19,16 +19,16 @@ pub struct TcpSummary {
     pub acks_dropped: u64,
     /// DCTCP: α at the end and the estimates taken.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dctcp: Option<DctcpSummary>,
+    pub(crate) dctcp: Option<DctcpSummary>,
 }
 
 /// A DCTCP sender's estimate of the marked fraction.
 #[derive(Clone, Debug, Serialize)]
 pub struct DctcpSummary {
     /// α at the end of the run.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// Times α was updated (windows of data acknowledged).
-    pub alpha_updates: u64,
+    pub(crate) alpha_updates: u64,
 }
 
 impl TcpSummary {

@@ -24,13 +24,13 @@ use crate::engine::Time;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RtoParams {
     /// Clock granularity; 0 = exact arithmetic.
-    pub tick: Time,
+    pub(crate) tick: Time,
     /// Lowest RTO (ns-2 `minrto_`: 200 ms).
-    pub min_rto: Time,
+    pub(crate) min_rto: Time,
     /// Highest RTO (60 s).
-    pub max_rto: Time,
+    pub(crate) max_rto: Time,
     /// RTO before the first sample (ns-2 `rtxcur_init_`: 3 s).
-    pub initial_rto: Time,
+    pub(crate) initial_rto: Time,
 }
 
 /// The estimator of one connection.
@@ -44,7 +44,7 @@ pub struct Rto {
     rttvar: f64,
     sampled: bool,
     /// The backoff multiplier (1, 2, 4, … 64).
-    pub backoff: u32,
+    pub(crate) backoff: u32,
 }
 
 impl Rto {

@@ -73,23 +73,23 @@ pub enum Variant {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SenderParams {
     /// Reno or NewReno.
-    pub variant: Variant,
+    pub(crate) variant: Variant,
     /// Largest window, segments (ns-2 `window_`, 20; no receive buffer is modelled).
-    pub window: u32,
+    pub(crate) window: u32,
     /// Window once the SYN is acknowledged (ns-2 `windowInit_`, 2).
-    pub window_init: u32,
+    pub(crate) window_init: u32,
     /// Model the SYN as segment 0 (ns-2 `syn_`).
-    pub syn: bool,
+    pub(crate) syn: bool,
     /// Limited Transmit on the first two duplicate ACKs (ns-2 `singledup_`).
-    pub limited_transmit: bool,
+    pub(crate) limited_transmit: bool,
     /// The retransmission timeout.
-    pub rto: RtoParams,
+    pub(crate) rto: RtoParams,
     /// The response to echoed congestion marks.
-    pub ecn: EcnResponse,
+    pub(crate) ecn: EcnResponse,
     /// What window cuts halve, and the floor of an ECN cut.
-    pub cut: CutRules,
+    pub(crate) cut: CutRules,
     /// ns-2 `overhead_`: the longest random delay before a send (0: none).
-    pub overhead: Time,
+    pub(crate) overhead: Time,
 }
 
 /// What a window cut halves (`tcp.ssthresh_from`).
@@ -108,9 +108,9 @@ pub enum CutBase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CutRules {
     /// What a cut halves.
-    pub base: CutBase,
+    pub(crate) base: CutBase,
     /// The least cwnd an ECN or MECN cut leaves, segments.
-    pub ecn_floor: u32,
+    pub(crate) ecn_floor: u32,
 }
 
 impl Default for CutRules {
@@ -161,7 +161,7 @@ pub struct SenderStats {
     /// Retransmissions.
     pub retransmits: u64,
     /// Fast retransmits.
-    pub fast_retransmits: u64,
+    pub(crate) fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
     /// Window cuts in answer to echoed congestion marks.
@@ -174,51 +174,51 @@ pub struct SenderStats {
 pub struct Sender {
     p: SenderParams,
     /// Next segment to send.
-    pub t_seqno: i64,
+    pub(crate) t_seqno: i64,
     /// Highest segment sent.
-    pub maxseq: i64,
+    pub(crate) maxseq: i64,
     /// Highest cumulative ACK (−1 before any).
-    pub highest_ack: i64,
+    pub(crate) highest_ack: i64,
     last_ack: i64,
     /// Segments the application has made available (+1 for the SYN).
-    pub curseq: i64,
+    pub(crate) curseq: i64,
     /// Congestion window, segments.
-    pub cwnd: f64,
+    pub(crate) cwnd: f64,
     /// Slow-start threshold, segments.
-    pub ssthresh: i64,
+    pub(crate) ssthresh: i64,
     /// Duplicate ACKs in a row.
-    pub dupacks: u32,
+    pub(crate) dupacks: u32,
     /// Window inflation during fast recovery.
-    pub dupwnd: u32,
+    pub(crate) dupwnd: u32,
     /// maxseq at the last congestion response.
-    pub recover: i64,
+    pub(crate) recover: i64,
     /// The last congestion response.
-    pub last_action: CwndAction,
+    pub(crate) last_action: CwndAction,
     rtt_active: bool,
     rtt_seq: i64,
     rtt_ts: Time,
     first_partial: bool,
     /// The RTO estimator.
-    pub rto: Rto,
+    pub(crate) rto: Rto,
     /// When the retransmission timer expires, if armed.
-    pub deadline: Option<Time>,
+    pub(crate) deadline: Option<Time>,
     /// Segments to put on the wire, in order (drained by the endpoint).
-    pub out: Vec<i64>,
+    pub(crate) out: Vec<i64>,
     /// The segment of `out` that carries CWR (the first sent after a window cut, when
     /// ECN-capable).
-    pub cwr_seq: Option<i64>,
+    pub(crate) cwr_seq: Option<i64>,
     cong_action: bool,
     ecn_backoff: bool,
     /// Segments Limited Transmit sent since the last new ACK.
     lt_sent: i64,
     /// When the delayed-send timer (`overhead`) expires, if pending.
-    pub delsnd: Option<Time>,
+    pub(crate) delsnd: Option<Time>,
     /// The stream the send delays are drawn from (with an `overhead` only).
     overhead_rng: Option<RngStream>,
     /// The answer to echoed congestion ([`super::cc`]).
-    pub cc: super::cc::Controller,
+    pub(crate) cc: super::cc::Controller,
     /// Counters.
-    pub stats: SenderStats,
+    pub(crate) stats: SenderStats,
 }
 
 impl Sender {

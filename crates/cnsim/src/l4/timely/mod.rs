@@ -21,23 +21,23 @@ use crate::units::{Duration, Rate};
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimelyParams {
     /// α, the EWMA weight of a new RTT difference (0.875).
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// β, the multiplicative decrease factor (0.8).
-    pub beta: f64,
+    pub(crate) beta: f64,
     /// T_low: below it the rate always increases (50 µs).
-    pub t_low: Duration,
+    pub(crate) t_low: Duration,
     /// T_high: above it the rate always decreases (500 µs).
-    pub t_high: Duration,
+    pub(crate) t_high: Duration,
     /// The minimum RTT that normalises the gradient (20 µs).
-    pub min_rtt: Duration,
+    pub(crate) min_rtt: Duration,
     /// δ, the additive step (10 Mbit/s).
-    pub delta: Rate,
+    pub(crate) delta: Rate,
     /// The hyper-active step (50 Mbit/s: 5·δ).
-    pub r_hai: Rate,
+    pub(crate) r_hai: Rate,
     /// Increases in a row before the hyper-active step (5).
-    pub hai_after: u32,
+    pub(crate) hai_after: u32,
     /// The rate floor.
-    pub min_rate: Rate,
+    pub(crate) min_rate: Rate,
 }
 
 impl Default for TimelyParams {

@@ -38,21 +38,21 @@ pub trait Install {
 /// The built network and flows, as protocols see them while being installed.
 pub struct InstallCx<'a> {
     /// The scenario.
-    pub scenario: &'a Scenario,
+    pub(crate) scenario: &'a Scenario,
     /// The scenario file's name, for errors.
-    pub file: &'a str,
+    pub(crate) file: &'a str,
     /// The network (ports, queues).
-    pub net: &'a mut Network,
+    pub(crate) net: &'a mut Network,
     /// The flows.
-    pub flows: &'a mut [Flow],
+    pub(crate) flows: &'a mut [Flow],
     /// The traffic entry (index into `scenario.traffic`) of each flow.
-    pub flow_entry: &'a [usize],
+    pub(crate) flow_entry: &'a [usize],
     /// The protocols installed so far.
-    pub protocols: &'a mut Protocols,
+    pub(crate) protocols: &'a mut Protocols,
     /// Timers of the run.
-    pub timers: &'a mut Timers<TimerOwner>,
+    pub(crate) timers: &'a mut Timers<TimerOwner>,
     /// The slowest link's rate and the key that sets it.
-    pub slowest_link: Option<(u64, String)>,
+    pub(crate) slowest_link: Option<(u64, String)>,
 }
 
 impl InstallCx<'_> {
