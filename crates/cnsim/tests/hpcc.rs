@@ -34,14 +34,15 @@ fn column(series: &[(String, f64)], name: &str) -> f64 {
     series.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no column {name}")).1
 }
 
-/// `hpcc-incast` (8:1 at 100 Gbit/s, over 50 ms): over the last half the queue pairs share
+/// `hpcc-incast` with long messages (8:1 at 100 Gbit/s, over 50 ms): over the last half the queue pairs share
 /// the port (Jain ≥ 0.98), the port is busy ≥ 90 % of the time (η = 95 %, INT and
 /// RoCEv2 headers included), and its mean queue is far below DCQCN's on the same incast
 /// (the paper's Fig. 9: near-zero queues where DCQCN's stand).
 #[test]
 fn an_incast_converges_with_a_near_empty_queue() {
     let text = bundled::get("hpcc-incast").unwrap();
-    let mut sim = built(text, &["duration=\"50ms\""]);
+    let long = ["duration=\"50ms\"", "traffic[0].bytes=\"1GB\""];
+    let mut sim = built(text, &long);
     sim.run_to_end();
     sim.check_conservation().unwrap();
     let rec = sim.recorder();
@@ -59,7 +60,7 @@ fn an_incast_converges_with_a_near_empty_queue() {
         &text[..start],
         &text[end..]
     );
-    let mut other = built(&dcqcn, &["duration=\"50ms\""]);
+    let mut other = built(&dcqcn, &long);
     other.run_to_end();
     let dq = column(&late_means(&other.recorder().queues, 0.025), "r1->r2");
     eprintln!("8:1 DCQCN: r1->r2 queue {dq:.2} frames");

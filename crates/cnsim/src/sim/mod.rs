@@ -272,16 +272,20 @@ impl Sim {
     /// port appends its record to a data packet of a flow that collects telemetry — the
     /// time, the bytes the port sent before this frame, the bytes still queued at the
     /// port over all classes (this frame no longer among them) and the link's rate — and
-    /// counts the frame's bytes as sent, whatever the frame. Hosts add no record.
+    /// counts the frame's bytes as sent, whatever the frame but a link-local one (PAUSE
+    /// leaves from the link layer, not the egress queue). Hosts add no record.
     #[inline(never)]
     fn int_stamp(&mut self, p: PortId, id: FrameId, size: u32, now: Time) {
         let port = &self.net.ports[p as usize];
         if self.net.nodes[port.node as usize].kind != NodeKind::Switch {
             return;
         }
+        let frame = self.frames.get(id);
+        if frame.header.link_local() {
+            return;
+        }
         let sent = self.int_tx[p as usize];
         self.int_tx[p as usize] = sent + u64::from(size);
-        let frame = self.frames.get(id);
         let Header::RdmaData(_) = frame.header else { return };
         let qp = self.flows.get(frame.flow as usize).map_or(NONE, |f| f.qp);
         if qp == NONE || self.protocols.rdma[qp as usize].int_bytes == 0 {

@@ -150,18 +150,6 @@ impl Validate for HpccConfig {
                 format!("{} is too many additive steps; expected 0 to {MAX_STAGE}, e.g. 5", self.max_stage),
             ));
         }
-        if self.r_ai.0 == 0 {
-            return Err((
-                "r_ai".into(),
-                "is zero; expected a positive additive step, e.g. \"40Mbps\"".into(),
-            ));
-        }
-        if self.min_rate.0 == 0 {
-            return Err((
-                "min_rate".into(),
-                "is zero; expected a positive rate floor, e.g. \"100Mbps\"".into(),
-            ));
-        }
         if self.int_multi == 0 || self.int_multi > MAX_INT_MULTI {
             return Err((
                 "int_multi".into(),
