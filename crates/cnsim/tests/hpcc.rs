@@ -69,7 +69,8 @@ fn an_incast_converges_with_a_near_empty_queue() {
 
 /// A 2-switch path, s1 -> r1 -> r2 -> d1, with the bottleneck at 50 Gbit/s and the
 /// receiver's link at 25 Gbit/s: the ACKs echo two records (the host adds none), the
-/// r1->r2 port's then the r2->d1 port's, with their rates.
+/// r1->r2 port's then the r2->d1 port's, with their rates; each packet is 42 bytes
+/// longer on the wire.
 #[test]
 fn each_switch_egress_stamps_one_record() {
     let text = bundled::get("hpcc-incast").unwrap();
@@ -84,6 +85,8 @@ fn each_switch_egress_stamps_one_record() {
     let hpcc = sim.reaction_points()[0].as_hpcc().expect("HPCC").hpcc();
     let rates: Vec<u64> = hpcc.last_hops().hops().iter().map(|h| h.line_rate()).collect();
     assert_eq!(rates, [50_000_000_000, 25_000_000_000]);
+    let st = &sim.flows()[0].stats;
+    assert_eq!(st.sent_bytes, st.sent_frames * 1042, "1000-byte packets and a 42-byte INT header");
     let acks = sim.rdma_qp(0).unwrap().stats.acks_sent;
     assert!(acks > 100, "{acks}");
     let rate = sim.reaction_points()[0].current_rate();

@@ -461,6 +461,27 @@ mod tests {
         assert!(s.complete());
     }
 
+    /// A BDP of 100 000 bytes in 1042-byte packets (1000 and an INT header): 96 packets
+    /// at line rate (95.97, rounded up), 48 at half (47.98), one at the least rate; a
+    /// queue pair without a BDP keeps its window.
+    #[test]
+    fn a_bdp_window_follows_the_rate() {
+        let mut qp = Qp::new(&RdmaParams::default(), None, 1000);
+        qp.int_bytes = 42;
+        qp.scale_window(50, 100, 1000);
+        assert_eq!(qp.requester.window, u64::MAX, "no BDP: no window");
+        qp.bdp_bytes = 100_000;
+        let windows: Vec<u64> = [100, 50, 1]
+            .iter()
+            .map(|&r| {
+                qp.scale_window(r * 1_000_000_000, 100_000_000_000, 1000);
+                qp.requester.window
+            })
+            .collect();
+        assert_eq!(windows, [96, 48, 1]);
+        assert_eq!((qp.size_of(Packet { psn: 0, last: false }, 1000), qp.ack_size()), (1042, ACK_BYTES + 42));
+    }
+
     #[test]
     fn bad_parameters_name_their_key() {
         let p = RdmaParams { ack_every: 0, ..RdmaParams::default() };
