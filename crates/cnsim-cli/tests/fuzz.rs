@@ -375,6 +375,46 @@ xon = "40 frames"
         ),
     ),
     (
+        "fuzz-hpcc",
+        r#"
+name = "fuzz-hpcc"
+duration = "1ms"
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "25Gbps", delay = "1us" }
+bottleneck = { rate = "25Gbps", delay = "2us" }
+receiver_link = { rate = "25Gbps", delay = "1us" }
+[queues]
+capacity = "200 frames"
+[[traffic]]
+name = "qp"
+kind = "rdma"
+from = "s*"
+to = "d1"
+bytes = "500KB"
+frame_size = "1000B"
+rdma = { ack_every = 2, timeout = "200us", window = "20KB" }
+[protocols.hpcc]
+flows = "*"
+eta = 0.9
+max_stage = 3
+r_ai = "20Mbps"
+min_rate = "50Mbps"
+fast_react = false
+int_multi = 2
+window = "bdp"
+base_rtt = "path"
+[protocols.pause]
+mode = "pfc"
+[protocols.pause.switches]
+xoff = "80 frames"
+xon = "40 frames"
+[metrics]
+interval = "100us"
+plots = false
+"#,
+    ),
+    (
         "fuzz-rdma",
         concat!(
             seed_base!(),

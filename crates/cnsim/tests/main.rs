@@ -9,6 +9,7 @@ mod dcqcn;
 mod dctcp;
 mod determinism;
 mod fabric;
+mod hpcc;
 mod hpcc_files;
 mod maxmin;
 mod output_safety;

@@ -1460,3 +1460,90 @@ fn dcqcn_keys_are_checked() {
     let e = error_of(&format!("{}\n[queues]\ncapacity = \"4KB\"\n", dcqcn("")), &[]);
     assert_located(&e, "protocols.dcqcn.kmin", &["\"5KB\" is not below the capacity of port"]);
 }
+
+/// Two RDMA queue pairs into one receiver, every link at 100 Gbit/s.
+const RDMA_100G: &str = r#"
+name = "t"
+duration = "1ms"
+
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "100Gbps", delay = "1us" }
+bottleneck = { rate = "100Gbps", delay = "1us" }
+receiver_link = { rate = "100Gbps", delay = "1us" }
+
+[[traffic]]
+name = "q"
+kind = "rdma"
+from = "s*"
+to = "d1"
+frame_size = "1000B"
+"#;
+
+#[test]
+fn hpcc_keys_are_checked() {
+    let hpcc = |extra: &str| format!("{RDMA_100G}\n[protocols.hpcc]\nflows = \"*\"\n{extra}\n");
+    let s = scenario::parse(&hpcc("window = \"bdp\""), FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+    let e = error_of(&hpcc("eta = 0"), &[]);
+    assert_located(&e, "protocols.hpcc.eta", &["0 is not a target utilisation", "expected (0, 1]"]);
+    let e = error_of(&hpcc("eta = 1.5"), &[]);
+    assert_located(&e, "protocols.hpcc.eta", &["1.5 is not a target utilisation"]);
+    let e = error_of(&hpcc("max_stage = 5000"), &[]);
+    assert_located(&e, "protocols.hpcc.max_stage", &["5000 is too many additive steps", "0 to 1000"]);
+    let e = error_of(&hpcc("r_ai = \"0bps\""), &[]);
+    assert_located(&e, "protocols.hpcc.r_ai", &["is zero"]);
+    let e = error_of(&hpcc("min_rate = \"0bps\""), &[]);
+    assert_located(&e, "protocols.hpcc.min_rate", &["is zero"]);
+    let e = error_of(&hpcc("min_rate = \"200Gbps\""), &[]);
+    assert_located(&e, "protocols.hpcc.min_rate", &["is above the line rate"]);
+    let e = error_of(&hpcc("int_multi = 0"), &[]);
+    assert_located(&e, "protocols.hpcc.int_multi", &["0 is not a unit multiplier"]);
+    let e = error_of(&hpcc("window = \"cwnd\""), &[]);
+    assert_located(&e, "protocols.hpcc.window", &["cwnd"]);
+    let e = error_of(&hpcc("base_rtt = \"mean\""), &[]);
+    assert_located(&e, "protocols.hpcc.base_rtt", &["mean"]);
+}
+
+#[test]
+fn hpcc_runs_on_rdma_flows_alone_and_on_links_int_can_name() {
+    let e = error_of(&format!("{DUMBBELL}\n[protocols.hpcc]\nflows = \"*\"\n"), &[]);
+    assert_located(&e, "protocols.hpcc.flows", &["flow a/s1 is not an RDMA queue pair", "kind = \"rdma\""]);
+    let both = format!(
+        "{RDMA_100G}\n[protocols.dcqcn]\ncongestion_points = \"switches\"\nflows = \"*\"\n\
+         [protocols.hpcc]\nflows = \"*\"\n"
+    );
+    let e = error_of(&both, &[]);
+    assert_located(&e, "protocols.hpcc.flows", &["flow q/s1 already has a reaction point"]);
+    let e = error_of(
+        &format!("{RDMA_100G}\n[protocols.hpcc]\nflows = \"*\"\n"),
+        &["topology.dumbbell.bottleneck.rate=\"40Gbps\""],
+    );
+    assert_located(
+        &e,
+        "protocols.hpcc.flows",
+        &["port r1->r2 on the path of flow q/s1 runs at 40Gbps", "25, 50, 100, 200 or 400 Gbit/s"],
+    );
+    let chain = r#"
+name = "t"
+duration = "1ms"
+
+[topology.chain]
+switches = 7
+hosts_per_switch = 1
+host_link = { rate = "100Gbps", delay = "1us" }
+trunk = { rate = "100Gbps", delay = "1us" }
+
+[[traffic]]
+name = "q"
+kind = "rdma"
+from = "h1"
+to = "h7"
+frame_size = "1000B"
+
+[protocols.hpcc]
+flows = "*"
+"#;
+    let e = error_of(chain, &[]);
+    assert_located(&e, "protocols.hpcc.flows", &["flow q/h1 crosses 7 switches", "at most 5"]);
+}

@@ -3,9 +3,9 @@
 //! - [`tcp`]: TCP Reno and NewReno as ns-2's one-way agents implement them, and DCTCP;
 //! - [`dcqcn`]: RoCEv2's DCQCN (its switch marking, receiving and sending NICs);
 //! - [`rdma`]: RoCEv2's reliable-connection message transfer (PSNs, ACK/NAK, go-back-N);
-//! - [`hpcc`]: HPCC's sender algorithm over in-band telemetry, and [`timely`]: TIMELY's
-//!   RTT-gradient sender (their per-ACK rate updates; not yet attached to queue pairs or
-//!   switch ports).
+//! - [`hpcc`]: HPCC's sender over in-band telemetry, on RDMA queue pairs;
+//! - [`timely`]: TIMELY's RTT-gradient sender (its per-ACK rate update, attached to no
+//!   transport).
 
 pub mod app;
 pub mod dcqcn;

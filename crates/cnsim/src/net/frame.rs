@@ -5,7 +5,14 @@
 //! live in a [`FrameArena`] and are referred to by a `u32` id; a freed slot is reused by
 //! the next frame, so the data path never allocates once the arena has grown to the
 //! largest number of frames simultaneously in the network.
+//!
+//! When some flow runs HPCC the arena also keeps an [`IntStack`] per slot: the in-band
+//! telemetry a data packet collects and its ACK echoes (Li et al. 2019, §3.2), beside
+//! the frame rather than in it, so that [`Frame`] stays 48 bytes and a run without HPCC
+//! keeps no stacks. A slot's stack is emptied whenever the slot is allocated, so a stack
+//! never outlives its frame.
 
+pub use crate::wire::int::IntStack;
 pub use crate::wire::{Ecn, Frame, Header, HeaderKind};
 
 /// Counters of one kind of frame.
@@ -32,12 +39,46 @@ pub struct FrameArena {
     slots: Vec<Frame>,
     free: Vec<FrameId>,
     live: u64,
+    /// Whether each slot has a telemetry stack.
+    int_on: bool,
+    /// The telemetry stack of each slot (empty unless `int_on`).
+    int: Vec<IntStack>,
 }
 
 impl FrameArena {
     /// An empty arena with room for `capacity` frames before it first grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { slots: Vec::with_capacity(capacity), free: Vec::with_capacity(capacity), live: 0 }
+        Self {
+            slots: Vec::with_capacity(capacity),
+            free: Vec::with_capacity(capacity),
+            live: 0,
+            int_on: false,
+            int: Vec::new(),
+        }
+    }
+
+    /// Gives every slot a telemetry stack, from now on.
+    pub fn enable_int(&mut self) {
+        self.int_on = true;
+        self.int.resize(self.slots.len(), IntStack::default());
+    }
+
+    /// Whether slots have telemetry stacks.
+    #[inline]
+    pub fn int_on(&self) -> bool {
+        self.int_on
+    }
+
+    /// The telemetry stack of frame `id`; `None` when slots have none.
+    #[inline]
+    pub fn int(&self, id: FrameId) -> Option<&IntStack> {
+        self.int.get(id as usize)
+    }
+
+    /// The telemetry stack of frame `id`, mutably; `None` when slots have none.
+    #[inline]
+    pub fn int_mut(&mut self, id: FrameId) -> Option<&mut IntStack> {
+        self.int.get_mut(id as usize)
     }
 
     /// Stores `frame` and returns its id, reusing a freed slot when there is one.
@@ -46,9 +87,15 @@ impl FrameArena {
         self.live += 1;
         if let Some(id) = self.free.pop() {
             self.slots[id as usize] = frame;
+            if self.int_on {
+                self.int[id as usize] = IntStack::default();
+            }
             id
         } else {
             self.slots.push(frame);
+            if self.int_on {
+                self.int.push(IntStack::default());
+            }
             (self.slots.len() - 1) as FrameId
         }
     }
@@ -101,6 +148,21 @@ mod tests {
         assert_eq!(a.get(y).size, 200);
         assert_eq!(a.high_water(), 2);
         assert_eq!(a.live(), 2);
+    }
+
+    /// A reused slot's stack starts empty: the stack of the frame freed there is gone.
+    #[test]
+    fn a_reused_slot_has_an_empty_stack() {
+        use crate::wire::int::IntHop;
+        let mut a = FrameArena::with_capacity(2);
+        assert_eq!(a.int(0), None);
+        a.enable_int();
+        let x = a.alloc(Frame::default());
+        a.int_mut(x).unwrap().push(IntHop::new(1, 2, 3, 100_000_000_000, 1).unwrap());
+        assert_eq!(a.int(x).unwrap().hops().len(), 1);
+        a.free(x);
+        let y = a.alloc(Frame::default());
+        assert_eq!((y, a.int(y).unwrap().hops().len()), (x, 0));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | [`AnyDiscipline`](crate::aqm::AnyDiscipline) | every frame offered to an egress queue, and every frame leaving it | drop-tail, ECN threshold marker |
 //! | [`AnyCongestionPoint`] | every frame offered to a watched egress queue, any header (it may rewrite the header: FECN probes) | QCN CP, ECM CP, FECN switch |
-//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback reaching its source, its timers (the last two may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source, DCQCN RP |
+//! | [`AnyReactionPoint`] | a flow's frames leaving its shaper, feedback and transport acknowledgements reaching its source, its timers (feedback and timers may send frames: probes) | QCN RP (with -P/-PR probes), ECM RP, E2CM RP, FECN source, DCQCN RP, HPCC sender (on transport ACKs) |
 //! | [`AnyNotificationPoint`] | a flow's data frame reaching its destination marked CE (may answer the source) | DCQCN NP |
 //! | [`AnyLinkControl`] | frames entering and leaving a node's buffer, link-local frames, host input | IEEE 802.3x PAUSE / 802.1Qbb PFC |
 //! | host endpoint ([`crate::sim`]'s `deliver`) | a frame reaching a host, dispatched by its [`Header`](crate::net::Header) | data sink, QCN and ECM RPs, FECN probe reflector |
@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{e2cm, ecm, fecn, pause, qcn};
-use crate::l4::dcqcn;
+use crate::l4::{dcqcn, hpcc};
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
 pub use report::{Finished, FinishedFlow, FlowSections, Sections};
@@ -52,6 +52,9 @@ pub struct Protocols {
     pub(crate) incast: Vec<crate::l4::app::IncastGroup>,
     /// RDMA queue pairs, indexed by `Flow::qp`.
     pub(crate) rdma: Vec<crate::l4::rdma::Qp>,
+    /// The unit multiplier of in-band telemetry records (HPCC's `int_multi`), or 0 when
+    /// no flow collects telemetry: then frames carry no telemetry stacks at all.
+    pub(crate) int_multi: u32,
 }
 
 /// Cross-field rules of one parameter table that serde cannot check. A protocol states
@@ -337,6 +340,19 @@ pub struct RateChange {
     pub(crate) arm_timer: Option<(Time, u32)>,
 }
 
+/// A transport acknowledgement as the source's reaction point sees it (an RDMA ACK):
+/// what a delay- or telemetry-driven rate control (HPCC, TIMELY) reads from it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckView<'a> {
+    /// Bytes of the message acknowledged in all.
+    pub(crate) acked: u64,
+    /// Bytes of the message sent or being sent: the next byte to send.
+    pub(crate) next: u64,
+    /// The in-band telemetry the acknowledged packet collected, echoed (empty when the
+    /// flow collects none).
+    pub(crate) int: &'a hpcc::IntStack,
+}
+
 /// What a reaction point does at each hook; every hook but the rate has a default
 /// (nothing happens), so a protocol implements only the hooks it acts at. The data path
 /// calls them through [`AnyReactionPoint`], one `match` per call, no `dyn`.
@@ -398,6 +414,18 @@ pub trait ReactionPoint {
         RateChange::default()
     }
 
+    /// Whether the reaction point hears its flow's transport acknowledgements
+    /// ([`on_ack`](Self::on_ack)).
+    fn hears_acks(&self) -> bool {
+        false
+    }
+
+    /// A transport acknowledgement of the flow reached its source (only where
+    /// [`hears_acks`](Self::hears_acks)).
+    fn on_ack(&mut self, _ctx: &mut Ctx, _flow: &FlowView, _ack: &AckView, _line_bps: u64) -> RateChange {
+        RateChange::default()
+    }
+
     /// The rate the reaction point currently allows, bit/s.
     fn current_rate(&self) -> u64;
 
@@ -427,6 +455,8 @@ pub enum AnyReactionPoint {
     Fecn(fecn::Rp),
     /// A DCQCN sending NIC's rate limiter.
     Dcqcn(dcqcn::Rp),
+    /// An HPCC sender: rate (and window) from the telemetry its ACKs echo.
+    Hpcc(hpcc::Rp),
 }
 
 /// `$body` with `$rp` bound to the reaction point inside `$any`, whatever its protocol:
@@ -439,6 +469,7 @@ macro_rules! each_reaction_point {
             AnyReactionPoint::E2cm($rp) => $body,
             AnyReactionPoint::Fecn($rp) => $body,
             AnyReactionPoint::Dcqcn($rp) => $body,
+            AnyReactionPoint::Hpcc($rp) => $body,
         }
     };
 }
@@ -503,6 +534,18 @@ impl AnyReactionPoint {
         each_reaction_point!(self, rp => ReactionPoint::on_timer(rp, ctx, flow, timer, tag, line_bps))
     }
 
+    /// See [`ReactionPoint::hears_acks`].
+    #[inline]
+    pub fn hears_acks(&self) -> bool {
+        each_reaction_point!(self, rp => ReactionPoint::hears_acks(rp))
+    }
+
+    /// See [`ReactionPoint::on_ack`].
+    #[inline]
+    pub fn on_ack(&mut self, ctx: &mut Ctx, flow: &FlowView, ack: &AckView, line_bps: u64) -> RateChange {
+        each_reaction_point!(self, rp => ReactionPoint::on_ack(rp, ctx, flow, ack, line_bps))
+    }
+
     /// See [`ReactionPoint::current_rate`].
     pub fn current_rate(&self) -> u64 {
         each_reaction_point!(self, rp => ReactionPoint::current_rate(rp))
@@ -522,6 +565,14 @@ impl AnyReactionPoint {
     pub fn as_qcn(&self) -> Option<&qcn::Rp> {
         match self {
             AnyReactionPoint::Qcn(rp) => Some(rp),
+            _ => None,
+        }
+    }
+
+    /// The HPCC sender, if this is one.
+    pub fn as_hpcc(&self) -> Option<&hpcc::Rp> {
+        match self {
+            AnyReactionPoint::Hpcc(rp) => Some(rp),
             _ => None,
         }
     }
@@ -816,6 +867,32 @@ impl ReactionPoint for dcqcn::Rp {
 
     fn take_feedback_count(&mut self) -> u64 {
         std::mem::take(&mut self.cnps_since_sample)
+    }
+}
+
+impl ReactionPoint for hpcc::Rp {
+    /// HPCC has no timers: every change comes with an ACK.
+    fn timers(&self) -> u8 {
+        0
+    }
+
+    fn hears_acks(&self) -> bool {
+        true
+    }
+
+    /// The shaper's releases change nothing: the rate moves on ACKs only.
+    #[inline]
+    fn grant_quiet(&mut self) -> u32 {
+        u32::MAX
+    }
+
+    #[inline]
+    fn on_ack(&mut self, _ctx: &mut Ctx, _flow: &FlowView, ack: &AckView, _line_bps: u64) -> RateChange {
+        RateChange { rate_bps: self.on_ack(ack.acked, ack.next, ack.int), arm_timer: None }
+    }
+
+    fn current_rate(&self) -> u64 {
+        self.rate()
     }
 }
 

@@ -374,6 +374,7 @@ pub fn build_until(
         s,
         file,
         &mut net,
+        &routes,
         &mut flows,
         &flow_entry,
         &mut protocols,
@@ -1020,6 +1021,7 @@ fn install_protocols(
     s: &Scenario,
     file: &str,
     net: &mut Network,
+    routes: &Routes,
     flows: &mut [Flow],
     flow_entry: &[usize],
     protocols: &mut Protocols,
@@ -1027,7 +1029,8 @@ fn install_protocols(
     slowest_link: Option<(u64, String)>,
     pace: &mut Pace,
 ) -> Result<(), BuildError> {
-    let mut cx = InstallCx { scenario: s, file, net, flows, flow_entry, protocols, timers, slowest_link };
+    let mut cx =
+        InstallCx { scenario: s, file, net, routes, flows, flow_entry, protocols, timers, slowest_link };
     for (path, table) in s.protocols.all() {
         pace.check()?;
         table.install(path, &mut cx)?;

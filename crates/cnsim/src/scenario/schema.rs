@@ -1296,6 +1296,10 @@ pub struct Protocols {
     /// senders.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) dcqcn: Option<crate::l4::dcqcn::DcqcnConfig>,
+    /// HPCC (Li et al. 2019): in-band telemetry from switches, echoed in RDMA ACKs, sets
+    /// the senders' rates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) hpcc: Option<crate::l4::hpcc::HpccConfig>,
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pause: Option<crate::l2::pause::PauseParams>,
@@ -1319,6 +1323,7 @@ impl Protocols {
             entry("protocols.e2cm", &self.e2cm),
             entry("protocols.fecn", &self.fecn),
             entry("protocols.dcqcn", &self.dcqcn),
+            entry("protocols.hpcc", &self.hpcc),
             entry("protocols.pause", &self.pause),
         ]
         .into_iter()

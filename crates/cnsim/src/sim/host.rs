@@ -71,13 +71,15 @@ impl Sim {
             }
             Header::RdmaData(packet) => {
                 let frame = *frame;
+                let int = self.frames.int(id).copied();
                 self.frames.free(id);
-                self.rdma_data(host, &frame, packet, now);
+                self.rdma_data(host, &frame, packet, int, now);
             }
             Header::RdmaAck(ack) => {
                 let f = frame.flow;
+                let int = self.frames.int(id).copied();
                 self.frames.free(id);
-                self.rdma_ack(f, ack, now);
+                self.rdma_ack(f, ack, int, now);
             }
             Header::TcpRequest(_) => {
                 let f = frame.flow;

@@ -66,6 +66,9 @@ pub struct Sim {
     room: backpressure::RoomWaiters,
     /// The workload flows, with their sizes and ideal completion times.
     workload: Vec<crate::metrics::fct::FctRecord>,
+    /// Bytes each port has sent, as in-band telemetry reports them (empty when no flow
+    /// collects telemetry).
+    int_tx: Vec<u64>,
 }
 
 /// A [`Ctx`] over the simulator's timers, events and outbox.
@@ -254,11 +257,47 @@ impl Sim {
                 self.events.schedule_after(flight, Event::Arrive { port: p });
             }
         }
+        if self.frames.int_on() {
+            self.int_stamp(p, id, size, now);
+        }
         if self.net.ports[p as usize].traced {
             self.trace_sent(p, id, now);
         }
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
+    }
+
+    /// In-band telemetry at port `p` starting to send frame `id` of `size` bytes at
+    /// `now`, as the HPCC fork's `SwitchNode::SwitchNotifyDequeue` does it: a switch
+    /// port appends its record to a data packet of a flow that collects telemetry — the
+    /// time, the bytes the port sent before this frame, the bytes still queued at the
+    /// port over all classes (this frame no longer among them) and the link's rate — and
+    /// counts the frame's bytes as sent, whatever the frame but a link-local one (PAUSE
+    /// leaves from the link layer, not the egress queue). Hosts add no record.
+    #[inline(never)]
+    fn int_stamp(&mut self, p: PortId, id: FrameId, size: u32, now: Time) {
+        let port = &self.net.ports[p as usize];
+        if self.net.nodes[port.node as usize].kind != NodeKind::Switch {
+            return;
+        }
+        let frame = self.frames.get(id);
+        if frame.header.link_local() {
+            return;
+        }
+        let sent = self.int_tx[p as usize];
+        self.int_tx[p as usize] = sent + u64::from(size);
+        let Header::RdmaData(_) = frame.header else { return };
+        let qp = self.flows.get(frame.flow as usize).map_or(NONE, |f| f.qp);
+        if qp == NONE || self.protocols.rdma[qp as usize].int_bytes == 0 {
+            return;
+        }
+        let queued: u64 = port.classes.queues().map(|q| q.bytes()).sum();
+        let at_ns = now / crate::engine::PS_PER_NS;
+        let multi = self.protocols.int_multi;
+        let hop = crate::wire::int::IntHop::new(at_ns, sent, queued, port.rate_bps, multi);
+        if let (Some(hop), Some(stack)) = (hop, self.frames.int_mut(id)) {
+            stack.push(hop);
+        }
     }
 
     /// Adds frame `id`, which port `p` starts sending at `now`, to the packet trace.

@@ -2,11 +2,17 @@
 //! source's frames, numbered by its requester, and only while it may send; its
 //! acknowledgements come back from the destination host as frames; its retransmission
 //! timer is a generic timer. The rules are in [`crate::l4::rdma`].
+//!
+//! A queue pair whose flow collects in-band telemetry (HPCC) sends each packet and ACK
+//! [`HEADER_BYTES`](crate::wire::int::HEADER_BYTES) longer; the ACK echoes the stack its
+//! packet collected, and the source's reaction point hears every ACK.
 
-use super::Sim;
+use super::{ctx, Sim};
 use crate::engine::{Event, Time};
-use crate::l4::rdma::{Ack, Packet, Received, ACK_BYTES};
+use crate::l4::rdma::{Ack, Packet, Received};
 use crate::net::{Ecn, Frame, Header, HeaderKind, NodeId, NONE};
+use crate::protocol::AckView;
+use crate::wire::int::IntStack;
 
 impl Sim {
     /// Whether flow `f`, a queue pair, may send a packet now; when it may not, it stops
@@ -44,8 +50,16 @@ impl Sim {
 
     /// Packet `packet` of flow `frame.flow` reached its destination `host`: the responder
     /// delivers it if in order and may answer with an ACK or a NAK; a CE mark goes to the
-    /// flow's notification point (DCQCN's CNPs), whatever the PSN.
-    pub(super) fn rdma_data(&mut self, host: NodeId, frame: &Frame, packet: Packet, now: Time) {
+    /// flow's notification point (DCQCN's CNPs), whatever the PSN. `int` is the
+    /// packet's telemetry, which the ACK echoes.
+    pub(super) fn rdma_data(
+        &mut self,
+        host: NodeId,
+        frame: &Frame,
+        packet: Packet,
+        int: Option<IntStack>,
+        now: Time,
+    ) {
         let f = frame.flow;
         let flow = &mut self.flows[f as usize];
         let qp = &mut self.protocols.rdma[flow.qp as usize];
@@ -68,8 +82,13 @@ impl Sim {
             } else {
                 qp.stats.acks_sent += 1;
             }
-            let back = Frame::message(ACK_BYTES, flow.priority, host, flow.src, f, now, Header::RdmaAck(ack));
+            let size = qp.ack_size();
+            let echo = qp.int_bytes > 0;
+            let back = Frame::message(size, flow.priority, host, flow.src, f, now, Header::RdmaAck(ack));
             let id = self.frames.alloc(back);
+            if let (true, Some(int), Some(slot)) = (echo, int, self.frames.int_mut(id)) {
+                *slot = int;
+            }
             self.counters.count_created(HeaderKind::RdmaAck);
             self.forward(host, id, now);
         }
@@ -79,15 +98,22 @@ impl Sim {
     }
 
     /// An ACK or NAK `ack` reached flow `f`'s source: the requester moves on (or back),
-    /// the retransmission timer restarts on progress, and a stopped source may go again.
-    pub(super) fn rdma_ack(&mut self, f: u32, ack: Ack, now: Time) {
+    /// the retransmission timer restarts on progress, a reaction point that hears
+    /// acknowledgements sets the rate (and a queue pair with a BDP its window from it),
+    /// and a stopped source may go again. `int` is the telemetry the ACK echoes.
+    pub(super) fn rdma_ack(&mut self, f: u32, ack: Ack, int: Option<IntStack>, now: Time) {
         let flow = &self.flows[f as usize];
         let start = flow.start;
         let qp = &mut self.protocols.rdma[flow.qp as usize];
         let acked = qp.requester.on_ack(ack);
         qp.stats.acked_packets += acked;
         qp.stats.go_backs += u64::from(ack.nak);
-        if qp.requester.complete() {
+        let complete = qp.requester.complete();
+        if !complete && flow.rp != NONE && self.protocols.reaction_points[flow.rp as usize].hears_acks() {
+            self.rdma_ack_to_rp(f, int.unwrap_or_default(), now);
+        }
+        let qp = &mut self.protocols.rdma[self.flows[f as usize].qp as usize];
+        if complete {
             if qp.stats.completed_s.is_none() {
                 qp.completed(start, now);
             }
@@ -111,6 +137,32 @@ impl Sim {
             }
         }
         self.rdma_wake(f, now);
+    }
+
+    /// Flow `f`'s reaction point hears an acknowledgement that echoes `int`: its rate
+    /// goes to the flow's shaper and scales the queue pair's window.
+    #[inline(never)]
+    fn rdma_ack_to_rp(&mut self, f: u32, int: IntStack, now: Time) {
+        let flow = &self.flows[f as usize];
+        let (rp, line, frame_size, view) =
+            (flow.rp, flow.line_bps, flow.frame_size, super::source::flow_view(f, flow));
+        let qp = &mut self.protocols.rdma[flow.qp as usize];
+        let payload = u64::from(qp.payload);
+        let ack = AckView {
+            acked: qp.requester.snd_una.saturating_mul(payload),
+            next: qp.requester.snd_nxt.saturating_mul(payload),
+            int: &int,
+        };
+        self.rp_catch_up(f);
+        let change =
+            self.protocols.reaction_points[rp as usize].on_ack(&mut ctx!(self, now), &view, &ack, line);
+        self.rp_requiet(f);
+        self.flush(now);
+        if let Some(rate) = change.rate_bps {
+            let qp = &mut self.protocols.rdma[self.flows[f as usize].qp as usize];
+            qp.scale_window(rate, line, frame_size);
+        }
+        self.apply_rate_change(f, change, now);
     }
 
     /// Queue pair `f`'s retransmission timer expired: no acknowledgement advanced for

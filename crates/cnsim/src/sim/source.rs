@@ -51,11 +51,19 @@ impl Sim {
                 }
             }
         }
+        let mut frames = FrameArena::with_capacity(4096);
+        let int_tx = if protocols.int_multi > 0 {
+            frames.enable_int();
+            vec![0; net.ports.len()]
+        } else {
+            Vec::new()
+        };
         Self {
+            int_tx,
             net,
             routes,
             trees,
-            frames: FrameArena::with_capacity(4096),
+            frames,
             flows,
             protocols,
             timers,
@@ -448,14 +456,14 @@ impl Sim {
 
     /// Hands flow `f`'s reaction point the bytes released while it was quiet.
     #[inline]
-    fn rp_catch_up(&mut self, f: u32) {
+    pub(super) fn rp_catch_up(&mut self, f: u32) {
         let flow = &self.flows[f as usize];
         self.protocols.reaction_points[flow.rp as usize].absorb(flow.rp_quiet_left);
     }
 
     /// Asks flow `f`'s reaction point, just called, how many bytes may pass unseen.
     #[inline]
-    fn rp_requiet(&mut self, f: u32) {
+    pub(super) fn rp_requiet(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         flow.rp_quiet_left = self.protocols.reaction_points[flow.rp as usize].grant_quiet();
     }
@@ -505,7 +513,7 @@ impl Sim {
     }
 
     /// Applies what a reaction point decided: the shaper's new rate, its timer.
-    fn apply_rate_change(&mut self, f: u32, change: RateChange, now: Time) {
+    pub(super) fn apply_rate_change(&mut self, f: u32, change: RateChange, now: Time) {
         let flow = &mut self.flows[f as usize];
         let rp_timer = flow.rp_timer;
         if let (Some(rate), Some(shaper)) = (change.rate_bps, &mut flow.shaper) {
@@ -560,7 +568,7 @@ impl Sim {
 
 /// What a reaction point sees of flow `f`.
 #[inline]
-fn flow_view(f: u32, flow: &Flow) -> crate::protocol::FlowView {
+pub(super) fn flow_view(f: u32, flow: &Flow) -> crate::protocol::FlowView {
     let dst = match flow.dst {
         crate::traffic::Destination::Host(h) => h,
         _ => NONE,

@@ -20,10 +20,145 @@
 //!
 //! The first ACK only keeps its records. A hop whose record did not advance in time
 //! (τ = 0) tells nothing new and is skipped (the fork divides by it).
+//!
+//! `[protocols.hpcc]` runs it on RDMA queue pairs ([`HpccConfig`]): every data packet of
+//! those flows carries an INT header ([`crate::wire::int`], 42 bytes on the wire), each
+//! switch egress appends its record when it starts sending the packet, the receiver's
+//! ACK (42 bytes longer too) echoes the records, and each ACK sets the flow's rate
+//! limiter (the fork's `HandleAckHp`). With `window = "bdp"` the queue pair's window
+//! follows the rate, bdp·R/line rate (the fork's `VAR_WIN`). Run it over PFC
+//! (`[protocols.pause]`) for the lossless fabric RoCEv2 expects.
+
+use serde::{Deserialize, Serialize};
 
 use crate::engine::{Time, PS_PER_NS};
+use crate::protocol::Validate;
+use crate::units::select::HostSel;
 use crate::units::Rate;
 pub use crate::wire::int::{IntHop, IntStack, MAX_HOPS};
+
+/// The largest `max_stage` accepted: additive steps beyond it would take longer than
+/// any run to reach a multiplicative one.
+pub const MAX_STAGE: u32 = 1_000;
+
+/// The largest `int_multi` accepted (the fork's INT byte units times it must fit).
+pub const MAX_INT_MULTI: u32 = 1 << 16;
+
+/// `[protocols.hpcc]`: the flows HPCC runs on and its parameters. The defaults are the
+/// paper's (§5.1: η = 95 %, maxStage = 5) with the additive step of the fork's `run.py`
+/// at 100 Gbit/s (W_AI/T = 10·bw/25 Mbit/s = 40 Mbit/s).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccConfig {
+    /// RDMA flows HPCC runs on: traffic entry names or patterns ("*" for all).
+    pub(crate) flows: HostSel,
+    /// η, the target utilisation (0.95).
+    #[serde(default = "eta")]
+    pub(crate) eta: f64,
+    /// maxStage (5, the paper; the fork's `run.py` uses 0, always multiplicative).
+    #[serde(default = "max_stage")]
+    pub(crate) max_stage: u32,
+    /// R_AI, the additive step as a rate (40 Mbit/s).
+    #[serde(default = "r_ai")]
+    pub(crate) r_ai: Rate,
+    /// The rate floor (100 Mbit/s, the fork's `MinRate`).
+    #[serde(default = "min_rate")]
+    pub(crate) min_rate: Rate,
+    /// Whether every ACK sets the rate, not only the first of each RTT (the fork's
+    /// `FAST_REACT`, true).
+    #[serde(default = "fast_react")]
+    pub(crate) fast_react: bool,
+    /// The unit multiplier of the INT records' byte fields (the fork's `INT_MULTI`, 1).
+    #[serde(default = "int_multi")]
+    pub(crate) int_multi: u32,
+    /// The queue pairs' window: "bdp" for the fork's variable window, bdp·R/line rate,
+    /// in place of the traffic entry's `rdma.window`; absent, the entry's window (or
+    /// none) stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) window: Option<HpccWindow>,
+    /// Which base RTT T (and BDP) a flow uses: "fabric", the largest of the base RTTs of
+    /// the flows HPCC runs on (the fork's `GLOBAL_T 1`, and the paper's T, "the base
+    /// propagation RTT" of the network), or "path", the flow's own.
+    #[serde(default)]
+    pub(crate) base_rtt: BaseRtt,
+}
+
+/// `[protocols.hpcc] window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HpccWindow {
+    /// bdp·R/line rate, at least one packet.
+    Bdp,
+}
+
+/// `[protocols.hpcc] base_rtt`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaseRtt {
+    /// The largest base RTT among HPCC's flows, for every flow (the default: the
+    /// fork's shipped configuration).
+    #[default]
+    Fabric,
+    /// Each flow's own path.
+    Path,
+}
+
+fn eta() -> f64 {
+    0.95
+}
+fn max_stage() -> u32 {
+    5
+}
+fn r_ai() -> Rate {
+    Rate(40_000_000)
+}
+fn min_rate() -> Rate {
+    Rate(100_000_000)
+}
+fn fast_react() -> bool {
+    true
+}
+fn int_multi() -> u32 {
+    1
+}
+
+impl HpccConfig {
+    /// The sender's parameters.
+    pub fn params(&self) -> HpccParams {
+        HpccParams {
+            eta: self.eta,
+            max_stage: self.max_stage,
+            r_ai: self.r_ai,
+            min_rate: self.min_rate,
+            fast_react: self.fast_react,
+            int_multi: self.int_multi,
+        }
+    }
+}
+
+impl Validate for HpccConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        if !(self.eta > 0.0 && self.eta <= 1.0) {
+            return Err((
+                "eta".into(),
+                format!("{} is not a target utilisation; expected (0, 1], e.g. 0.95", self.eta),
+            ));
+        }
+        if self.max_stage > MAX_STAGE {
+            return Err((
+                "max_stage".into(),
+                format!("{} is too many additive steps; expected 0 to {MAX_STAGE}, e.g. 5", self.max_stage),
+            ));
+        }
+        if self.int_multi == 0 || self.int_multi > MAX_INT_MULTI {
+            return Err((
+                "int_multi".into(),
+                format!("{} is not a unit multiplier; expected 1 to {MAX_INT_MULTI}, e.g. 1", self.int_multi),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// HPCC's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +245,11 @@ impl Hpcc {
         self.reference
     }
 
+    /// The last record of each hop of the path, as the last ACK echoed them.
+    pub fn last_hops(&self) -> &IntStack {
+        &self.hops
+    }
+
     /// An ACK for data up to `ack_seq` arrived with `int` while the next sequence number
     /// to send is `snd_nxt`: the flow's new rate, bit/s, or `None` to keep it.
     pub fn on_ack(&mut self, ack_seq: u64, snd_nxt: u64, int: &IntStack) -> Option<u64> {
@@ -160,6 +300,38 @@ impl Hpcc {
             self.last_update_seq = self.last_update_seq.max(snd_nxt);
         }
         Some(rate.round() as u64)
+    }
+}
+
+/// An HPCC flow's reaction point: the sender and the rate it last set.
+#[derive(Clone, Debug)]
+pub struct Rp {
+    hpcc: Hpcc,
+    rate: u64,
+}
+
+impl Rp {
+    /// The reaction point of a flow at `line_bps` whose base RTT is `base_rtt`: it starts
+    /// at line rate.
+    pub fn new(p: &HpccParams, line_bps: u64, base_rtt: Time) -> Self {
+        Rp { hpcc: Hpcc::new(p, line_bps, base_rtt), rate: line_bps }
+    }
+
+    /// An ACK (see [`Hpcc::on_ack`]): the new rate, if it changes.
+    pub fn on_ack(&mut self, ack_seq: u64, snd_nxt: u64, int: &IntStack) -> Option<u64> {
+        let rate = self.hpcc.on_ack(ack_seq, snd_nxt, int)?;
+        self.rate = rate;
+        Some(rate)
+    }
+
+    /// The rate, bit/s.
+    pub fn rate(&self) -> u64 {
+        self.rate
+    }
+
+    /// The sender's state.
+    pub fn hpcc(&self) -> &Hpcc {
+        &self.hpcc
     }
 }
 

@@ -278,6 +278,12 @@ pub struct Qp {
     /// The source stopped because it could not send (window full, or all sent): an
     /// acknowledgement or a timeout wakes it.
     pub(crate) blocked: bool,
+    /// Telemetry bytes each data packet and ACK carries on top of its headers
+    /// ([`crate::wire::int::HEADER_BYTES`] for an HPCC flow, else 0).
+    pub(crate) int_bytes: u32,
+    /// The bandwidth-delay product the window scales from, bytes (0: the window is
+    /// fixed); see [`Qp::scale_window`].
+    pub(crate) bdp_bytes: u64,
     /// Counters.
     pub stats: QpStats,
 }
@@ -310,6 +316,8 @@ impl Qp {
             last_size,
             timer: crate::net::NONE,
             blocked: false,
+            int_bytes: 0,
+            bdp_bytes: 0,
             stats: QpStats { message_bytes: bytes, ..QpStats::default() },
         }
     }
@@ -317,11 +325,28 @@ impl Qp {
     /// Wire bytes of packet `packet`.
     #[inline]
     pub fn size_of(&self, packet: Packet, frame_size: u32) -> u32 {
-        if packet.last {
-            self.last_size
-        } else {
-            frame_size
+        let size = if packet.last { self.last_size } else { frame_size };
+        size + self.int_bytes
+    }
+
+    /// Wire bytes of an ACK or NAK.
+    #[inline]
+    pub fn ack_size(&self) -> u32 {
+        ACK_BYTES + self.int_bytes
+    }
+
+    /// The window of a queue pair sending at `rate_bps` of its line's `line_bps`, with
+    /// packets of `frame_size` bytes: the HPCC fork's variable window (`VAR_WIN`,
+    /// `rdma-queue-pair.cc` `GetWin`), bdp·rate/line bytes, as whole packets rounded up
+    /// (the fork stops at bytes in flight ≥ window), at least one. A queue pair without
+    /// a BDP keeps its window.
+    pub fn scale_window(&mut self, rate_bps: u64, line_bps: u64, frame_size: u32) {
+        if self.bdp_bytes == 0 || line_bps == 0 {
+            return;
         }
+        let bytes = u128::from(self.bdp_bytes) * u128::from(rate_bps) / u128::from(line_bps);
+        let packet = u128::from(frame_size + self.int_bytes).max(1);
+        self.requester.window = u64::try_from(bytes.div_ceil(packet)).unwrap_or(u64::MAX).max(1);
     }
 
     /// The message bytes packet `packet` carries.
@@ -434,6 +459,27 @@ mod tests {
         assert!(!s.can_send());
         s.on_ack(Ack { psn: 2, nak: false });
         assert!(s.complete());
+    }
+
+    /// A BDP of 100 000 bytes in 1042-byte packets (1000 and an INT header): 96 packets
+    /// at line rate (95.97, rounded up), 48 at half (47.98), one at the least rate; a
+    /// queue pair without a BDP keeps its window.
+    #[test]
+    fn a_bdp_window_follows_the_rate() {
+        let mut qp = Qp::new(&RdmaParams::default(), None, 1000);
+        qp.int_bytes = 42;
+        qp.scale_window(50, 100, 1000);
+        assert_eq!(qp.requester.window, u64::MAX, "no BDP: no window");
+        qp.bdp_bytes = 100_000;
+        let windows: Vec<u64> = [100, 50, 1]
+            .iter()
+            .map(|&r| {
+                qp.scale_window(r * 1_000_000_000, 100_000_000_000, 1000);
+                qp.requester.window
+            })
+            .collect();
+        assert_eq!(windows, [96, 48, 1]);
+        assert_eq!((qp.size_of(Packet { psn: 0, last: false }, 1000), qp.ack_size()), (1042, ACK_BYTES + 42));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod e2cm;
 mod ecm;
 mod ecn_threshold;
 mod fecn;
+mod hpcc;
 mod mecn;
 mod pause;
 mod qcn;
@@ -22,7 +23,7 @@ use super::error::ScenarioError;
 use super::periodic::{self, Periodic};
 use super::schema::{HostSel, PortSel, Scenario};
 use crate::engine::{RngStream, StreamKey, Timers};
-use crate::net::{Network, NodeId, PortId, NONE};
+use crate::net::{Network, NodeId, PortId, Routes, NONE};
 pub use crate::protocol::Validate;
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint, TimerOwner};
 use crate::sim::Protocols;
@@ -43,6 +44,8 @@ pub struct InstallCx<'a> {
     pub(crate) file: &'a str,
     /// The network (ports, queues).
     pub(crate) net: &'a mut Network,
+    /// The routes, for the paths of flows.
+    pub(crate) routes: &'a Routes,
     /// The flows.
     pub(crate) flows: &'a mut [Flow],
     /// The traffic entry (index into `scenario.traffic`) of each flow.
