@@ -53,6 +53,15 @@ fn an_incast_converges_with_a_near_empty_queue() {
     eprintln!("8:1 HPCC: {x:?}, Jain {:.4}, r1->r2 busy {busy:.4}, queue {q:.2} frames", jain(&x));
     assert!(jain(&x) >= 0.98, "{x:?}");
     assert!(busy >= 0.9, "{busy}");
+    // summary.json's section: an ACK after each flow's first sets a rate, once per RTT
+    // moving R_c or in between (fast reaction: the other ACKs of the RTT, one per
+    // packet, so more of them); U ends near η.
+    let st = cnsim::l4::hpcc::HpccStats::of(&sim.finished()).expect("an HPCC section");
+    eprintln!("{st:?}");
+    assert_eq!(st.flows, 8);
+    assert!(st.per_rtt_updates > 0 && st.fast_reactions > st.per_rtt_updates, "{st:?}");
+    assert!(st.per_rtt_updates + st.fast_reactions <= st.acks - st.flows, "{st:?}");
+    assert!((0.8..=1.1).contains(&st.mean_utilisation), "{st:?}");
 
     let start = text.find("\n[protocols.hpcc]").unwrap() + 1;
     let end = text.find("\n[protocols.pause]").unwrap() + 1;

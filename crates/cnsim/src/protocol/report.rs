@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::Protocols;
 use crate::engine::Time;
 use crate::l2::{ecm, pause, qcn};
-use crate::l4::{dcqcn, rdma, tcp};
+use crate::l4::{dcqcn, hpcc, rdma, tcp};
 use crate::net::{HeaderKind, KindCounters, Network};
 
 /// A finished run as the protocols' sections read it: the network, the protocols'
@@ -65,6 +65,9 @@ pub struct Sections {
     /// DCQCN, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) dcqcn: Option<dcqcn::DcqcnStats>,
+    /// HPCC, when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hpcc: Option<hpcc::HpccStats>,
     /// PAUSE / PFC, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause: Option<pause::PauseSummary>,
@@ -77,6 +80,7 @@ impl Sections {
             qcn: qcn::QcnSummary::of(run),
             ecm: ecm::EcmStats::of(run),
             dcqcn: dcqcn::DcqcnStats::of(run),
+            hpcc: hpcc::HpccStats::of(run),
             pause: pause::PauseSummary::of(run),
         }
     }

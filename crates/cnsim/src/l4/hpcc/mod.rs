@@ -308,18 +308,37 @@ impl Hpcc {
 pub struct Rp {
     hpcc: Hpcc,
     rate: u64,
+    /// ACKs heard.
+    acks: u64,
+    /// ACKs that moved the reference rate (one per RTT).
+    per_rtt_updates: u64,
+    /// ACKs that set the rate between those (fast reaction).
+    fast_reactions: u64,
 }
 
 impl Rp {
     /// The reaction point of a flow at `line_bps` whose base RTT is `base_rtt`: it starts
     /// at line rate.
     pub fn new(p: &HpccParams, line_bps: u64, base_rtt: Time) -> Self {
-        Rp { hpcc: Hpcc::new(p, line_bps, base_rtt), rate: line_bps }
+        Rp {
+            hpcc: Hpcc::new(p, line_bps, base_rtt),
+            rate: line_bps,
+            acks: 0,
+            per_rtt_updates: 0,
+            fast_reactions: 0,
+        }
     }
 
     /// An ACK (see [`Hpcc::on_ack`]): the new rate, if it changes.
     pub fn on_ack(&mut self, ack_seq: u64, snd_nxt: u64, int: &IntStack) -> Option<u64> {
+        self.acks += 1;
+        let reference = self.hpcc.last_update_seq;
         let rate = self.hpcc.on_ack(ack_seq, snd_nxt, int)?;
+        if ack_seq > reference {
+            self.per_rtt_updates += 1;
+        } else {
+            self.fast_reactions += 1;
+        }
         self.rate = rate;
         Some(rate)
     }
@@ -332,6 +351,50 @@ impl Rp {
     /// The sender's state.
     pub fn hpcc(&self) -> &Hpcc {
         &self.hpcc
+    }
+}
+
+/// HPCC's counters over its flows (`hpcc` in summary.json).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct HpccStats {
+    /// Flows under HPCC.
+    pub flows: u64,
+    /// ACKs their senders heard.
+    pub acks: u64,
+    /// Rate updates that moved the reference rate R_c (once per RTT).
+    pub per_rtt_updates: u64,
+    /// Rate updates between those, from R_c (fast reaction).
+    pub fast_reactions: u64,
+    /// The mean over flows of U, the path's normalised inflight, at the end.
+    pub mean_utilisation: f64,
+    /// The mean over flows of the rate at the end, bit/s.
+    pub mean_rate_bps: f64,
+}
+
+impl HpccStats {
+    /// The counters of a finished run; `None` when no flow runs HPCC.
+    pub fn of(run: &crate::protocol::Finished) -> Option<Self> {
+        let rps: Vec<&Rp> = run
+            .protocols
+            .reaction_points
+            .iter()
+            .filter_map(|rp| match rp {
+                crate::protocol::AnyReactionPoint::Hpcc(rp) => Some(rp),
+                _ => None,
+            })
+            .collect();
+        if rps.is_empty() {
+            return None;
+        }
+        let n = rps.len() as f64;
+        Some(HpccStats {
+            flows: rps.len() as u64,
+            acks: rps.iter().map(|rp| rp.acks).sum(),
+            per_rtt_updates: rps.iter().map(|rp| rp.per_rtt_updates).sum(),
+            fast_reactions: rps.iter().map(|rp| rp.fast_reactions).sum(),
+            mean_utilisation: rps.iter().map(|rp| rp.hpcc.u).sum::<f64>() / n,
+            mean_rate_bps: rps.iter().map(|rp| rp.rate as f64).sum::<f64>() / n,
+        })
     }
 }
 
