@@ -3,6 +3,7 @@
 //! alone pauses throughout; a victim flow keeps its rate with DCQCN and loses it to
 //! PFC's congestion spreading without.
 
+use cnsim::metrics::jain_index as jain;
 use cnsim::scenario::{build, bundled, parse};
 use cnsim::sim::Sim;
 
@@ -14,13 +15,9 @@ fn built(text: &str, sets: &[&str]) -> Sim {
 }
 
 /// PAUSE frames sent so far, over every port.
-fn pauses(sim: &Sim) -> u64 {
+pub(crate) fn pauses(sim: &Sim) -> u64 {
     let pause = sim.link_control().and_then(|l| l.as_pause()).expect("PFC");
     pause.counters().ports.iter().map(|(_, s)| s.pause_sent).sum()
-}
-
-fn jain(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
 }
 
 /// Each flow's mean throughput over the samples from `from_s` on.

@@ -4,18 +4,17 @@
 //! INT record, with its link's rate; and on a small fabric at the paper's speeds HPCC's
 //! short flows finish nearer their ideal time than DCQCN's, with fewer PAUSE frames.
 
+use cnsim::metrics::jain_index as jain;
 use cnsim::scenario::{build, bundled, parse};
 use cnsim::sim::Sim;
+
+use crate::dcqcn::pauses;
 
 /// `text` with `sets`, built.
 fn built(text: &str, sets: &[&str]) -> Sim {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = parse(text, "hpcc.toml", &sets).unwrap_or_else(|e| panic!("{e}"));
     build(&s, "hpcc.toml").unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn jain(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
 }
 
 /// The mean of the samples of `series` from `from_s` on, per column.
@@ -158,11 +157,6 @@ fn short_flows_p95(sim: &Sim) -> (f64, usize) {
     (s[at], s.len())
 }
 
-fn pauses_sent(sim: &Sim) -> u64 {
-    let pause = sim.link_control().and_then(|l| l.as_pause()).expect("PFC");
-    pause.counters().ports.iter().map(|(_, s)| s.pause_sent).sum()
-}
-
 /// The paper's trend at a reduced scale (§5.3, Fig. 10: web search at 50 % load): HPCC's
 /// short flows (under 100 KB) finish closer to their ideal time at the 95th percentile
 /// than DCQCN's as the paper ran it (the fork's clocks and `run.py` parameters), and
@@ -191,7 +185,7 @@ rate_on_first_cnp = 1.0"#,
     );
     let (h, hn) = short_flows_p95(&hpcc);
     let (d, dn) = short_flows_p95(&dcqcn);
-    let (hp, dp) = (pauses_sent(&hpcc), pauses_sent(&dcqcn));
+    let (hp, dp) = (pauses(&hpcc), pauses(&dcqcn));
     eprintln!(
         "short flows' p95 slowdown: HPCC {h:.2} ({hn} flows), DCQCN {d:.2} ({dn}); PAUSE sent: {hp} vs {dp}"
     );

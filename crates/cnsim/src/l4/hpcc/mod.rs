@@ -213,6 +213,10 @@ pub struct Hpcc {
     last_update_seq: u64,
     /// The last record of each hop.
     hops: IntStack,
+    /// ACKs that moved R_c (once per RTT).
+    per_rtt_updates: u64,
+    /// ACKs that set the rate between those (fast reaction).
+    fast_reactions: u64,
 }
 
 impl Hpcc {
@@ -232,6 +236,8 @@ impl Hpcc {
             u: 0.0,
             last_update_seq: 0,
             hops: IntStack::default(),
+            per_rtt_updates: 0,
+            fast_reactions: 0,
         }
     }
 
@@ -298,6 +304,9 @@ impl Hpcc {
             self.reference = rate;
             self.stage = stage;
             self.last_update_seq = self.last_update_seq.max(snd_nxt);
+            self.per_rtt_updates += 1;
+        } else {
+            self.fast_reactions += 1;
         }
         Some(rate.round() as u64)
     }
@@ -310,35 +319,19 @@ pub struct Rp {
     rate: u64,
     /// ACKs heard.
     acks: u64,
-    /// ACKs that moved the reference rate (one per RTT).
-    per_rtt_updates: u64,
-    /// ACKs that set the rate between those (fast reaction).
-    fast_reactions: u64,
 }
 
 impl Rp {
     /// The reaction point of a flow at `line_bps` whose base RTT is `base_rtt`: it starts
     /// at line rate.
     pub fn new(p: &HpccParams, line_bps: u64, base_rtt: Time) -> Self {
-        Rp {
-            hpcc: Hpcc::new(p, line_bps, base_rtt),
-            rate: line_bps,
-            acks: 0,
-            per_rtt_updates: 0,
-            fast_reactions: 0,
-        }
+        Rp { hpcc: Hpcc::new(p, line_bps, base_rtt), rate: line_bps, acks: 0 }
     }
 
     /// An ACK (see [`Hpcc::on_ack`]): the new rate, if it changes.
     pub fn on_ack(&mut self, ack_seq: u64, snd_nxt: u64, int: &IntStack) -> Option<u64> {
         self.acks += 1;
-        let reference = self.hpcc.last_update_seq;
         let rate = self.hpcc.on_ack(ack_seq, snd_nxt, int)?;
-        if ack_seq > reference {
-            self.per_rtt_updates += 1;
-        } else {
-            self.fast_reactions += 1;
-        }
         self.rate = rate;
         Some(rate)
     }
@@ -390,8 +383,8 @@ impl HpccStats {
         Some(HpccStats {
             flows: rps.len() as u64,
             acks: rps.iter().map(|rp| rp.acks).sum(),
-            per_rtt_updates: rps.iter().map(|rp| rp.per_rtt_updates).sum(),
-            fast_reactions: rps.iter().map(|rp| rp.fast_reactions).sum(),
+            per_rtt_updates: rps.iter().map(|rp| rp.hpcc.per_rtt_updates).sum(),
+            fast_reactions: rps.iter().map(|rp| rp.hpcc.fast_reactions).sum(),
             mean_utilisation: rps.iter().map(|rp| rp.hpcc.u).sum::<f64>() / n,
             mean_rate_bps: rps.iter().map(|rp| rp.rate as f64).sum::<f64>() / n,
         })
