@@ -415,6 +415,61 @@ plots = false
 "#,
     ),
     (
+        "fuzz-timely",
+        r#"
+name = "fuzz-timely"
+duration = "1ms"
+[topology.dumbbell]
+senders = 2
+sender_link = { rate = "25Gbps", delay = "1us" }
+bottleneck = { rate = "25Gbps", delay = "2us" }
+receiver_link = { rate = "25Gbps", delay = "1us" }
+[queues]
+capacity = "200 frames"
+[[traffic]]
+name = "qp"
+kind = "rdma"
+from = "s1"
+to = "d1"
+bytes = "500KB"
+frame_size = "1000B"
+rdma = { ack_every = 2, timeout = "200us" }
+[[traffic]]
+name = "qd"
+kind = "rdma"
+from = "s2"
+to = "d1"
+bytes = "500KB"
+frame_size = "1000B"
+[protocols.timely]
+flows = "qp"
+alpha = 0.5
+beta = 0.6
+t_low = "10us"
+t_high = "100us"
+min_rtt = "5us"
+delta = "50Mbps"
+r_hai = "200Mbps"
+hai_after = 3
+min_rate = "50Mbps"
+window = "bdp"
+base_rtt = "path"
+[protocols.dcqcn]
+congestion_points = "switches"
+flows = "qd"
+window = "bdp"
+base_rtt = "path"
+[protocols.pause]
+mode = "pfc"
+[protocols.pause.switches]
+xoff = "80 frames"
+xon = "40 frames"
+[metrics]
+interval = "100us"
+plots = false
+"#,
+    ),
+    (
         "fuzz-rdma",
         concat!(
             seed_base!(),

@@ -11,14 +11,14 @@ use cnsim::sim::Sim;
 use crate::dcqcn::pauses;
 
 /// `text` with `sets`, built.
-fn built(text: &str, sets: &[&str]) -> Sim {
+pub(crate) fn built(text: &str, sets: &[&str]) -> Sim {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = parse(text, "hpcc.toml", &sets).unwrap_or_else(|e| panic!("{e}"));
     build(&s, "hpcc.toml").unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The mean of the samples of `series` from `from_s` on, per column.
-fn late_means(series: &cnsim::metrics::TimeSeries, from_s: f64) -> Vec<(String, f64)> {
+pub(crate) fn late_means(series: &cnsim::metrics::TimeSeries, from_s: f64) -> Vec<(String, f64)> {
     series
         .columns
         .iter()
@@ -30,7 +30,7 @@ fn late_means(series: &cnsim::metrics::TimeSeries, from_s: f64) -> Vec<(String, 
         .collect()
 }
 
-fn column(series: &[(String, f64)], name: &str) -> f64 {
+pub(crate) fn column(series: &[(String, f64)], name: &str) -> f64 {
     series.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no column {name}")).1
 }
 

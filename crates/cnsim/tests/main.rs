@@ -20,6 +20,7 @@ mod roeck2007;
 mod scenario_errors;
 mod scenario_keys;
 mod tcp;
+mod timely;
 mod workload;
 
 /// Every `.rs` file beside this one is declared above: a file that is not would

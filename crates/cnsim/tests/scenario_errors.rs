@@ -1506,6 +1506,34 @@ fn hpcc_keys_are_checked() {
 }
 
 #[test]
+fn timely_keys_are_checked() {
+    let timely = |extra: &str| format!("{RDMA_100G}\n[protocols.timely]\nflows = \"*\"\n{extra}\n");
+    let s = scenario::parse(&timely("window = \"bdp\""), FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
+    scenario::build(&s, FILE).unwrap_or_else(|e| panic!("{e}"));
+    let e = error_of(&timely("alpha = 0"), &[]);
+    assert_located(&e, "protocols.timely.alpha", &["0 is not an EWMA weight", "expected (0, 1]"]);
+    let e = error_of(&timely("beta = 1.5"), &[]);
+    assert_located(&e, "protocols.timely.beta", &["1.5 is not a decrease factor"]);
+    let e = error_of(&timely("t_low = \"600us\""), &[]);
+    assert_located(&e, "protocols.timely.t_high", &["500us is not above t_low (600us)"]);
+    let e = error_of(&timely("min_rtt = \"0s\""), &[]);
+    assert_located(&e, "protocols.timely.min_rtt", &["cannot normalise a gradient"]);
+    let e = error_of(&timely("delta = \"0bps\""), &[]);
+    assert_located(&e, "protocols.timely.delta", &["is zero"]);
+    let e = error_of(&timely("min_rate = \"200Gbps\""), &[]);
+    assert_located(&e, "protocols.timely.min_rate", &["is above the line rate"]);
+    let e = error_of(&timely("window = \"cwnd\""), &[]);
+    assert_located(&e, "protocols.timely.window", &["cwnd"]);
+    let e = error_of(&format!("{DUMBBELL}\n[protocols.timely]\nflows = \"*\"\n"), &[]);
+    assert_located(&e, "protocols.timely.flows", &["flow a/s1 is not an RDMA queue pair"]);
+    let dcqcn_win = format!(
+        "{DUMBBELL}\n[protocols.dcqcn]\ncongestion_points = \"switches\"\nflows = \"*\"\nwindow = \"bdp\"\n"
+    );
+    let e = error_of(&dcqcn_win, &[]);
+    assert_located(&e, "protocols.dcqcn.window", &["flow a/s1 is not an RDMA queue pair"]);
+}
+
+#[test]
 fn hpcc_runs_on_rdma_flows_alone_and_on_links_int_can_name() {
     let e = error_of(&format!("{DUMBBELL}\n[protocols.hpcc]\nflows = \"*\"\n"), &[]);
     assert_located(&e, "protocols.hpcc.flows", &["flow a/s1 is not an RDMA queue pair", "kind = \"rdma\""]);

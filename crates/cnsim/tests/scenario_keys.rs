@@ -152,6 +152,14 @@ frame_size = "1000B"
 rdma = { ack_every = 2, nack_interval = "100us", timeout = "1ms", window = "16KB" }
 
 [[traffic]]
+name = "qt"
+kind = "rdma"
+from = ["c"]
+to = "a"
+bytes = "64KB"
+frame_size = "1000B"
+
+[[traffic]]
 name = "work"
 kind = "flows"
 from = ["b", "c", "d"]
@@ -355,7 +363,9 @@ bottom = 0.02
 
 [protocols.dcqcn]
 congestion_points = ["hub->b"]
-flows = ["greedy"]
+flows = ["qp"]
+window = "bdp"
+base_rtt = "path"
 kmin = "10KB"
 kmax = "100KB"
 pmax = 0.05
@@ -377,6 +387,20 @@ target_on_cut = "after-increase"
 rate_on_first_cnp = 1.0
 clocks = "fork"
 rate_decrease_interval = "8us"
+
+[protocols.timely]
+flows = ["qt"]
+alpha = 0.5
+beta = 0.5
+t_low = "20us"
+t_high = "200us"
+min_rtt = "10us"
+delta = "20Mbps"
+r_hai = "100Mbps"
+hai_after = 3
+min_rate = "10Mbps"
+window = "bdp"
+base_rtt = "path"
 
 [protocols.pause]
 mode = "pfc"

@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{EventQueue, Time, TimerId, Timers};
 use crate::l2::{e2cm, ecm, fecn, pause, qcn};
-use crate::l4::{dcqcn, hpcc};
+use crate::l4::{dcqcn, hpcc, timely};
 use crate::net::{Classes, Frame, FrameId, Header, NodeId, PortId};
 
 pub use report::{Finished, FinishedFlow, FlowSections, Sections};
@@ -351,6 +351,9 @@ pub struct AckView<'a> {
     /// The in-band telemetry the acknowledged packet collected, echoed (empty when the
     /// flow collects none).
     pub(crate) int: &'a hpcc::IntStack,
+    /// When the acknowledged packet was sent, as its header's timestamp echoes it (for
+    /// a flow that measures RTTs; else 0).
+    pub(crate) sent: Time,
 }
 
 /// What a reaction point does at each hook; every hook but the rate has a default
@@ -457,6 +460,8 @@ pub enum AnyReactionPoint {
     Dcqcn(dcqcn::Rp),
     /// An HPCC sender: rate (and window) from the telemetry its ACKs echo.
     Hpcc(hpcc::Rp),
+    /// A TIMELY sender: rate from the RTTs its ACKs measure.
+    Timely(timely::Timely),
 }
 
 /// `$body` with `$rp` bound to the reaction point inside `$any`, whatever its protocol:
@@ -470,6 +475,7 @@ macro_rules! each_reaction_point {
             AnyReactionPoint::Fecn($rp) => $body,
             AnyReactionPoint::Dcqcn($rp) => $body,
             AnyReactionPoint::Hpcc($rp) => $body,
+            AnyReactionPoint::Timely($rp) => $body,
         }
     };
 }
@@ -573,6 +579,14 @@ impl AnyReactionPoint {
     pub fn as_hpcc(&self) -> Option<&hpcc::Rp> {
         match self {
             AnyReactionPoint::Hpcc(rp) => Some(rp),
+            _ => None,
+        }
+    }
+
+    /// The TIMELY sender, if this is one.
+    pub fn as_timely(&self) -> Option<&timely::Timely> {
+        match self {
+            AnyReactionPoint::Timely(rp) => Some(rp),
             _ => None,
         }
     }
@@ -893,6 +907,34 @@ impl ReactionPoint for hpcc::Rp {
 
     fn current_rate(&self) -> u64 {
         self.rate()
+    }
+}
+
+impl ReactionPoint for timely::Timely {
+    /// TIMELY has no timers: every change comes with an ACK.
+    fn timers(&self) -> u8 {
+        0
+    }
+
+    fn hears_acks(&self) -> bool {
+        true
+    }
+
+    /// The shaper's releases change nothing: the rate moves on ACKs only.
+    #[inline]
+    fn grant_quiet(&mut self) -> u32 {
+        u32::MAX
+    }
+
+    /// The RTT is now less the send time the ACK echoes.
+    #[inline]
+    fn on_ack(&mut self, ctx: &mut Ctx, _flow: &FlowView, ack: &AckView, _line_bps: u64) -> RateChange {
+        let rtt = ctx.now.saturating_sub(ack.sent);
+        RateChange { rate_bps: self.on_ack(ack.acked, ack.next, rtt), arm_timer: None }
+    }
+
+    fn current_rate(&self) -> u64 {
+        self.rate().round() as u64
     }
 }
 

@@ -15,6 +15,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("dcqcn-victim", include_str!("../../../../scenarios/dcqcn-victim.toml")),
     ("rdma-incast", include_str!("../../../../scenarios/rdma-incast.toml")),
     ("hpcc-incast", include_str!("../../../../scenarios/hpcc-incast.toml")),
+    ("timely-incast", include_str!("../../../../scenarios/timely-incast.toml")),
     ("fattree-websearch", include_str!("../../../../scenarios/fattree-websearch.toml")),
     ("hpcc320-websearch", include_str!("../../../../scenarios/hpcc320-websearch.toml")),
     ("dumbbell-qcn-64", include_str!("../../../../scenarios/dumbbell-qcn-64.toml")),

@@ -1300,6 +1300,10 @@ pub struct Protocols {
     /// the senders' rates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) hpcc: Option<crate::l4::hpcc::HpccConfig>,
+    /// TIMELY (Mittal et al. 2015): RTTs measured with the timestamps RDMA ACKs echo set
+    /// the senders' rates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) timely: Option<crate::l4::timely::TimelyConfig>,
     /// IEEE 802.3x PAUSE / 802.1Qbb PFC, and hosts with an input service rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pause: Option<crate::l2::pause::PauseParams>,
@@ -1324,6 +1328,7 @@ impl Protocols {
             entry("protocols.fecn", &self.fecn),
             entry("protocols.dcqcn", &self.dcqcn),
             entry("protocols.hpcc", &self.hpcc),
+            entry("protocols.timely", &self.timely),
             entry("protocols.pause", &self.pause),
         ]
         .into_iter()

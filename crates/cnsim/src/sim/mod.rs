@@ -38,6 +38,7 @@ use crate::net::{
 };
 use crate::protocol::{AnyLinkControl, AnyReactionPoint, Outbox};
 use crate::traffic::Flow;
+use crate::wire::int::IntMode;
 
 /// A built scenario, ready to run. Read it through the query methods ([`query`]).
 pub struct Sim {
@@ -257,7 +258,7 @@ impl Sim {
                 self.events.schedule_after(flight, Event::Arrive { port: p });
             }
         }
-        if self.frames.int_on() {
+        if !self.int_tx.is_empty() {
             self.int_stamp(p, id, size, now);
         }
         if self.net.ports[p as usize].traced {
@@ -288,7 +289,7 @@ impl Sim {
         self.int_tx[p as usize] = sent + u64::from(size);
         let Header::RdmaData(_) = frame.header else { return };
         let qp = self.flows.get(frame.flow as usize).map_or(NONE, |f| f.qp);
-        if qp == NONE || self.protocols.rdma[qp as usize].int_bytes == 0 {
+        if qp == NONE || self.protocols.rdma[qp as usize].int != IntMode::Hops {
             return;
         }
         let queued: u64 = port.classes.queues().map(|q| q.bytes()).sum();

@@ -5,14 +5,15 @@
 //!
 //! A queue pair whose flow collects in-band telemetry (HPCC) sends each packet and ACK
 //! [`HEADER_BYTES`](crate::wire::int::HEADER_BYTES) longer; the ACK echoes the stack its
-//! packet collected, and the source's reaction point hears every ACK.
+//! packet collected, and the source's reaction point hears every ACK. One whose flow
+//! measures RTTs (TIMELY) carries its send time instead, which the ACK echoes.
 
 use super::{ctx, Sim};
 use crate::engine::{Event, Time};
 use crate::l4::rdma::{Ack, Packet, Received};
 use crate::net::{Ecn, Frame, Header, HeaderKind, NodeId, NONE};
 use crate::protocol::AckView;
-use crate::wire::int::IntStack;
+use crate::wire::int::{IntMode, IntStack};
 
 impl Sim {
     /// Whether flow `f`, a queue pair, may send a packet now; when it may not, it stops
@@ -83,11 +84,16 @@ impl Sim {
                 qp.stats.acks_sent += 1;
             }
             let size = qp.ack_size();
-            let echo = qp.int_bytes > 0;
+            let mode = qp.int;
             let back = Frame::message(size, flow.priority, host, flow.src, f, now, Header::RdmaAck(ack));
             let id = self.frames.alloc(back);
-            if let (true, Some(int), Some(slot)) = (echo, int, self.frames.int_mut(id)) {
-                *slot = int;
+            if let (Some(int), Some(slot)) = (int, self.frames.int_mut(id)) {
+                match mode {
+                    IntMode::None => {}
+                    IntMode::Hops => *slot = int,
+                    // The packet's header carries its send time, its birth.
+                    IntMode::Timestamp => slot.sent = frame.born,
+                }
             }
             self.counters.count_created(HeaderKind::RdmaAck);
             self.forward(host, id, now);
@@ -140,28 +146,24 @@ impl Sim {
     }
 
     /// Flow `f`'s reaction point hears an acknowledgement that echoes `int`: its rate
-    /// goes to the flow's shaper and scales the queue pair's window.
+    /// goes to the flow's shaper (and scales the queue pair's window).
     #[inline(never)]
     fn rdma_ack_to_rp(&mut self, f: u32, int: IntStack, now: Time) {
         let flow = &self.flows[f as usize];
-        let (rp, line, frame_size, view) =
-            (flow.rp, flow.line_bps, flow.frame_size, super::source::flow_view(f, flow));
+        let (rp, line, view) = (flow.rp, flow.line_bps, super::source::flow_view(f, flow));
         let qp = &mut self.protocols.rdma[flow.qp as usize];
         let payload = u64::from(qp.payload);
         let ack = AckView {
             acked: qp.requester.snd_una.saturating_mul(payload),
             next: qp.requester.snd_nxt.saturating_mul(payload),
             int: &int,
+            sent: int.sent,
         };
         self.rp_catch_up(f);
         let change =
             self.protocols.reaction_points[rp as usize].on_ack(&mut ctx!(self, now), &view, &ack, line);
         self.rp_requiet(f);
         self.flush(now);
-        if let Some(rate) = change.rate_bps {
-            let qp = &mut self.protocols.rdma[self.flows[f as usize].qp as usize];
-            qp.scale_window(rate, line, frame_size);
-        }
         self.apply_rate_change(f, change, now);
     }
 

@@ -52,12 +52,10 @@ impl Sim {
             }
         }
         let mut frames = FrameArena::with_capacity(4096);
-        let int_tx = if protocols.int_multi > 0 {
+        if protocols.rdma.iter().any(|qp| qp.int != crate::wire::int::IntMode::None) {
             frames.enable_int();
-            vec![0; net.ports.len()]
-        } else {
-            Vec::new()
-        };
+        }
+        let int_tx = if protocols.int_multi > 0 { vec![0; net.ports.len()] } else { Vec::new() };
         Self {
             int_tx,
             net,
@@ -517,6 +515,10 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let rp_timer = flow.rp_timer;
         if let (Some(rate), Some(shaper)) = (change.rate_bps, &mut flow.shaper) {
+            if flow.qp != NONE {
+                let qp = &mut self.protocols.rdma[flow.qp as usize];
+                qp.scale_window(rate, flow.line_bps, flow.frame_size);
+            }
             if let Some(at) = shaper.set_rate(rate, now) {
                 let timer = shaper.timer;
                 self.arm(timer, at);

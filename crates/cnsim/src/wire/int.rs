@@ -11,12 +11,41 @@
 //! wrap it, reporting a 10.5 MB queue as nearly empty). A header holds at most
 //! [`MAX_HOPS`] records and a 2-byte hop count: [`HEADER_BYTES`] = 42 on the wire, the
 //! paper's overhead for 5 hops.
+//!
+//! TIMELY runs the same header in the fork's timestamp mode (`IntHeader::TS`): it carries
+//! the packet's send time instead, [`TS_BYTES`] = 8 on the wire, and the ACK echoes it.
 
 /// Hop records a header holds (the fork's `IntHeader::maxHop`).
 pub const MAX_HOPS: usize = 5;
 
 /// The header's bytes on the wire: five 8-byte records and a 2-byte hop count.
 pub const HEADER_BYTES: u32 = 8 * MAX_HOPS as u32 + 2;
+
+/// The header's bytes on the wire in timestamp mode: one 8-byte time.
+pub const TS_BYTES: u32 = 8;
+
+/// What a queue pair's packets carry in their INT header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IntMode {
+    /// No INT header.
+    #[default]
+    None,
+    /// Hop records, which every switch egress appends (HPCC).
+    Hops,
+    /// The packet's send time (TIMELY).
+    Timestamp,
+}
+
+impl IntMode {
+    /// The header's bytes on the wire, on every data packet and ACK.
+    pub fn bytes(self) -> u32 {
+        match self {
+            IntMode::None => 0,
+            IntMode::Hops => HEADER_BYTES,
+            IntMode::Timestamp => TS_BYTES,
+        }
+    }
+}
 
 const TIME_BITS: u32 = 24;
 const BYTES_BITS: u32 = 20;
@@ -78,11 +107,14 @@ fn mask(bits: u32) -> u64 {
     (1u64 << bits) - 1
 }
 
-/// The records of one packet's path, in hop order.
+/// One packet's INT header: the records of its path, in hop order, or in timestamp
+/// mode its send time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntStack {
     hops: [IntHop; MAX_HOPS],
     len: u8,
+    /// The send time (timestamp mode), ps.
+    pub(crate) sent: crate::engine::Time,
 }
 
 impl IntStack {

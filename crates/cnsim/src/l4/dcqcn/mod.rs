@@ -63,6 +63,15 @@ pub struct DcqcnConfig {
     /// The reaction points' parameters.
     #[serde(default)]
     pub(crate) rp: RpParams,
+    /// The queue pairs' window: "bdp" for the HPCC fork's variable window, bdp·R/line
+    /// rate (DCQCN+win, the HPCC paper's `dcqcn_vwin`); absent, the traffic entry's
+    /// window (or none) stays. Only for flows that are RDMA queue pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) window: Option<crate::l4::rdma::Window>,
+    /// Which base RTT sizes the window's BDP: "fabric" (the largest over DCQCN's flows,
+    /// the fork's) or "path".
+    #[serde(default, skip_serializing_if = "crate::l4::rdma::BaseRtt::is_fabric")]
+    pub(crate) base_rtt: crate::l4::rdma::BaseRtt,
 }
 
 fn kmin() -> Size {

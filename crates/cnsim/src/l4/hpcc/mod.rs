@@ -32,6 +32,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Time, PS_PER_NS};
+pub use crate::l4::rdma::{BaseRtt, Window};
 use crate::protocol::Validate;
 use crate::units::select::HostSel;
 use crate::units::Rate;
@@ -75,32 +76,12 @@ pub struct HpccConfig {
     /// in place of the traffic entry's `rdma.window`; absent, the entry's window (or
     /// none) stays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) window: Option<HpccWindow>,
+    pub(crate) window: Option<Window>,
     /// Which base RTT T (and BDP) a flow uses: "fabric", the largest of the base RTTs of
     /// the flows HPCC runs on (the fork's `GLOBAL_T 1`, and the paper's T, "the base
     /// propagation RTT" of the network), or "path", the flow's own.
     #[serde(default)]
     pub(crate) base_rtt: BaseRtt,
-}
-
-/// `[protocols.hpcc] window`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HpccWindow {
-    /// bdp·R/line rate, at least one packet.
-    Bdp,
-}
-
-/// `[protocols.hpcc] base_rtt`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BaseRtt {
-    /// The largest base RTT among HPCC's flows, for every flow (the default: the
-    /// fork's shipped configuration).
-    #[default]
-    Fabric,
-    /// Each flow's own path.
-    Path,
 }
 
 fn eta() -> f64 {

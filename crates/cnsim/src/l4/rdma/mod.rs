@@ -23,8 +23,37 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{Time, TimerId, PS_PER_US};
 use crate::units::{Duration, Size};
+use crate::wire::int::IntMode;
 
 pub use crate::wire::rdma::{Ack, Packet, ACK_BYTES, HEADER_BYTES};
+
+/// The window of a rate-controlled queue pair (`window` of DCQCN's, TIMELY's and HPCC's
+/// tables; the HPCC fork's `HAS_WIN 1` with `VAR_WIN 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Window {
+    /// bdp·R/line rate, at least one packet (see [`Qp::scale_window`]).
+    Bdp,
+}
+
+/// Which base RTT (and so BDP) a rate-controlled flow uses (`base_rtt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaseRtt {
+    /// The largest base RTT among the protocol's flows, for every flow (the default:
+    /// the fork's shipped `GLOBAL_T 1`, its `maxRtt` and `maxBdp`).
+    #[default]
+    Fabric,
+    /// Each flow's own path.
+    Path,
+}
+
+impl BaseRtt {
+    /// Whether this is the default, [`BaseRtt::Fabric`].
+    pub fn is_fabric(&self) -> bool {
+        *self == BaseRtt::Fabric
+    }
+}
 
 /// A traffic entry's `rdma = { … }`: the queue pair's transport parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -211,6 +240,11 @@ impl Requester {
         Self { packets, snd_nxt: 0, snd_una: 0, snd_max: 0, window }
     }
 
+    /// The window, packets (`u64::MAX`: none).
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
     /// Whether a packet may go now: one is left to send and the window has room.
     #[inline]
     pub fn can_send(&self) -> bool {
@@ -278,9 +312,9 @@ pub struct Qp {
     /// The source stopped because it could not send (window full, or all sent): an
     /// acknowledgement or a timeout wakes it.
     pub(crate) blocked: bool,
-    /// Telemetry bytes each data packet and ACK carries on top of its headers
-    /// ([`crate::wire::int::HEADER_BYTES`] for an HPCC flow, else 0).
-    pub(crate) int_bytes: u32,
+    /// What the INT header of each data packet and ACK carries (hop records for an
+    /// HPCC flow, a timestamp for a TIMELY one), which makes them its bytes longer.
+    pub(crate) int: IntMode,
     /// The bandwidth-delay product the window scales from, bytes (0: the window is
     /// fixed); see [`Qp::scale_window`].
     pub(crate) bdp_bytes: u64,
@@ -316,7 +350,7 @@ impl Qp {
             last_size,
             timer: crate::net::NONE,
             blocked: false,
-            int_bytes: 0,
+            int: IntMode::None,
             bdp_bytes: 0,
             stats: QpStats { message_bytes: bytes, ..QpStats::default() },
         }
@@ -326,13 +360,13 @@ impl Qp {
     #[inline]
     pub fn size_of(&self, packet: Packet, frame_size: u32) -> u32 {
         let size = if packet.last { self.last_size } else { frame_size };
-        size + self.int_bytes
+        size + self.int.bytes()
     }
 
     /// Wire bytes of an ACK or NAK.
     #[inline]
     pub fn ack_size(&self) -> u32 {
-        ACK_BYTES + self.int_bytes
+        ACK_BYTES + self.int.bytes()
     }
 
     /// The window of a queue pair sending at `rate_bps` of its line's `line_bps`, with
@@ -345,7 +379,7 @@ impl Qp {
             return;
         }
         let bytes = u128::from(self.bdp_bytes) * u128::from(rate_bps) / u128::from(line_bps);
-        let packet = u128::from(frame_size + self.int_bytes).max(1);
+        let packet = u128::from(frame_size + self.int.bytes()).max(1);
         self.requester.window = u64::try_from(bytes.div_ceil(packet)).unwrap_or(u64::MAX).max(1);
     }
 
@@ -467,7 +501,7 @@ mod tests {
     #[test]
     fn a_bdp_window_follows_the_rate() {
         let mut qp = Qp::new(&RdmaParams::default(), None, 1000);
-        qp.int_bytes = 42;
+        qp.int = IntMode::Hops;
         qp.scale_window(50, 100, 1000);
         assert_eq!(qp.requester.window, u64::MAX, "no BDP: no window");
         qp.bdp_bytes = 100_000;

@@ -14,8 +14,135 @@
 //! The first ACK only records its RTT. The ACKs between updates change nothing (the
 //! fork's `FastReactTimely` is empty).
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{Time, PS_PER_US};
+use crate::l4::rdma::{BaseRtt, Window};
+use crate::protocol::Validate;
+use crate::units::select::HostSel;
 use crate::units::{Duration, Rate};
+
+/// `[protocols.timely]`: the flows TIMELY runs on and its parameters. The defaults are
+/// the paper's (Table 1: α = 0.875, β = 0.8, T_low 50 µs, T_high 500 µs, minRTT 20 µs,
+/// δ = 10 Mbit/s, N = 5) and the fork's (`rdma-hw.cc`); the fork's `run.py` runs δ =
+/// 10·bw/10 Mbit/s, R_HAI = 50·bw/10 Mbit/s and a 1 Gbit/s floor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelyConfig {
+    /// RDMA flows TIMELY runs on: traffic entry names or patterns ("*" for all).
+    pub(crate) flows: HostSel,
+    /// α, the EWMA weight of a new RTT difference.
+    #[serde(default = "alpha")]
+    pub(crate) alpha: f64,
+    /// β, the multiplicative decrease factor.
+    #[serde(default = "beta")]
+    pub(crate) beta: f64,
+    /// T_low: below it the rate always increases.
+    #[serde(default = "t_low")]
+    pub(crate) t_low: Duration,
+    /// T_high: above it the rate always decreases.
+    #[serde(default = "t_high")]
+    pub(crate) t_high: Duration,
+    /// The minimum RTT that normalises the gradient.
+    #[serde(default = "min_rtt")]
+    pub(crate) min_rtt: Duration,
+    /// δ, the additive step.
+    #[serde(default = "delta")]
+    pub(crate) delta: Rate,
+    /// The hyper-active step.
+    #[serde(default = "r_hai")]
+    pub(crate) r_hai: Rate,
+    /// Increases in a row before the hyper-active step (N).
+    #[serde(default = "hai_after")]
+    pub(crate) hai_after: u32,
+    /// The rate floor (100 Mbit/s, the fork's `MinRate`).
+    #[serde(default = "min_rate")]
+    pub(crate) min_rate: Rate,
+    /// The queue pairs' window: "bdp" for the fork's variable window, bdp·R/line rate
+    /// (TIMELY+win, the HPCC paper's `timely_vwin`); absent, the traffic entry's window
+    /// (or none) stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) window: Option<Window>,
+    /// Which base RTT sizes the window's BDP: "fabric" (the largest over TIMELY's flows,
+    /// the fork's) or "path".
+    #[serde(default)]
+    pub(crate) base_rtt: BaseRtt,
+}
+
+fn alpha() -> f64 {
+    TimelyParams::default().alpha
+}
+fn beta() -> f64 {
+    TimelyParams::default().beta
+}
+fn t_low() -> Duration {
+    TimelyParams::default().t_low
+}
+fn t_high() -> Duration {
+    TimelyParams::default().t_high
+}
+fn min_rtt() -> Duration {
+    TimelyParams::default().min_rtt
+}
+fn delta() -> Rate {
+    TimelyParams::default().delta
+}
+fn r_hai() -> Rate {
+    TimelyParams::default().r_hai
+}
+fn hai_after() -> u32 {
+    TimelyParams::default().hai_after
+}
+fn min_rate() -> Rate {
+    TimelyParams::default().min_rate
+}
+
+impl TimelyConfig {
+    /// The sender's parameters.
+    pub fn params(&self) -> TimelyParams {
+        TimelyParams {
+            alpha: self.alpha,
+            beta: self.beta,
+            t_low: self.t_low,
+            t_high: self.t_high,
+            min_rtt: self.min_rtt,
+            delta: self.delta,
+            r_hai: self.r_hai,
+            hai_after: self.hai_after,
+            min_rate: self.min_rate,
+        }
+    }
+}
+
+impl Validate for TimelyConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let fraction = |key: &str, v: f64, what: &str, eg: &str| {
+            if v > 0.0 && v <= 1.0 {
+                Ok(())
+            } else {
+                Err((key.to_string(), format!("{v} is not {what}; expected (0, 1], e.g. {eg}")))
+            }
+        };
+        fraction("alpha", self.alpha, "an EWMA weight", "0.875")?;
+        fraction("beta", self.beta, "a decrease factor", "0.8")?;
+        if self.t_high.0 <= self.t_low.0 {
+            return Err((
+                "t_high".into(),
+                format!(
+                    "{} is not above t_low ({}); expected T_low < T_high, e.g. 500us",
+                    self.t_high, self.t_low
+                ),
+            ));
+        }
+        if self.min_rtt.0 == 0 {
+            return Err((
+                "min_rtt".into(),
+                "0s cannot normalise a gradient; expected a time above 0, e.g. 20us".into(),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// TIMELY's parameters; defaults are the paper's (Table 1) and the fork's.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +217,11 @@ impl Timely {
     /// R, bit/s.
     pub fn rate(&self) -> f64 {
         self.rate
+    }
+
+    /// The RTT sample of the last update, ps (0 before the first ACK).
+    pub fn last_rtt(&self) -> Time {
+        self.last_rtt
     }
 
     /// An ACK for data up to `ack_seq` measured `rtt` while the next sequence number to

@@ -1,14 +1,17 @@
 //! Installs DCQCN (`[protocols.dcqcn]`): the marking on the `congestion_points` ports, a
 //! notification point and a reaction point on each flow of `flows`, whose frames then
-//! leave ECN-capable.
+//! leave ECN-capable. With `window = "bdp"` each flow, a queue pair, gets a window
+//! that follows its rate (DCQCN+win).
 
 use super::aqm::{check_below_buffer, install_on_port};
+use super::window::{base_rtts, queue_pair_destination, set_window};
 use super::{Install, InstallCx};
 use crate::aqm::{AnyDiscipline, Aqm};
 use crate::l4::dcqcn::{DcqcnConfig, Marker, Np, Rp};
 use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
 use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::ScenarioError;
+use crate::wire::int::IntMode;
 
 impl Install for DcqcnConfig {
     fn install(&self, path: &str, cx: &mut InstallCx) -> Result<(), ScenarioError> {
@@ -38,7 +41,18 @@ impl Install for DcqcnConfig {
             let n = cx.flows.len();
             cx.protocols.notification_points.resize(n, None);
         }
-        for f in flows {
+        let rtts = if self.window.is_some() {
+            for &f in &flows {
+                queue_pair_destination(cx, f, &format!("{path}.window"))?;
+            }
+            base_rtts(cx, &flows, IntMode::None, self.base_rtt)
+        } else {
+            Vec::new()
+        };
+        for (k, f) in flows.into_iter().enumerate() {
+            if let Some(&(_, bdp)) = rtts.get(k) {
+                set_window(cx, f, self.window, bdp);
+            }
             let at = format!("{path}.rp.min_rate");
             cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
             cx.check_rate_floor(f, self.rp.min_rate.0, &at)?;

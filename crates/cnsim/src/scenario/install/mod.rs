@@ -17,6 +17,8 @@ mod mecn;
 mod pause;
 mod qcn;
 mod red;
+mod timely;
+mod window;
 
 use super::build::{check_frame_time, glob_match, select_ports, some_names};
 use super::error::ScenarioError;
