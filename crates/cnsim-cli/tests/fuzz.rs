@@ -23,7 +23,16 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRu
 /// build thousands of times over, and its mutations are those of the 64-sender one), and
 /// the HPCC paper's 320-host fabric (millions of packets in any run; its keys and code
 /// paths are those of `fattree-websearch`).
-const NOT_FUZZED: &[&str] = &["dumbbell-cbr-4096", "hpcc320-websearch"];
+const NOT_FUZZED: &[&str] = &[
+    "dumbbell-cbr-4096",
+    "hpcc320-websearch",
+    "hpcc2019-dcqcn",
+    "hpcc2019-dcqcn-win",
+    "hpcc2019-timely",
+    "hpcc2019-timely-win",
+    "hpcc2019-dctcp",
+    "hpcc2019-hpcc",
+];
 
 /// A small congested dumbbell every protocol seed starts from.
 macro_rules! seed_base {

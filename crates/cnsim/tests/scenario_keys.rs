@@ -912,6 +912,11 @@ fn required_keys_are_required() {
 /// cannot be compared and is not.)
 #[test]
 fn documented_defaults_are_the_defaults() {
+    // (scenario, key) whose removal makes another key of the scenario invalid: DCTCP's
+    // `tcp` table needs transport = "tcp", and its first window of 160 segments a
+    // largest window at least as large.
+    const NEEDED_BY_ANOTHER_KEY: &[(&str, &str)] =
+        &[("hpcc2019-dctcp", "traffic[].transport"), ("hpcc2019-dctcp", "traffic[].tcp.window")];
     let rows = documented_rows();
     let mut problems = Problems::default();
     let mut compared = BTreeSet::new();
@@ -925,6 +930,7 @@ fn documented_defaults_are_the_defaults() {
             }
             let value = match resolved(name, without) {
                 Ok(value) => value,
+                Err(_) if NEEDED_BY_ANOTHER_KEY.contains(&(name, row.key.as_str())) => continue,
                 Err(e) => {
                     problems.note(
                         &row.key,

@@ -8,7 +8,9 @@ use std::path::Path;
 use super::results::{Estimate, Results};
 use super::study::{Cell, Figure, PaperNumber, Quantity, Rule, Study, Verdict};
 use crate::metrics::TimeSeries;
-use crate::report::plot::{bar_chart, line_chart, write_pdf, Bars, ChartStyle, Line, Role, Step, PAPER};
+use crate::report::plot::{
+    bar_chart, line_chart, line_chart_log, write_pdf, Bars, ChartStyle, Line, Role, Step, PAPER,
+};
 use crate::sweep::table::{self, Table};
 
 /// Relative change from `a` to `b`, %; undefined (NaN) against a base near zero (below
@@ -638,6 +640,30 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                 let file = format!("{file}.svg");
                 let style = ChartStyle { step: Step::None, worst_is_lowest: false };
                 line_chart(&dir.join(&file), caption, x.1, y.1, &lines, style)?;
+                write_pdf(&dir.join(&file))?;
+                out.push((file, caption.to_string()));
+            }
+            Figure::Family { file, caption, at, series, prefix, xs, x_label, y_label } => {
+                let curves: Vec<(String, Vec<f64>, Vec<f64>)> = series
+                    .1
+                    .iter()
+                    .filter_map(|s| {
+                        let cell = locate(&[&facet.0, at, &[(series.0, s)]])?;
+                        let (px, py): (Vec<f64>, Vec<f64>) = xs
+                            .iter()
+                            .filter_map(|x| {
+                                let e = results.estimate(&cell, &format!("{prefix}{x}"))?;
+                                e.mean.is_finite().then_some((f64::from(*x), e.mean))
+                            })
+                            .unzip();
+                        Some((study.label(series.0, s).to_string(), px, py))
+                    })
+                    .collect();
+                let lines: Vec<Line> =
+                    curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, role: Role::Data }).collect();
+                let file = format!("{file}.svg");
+                let style = ChartStyle { step: Step::None, worst_is_lowest: false };
+                line_chart_log(&dir.join(&file), caption, x_label, y_label, &lines, style)?;
                 write_pdf(&dir.join(&file))?;
                 out.push((file, caption.to_string()));
             }

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 pub mod devkota2010;
 pub mod document;
+pub mod hpcc2019;
 pub mod mliki2016;
 pub mod results;
 pub mod roeck2007;
@@ -60,6 +61,7 @@ pub const REGISTRY: &[Reproduction] = &[
     roeck2007::REPRODUCTION,
     devkota2010::REPRODUCTION,
     sridharan2004::REPRODUCTION,
+    hpcc2019::REPRODUCTION,
 ];
 
 /// The reproduction called `name`.

@@ -49,7 +49,8 @@ pub struct Results<'s> {
 
 /// Runs every cell of `study` with every seed on `jobs` threads, stopping early once
 /// `stop` is set; `progress(done, total)` after each run. Each run's scenario is the
-/// cell's with the seed and, if given, the duration set.
+/// cell's with the seed and, if given, the duration set (and a flows workload's
+/// arrival window scaled with it).
 pub fn run<'s>(
     study: &'s Study,
     seeds: &[u64],
@@ -68,6 +69,14 @@ pub fn run<'s>(
         s.name = name.clone();
         s.seed = *seed;
         if let Some(d) = duration {
+            // A flows workload's arrivals keep their share of the run, so that its flows
+            // still have the rest of it to finish.
+            for t in &mut s.traffic {
+                if let (crate::scenario::schema::Source::Flows { .. }, Some(stop)) = (&t.source, t.stop) {
+                    let scaled = u128::from(stop.0) * u128::from(d.0) / u128::from(s.duration.0.max(1));
+                    t.stop = Some(Duration(u64::try_from(scaled).unwrap_or(u64::MAX)));
+                }
+            }
             s.duration = d;
         }
         let done =

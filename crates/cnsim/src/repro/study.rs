@@ -327,6 +327,27 @@ pub enum Figure {
         /// (metric, axis label) along y.
         y: (&'static str, &'static str),
     },
+    /// A metric family against its members (means over seeds): a line per level of
+    /// `series`, a point per x of `xs` at metric `prefix` + x, on a log y axis from 1
+    /// (FCT slowdown by flow size, the HPCC paper's Figs. 10 and 11).
+    Family {
+        /// File name without extension.
+        file: &'static str,
+        /// Caption.
+        caption: &'static str,
+        /// Fixed coordinates.
+        at: At,
+        /// Axis of the lines, and which of its levels.
+        series: (&'static str, &'static [&'static str]),
+        /// The family's metrics: this prefix and each x.
+        prefix: &'static str,
+        /// The x of each member.
+        xs: &'static [u32],
+        /// x-axis label.
+        x_label: &'static str,
+        /// y-axis label.
+        y_label: &'static str,
+    },
     /// A time series of one cell (its first seed), one line per column.
     Series {
         /// File name without extension.
@@ -596,6 +617,15 @@ impl Study {
                 }
                 Figure::Series { file, at, .. } => {
                     self.check_at(at).map_err(|e| fail(format!("figure {file}"), e))?;
+                }
+                Figure::Family { file, at, series, prefix, xs, .. } => {
+                    for x in *xs {
+                        metric(format!("figure {file}"), &format!("{prefix}{x}"))?;
+                    }
+                    let levels: Vec<_> = series.1.iter().map(|l| (series.0, *l)).collect();
+                    self.check_at(at)
+                        .and_then(|_| self.check_at(&levels))
+                        .map_err(|e| fail(format!("figure {file}"), e))?;
                 }
                 Figure::Curve { file, at, points, series, x, y, .. } => {
                     metric(format!("figure {file}"), x.0)?;
