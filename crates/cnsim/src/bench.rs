@@ -86,6 +86,20 @@ pub const CASES: &[BenchCase] = &[
         settings: &["duration=10ms", "traffic[0].stop=10ms"],
         bottleneck: "tor1->h1",
     },
+    // The same with HPCC (the paper's η, the fork's run.py maxStage 0 and INT_MULTI, the
+    // variable window) in place of DCQCN: INT must not make the data path slow.
+    BenchCase {
+        name: "fattree-hpcc320-hpcc",
+        scenario: "hpcc320-websearch",
+        settings: &[
+            "duration=10ms",
+            "traffic[0].stop=10ms",
+            "protocols.dcqcn.flows=[]",
+            r#"protocols.dcqcn.congestion_points="none""#,
+            r#"protocols.hpcc={flows="*", max_stage=0, int_multi=4, window="bdp"}"#,
+        ],
+        bottleneck: "tor1->h1",
+    },
     BenchCase {
         name: "dumbbell-cbr-4096",
         scenario: "dumbbell-cbr-4096",
@@ -165,6 +179,8 @@ pub enum Figure {
     BottleneckFramesPerS,
     /// Wall nanoseconds per frame delivered to a host.
     NsPerDeliveredFrame,
+    /// Frames sent on any link per wall-second.
+    FrameHopsPerS,
 }
 
 /// The ratios reported when both of their scenarios are run.
@@ -204,6 +220,12 @@ pub const RATIOS: &[BenchRatio] = &[
         cases: ("fattree-k8-websearch", "dumbbell-cbr-64"),
         figure: Figure::NsPerDeliveredFrame,
         target: "<= 2",
+    },
+    BenchRatio {
+        name: "HPCC vs DCQCN on the HPCC paper's fabric, frame-hops/s",
+        cases: ("fattree-hpcc320-hpcc", "fattree-hpcc320"),
+        figure: Figure::FrameHopsPerS,
+        target: ">= 0.80",
     },
     BenchRatio {
         name: "4096 vs 64 senders, wall ns per delivered frame",
@@ -326,6 +348,7 @@ impl Run {
         match f {
             Figure::BottleneckFramesPerS => self.bottleneck_frames_per_s,
             Figure::NsPerDeliveredFrame => self.ns_per_delivered_frame,
+            Figure::FrameHopsPerS => self.frame_hops_per_s,
         }
     }
 }

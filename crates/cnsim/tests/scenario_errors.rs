@@ -1574,4 +1574,32 @@ flows = "*"
 "#;
     let e = error_of(chain, &[]);
     assert_located(&e, "protocols.hpcc.flows", &["flow q/h1 crosses 7 switches", "at most 5"]);
+    let direct = r#"
+name = "t"
+duration = "1ms"
+
+[[topology.nodes]]
+name = "a"
+kind = "host"
+[[topology.nodes]]
+name = "b"
+kind = "host"
+[[topology.links]]
+from = "a"
+to = "b"
+rate = "100Gbps"
+delay = "1us"
+
+[[traffic]]
+name = "q"
+kind = "rdma"
+from = "a"
+to = "b"
+frame_size = "1000B"
+
+[protocols.hpcc]
+flows = "*"
+"#;
+    let e = error_of(direct, &[]);
+    assert_located(&e, "protocols.hpcc.flows", &["flow q/a crosses no switch", "at least one switch"]);
 }

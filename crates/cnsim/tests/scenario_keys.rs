@@ -152,6 +152,15 @@ frame_size = "1000B"
 rdma = { ack_every = 2, nack_interval = "100us", timeout = "1ms", window = "16KB" }
 
 [[traffic]]
+name = "burst"
+kind = "flows"
+from = ["b", "c", "d"]
+to = "incast"
+fan_in = 2
+sizes = "20KB"
+load = 0.05
+
+[[traffic]]
 name = "qt"
 kind = "rdma"
 from = ["c"]

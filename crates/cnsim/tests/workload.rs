@@ -180,3 +180,40 @@ fn bad_workloads_are_located() {
     assert!(e.contains("traffic[0].load") && e.contains("flows"), "{e}");
     assert!(t0.elapsed().as_secs_f64() < 2.0, "refused before drawing");
 }
+
+/// Incast events on a k = 4 fat-tree: every event is `fan_in` = 5 flows of the given
+/// size (`sizes = "50KB"`), from distinct hosts other than its receiver, all starting at
+/// once; and bad incast keys are located.
+#[test]
+fn incast_events_start_fan_in_flows_together() {
+    let sets = [
+        "traffic[0].from=\"h*\"",
+        "traffic[0].to=\"incast\"",
+        "traffic[0].fan_in=5",
+        "traffic[0].sizes=\"50KB\"",
+        "traffic[0].load=0.02",
+        "traffic[0].stop=\"20ms\"",
+    ];
+    let sim = built(K4, &sets);
+    let w = sim.workload();
+    assert!(w.len() >= 5 * 3 && w.len().is_multiple_of(5), "{} flows", w.len());
+    for event in w.chunks(5) {
+        let f: Vec<&cnsim::traffic::Flow> = event.iter().map(|r| &sim.flows()[r.flow as usize]).collect();
+        let mut srcs: Vec<u32> = f.iter().map(|f| f.src).collect();
+        srcs.sort_unstable();
+        srcs.dedup();
+        assert_eq!(srcs.len(), 5);
+        assert!(f
+            .iter()
+            .all(|g| g.dst_name == f[0].dst_name && sim.net().nodes[g.src as usize].name != g.dst_name));
+        assert!(event.iter().all(|r| r.start == event[0].start && r.bytes == 50_000));
+    }
+    let e = error(K4, &["traffic[0].from=\"h*\"", "traffic[0].to=\"incast\""]);
+    assert!(e.contains("traffic[0].fan_in") && e.contains("missing required key"), "{e}");
+    let e = error(K4, &["traffic[0].fan_in=5"]);
+    assert!(e.contains("traffic[0].fan_in") && e.contains("only with to = \"incast\""), "{e}");
+    let e = error(K4, &["traffic[0].from=\"h*\"", "traffic[0].to=\"incast\"", "traffic[0].fan_in=16"]);
+    assert!(e.contains("traffic[0].fan_in") && e.contains("16 senders among 16 hosts"), "{e}");
+    let e = error(K4, &["traffic[0].sizes=\"0B\""]);
+    assert!(e.contains("traffic[0].sizes") && e.contains("no flow"), "{e}");
+}

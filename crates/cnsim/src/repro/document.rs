@@ -656,9 +656,13 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                                 e.mean.is_finite().then_some((f64::from(*x), e.mean))
                             })
                             .unzip();
-                        Some((study.label(series.0, s).to_string(), px, py))
+                        (!px.is_empty()).then(|| (study.label(series.0, s).to_string(), px, py))
                     })
                     .collect();
+                if curves.is_empty() {
+                    // No cell of this facet lies at the figure's coordinates.
+                    continue;
+                }
                 let lines: Vec<Line> =
                     curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, role: Role::Data }).collect();
                 let file = format!("{file}.svg");
@@ -1181,6 +1185,47 @@ mod tests {
                 assert_eq!(svg.contains("r=\"7\""), drawn, "{sampling}: {file}");
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A family figure: a line per scheme through the means of its members, on a log
+    /// axis; a facet whose cells lack the members draws none.
+    #[test]
+    fn a_family_figure_draws_a_line_per_level() {
+        let mut study = toy();
+        study.metrics.push(MetricDoc { name: "slow*", title: "Slowdown", unit: "×", doc: "by size" });
+        study.figures = vec![Figure::Family {
+            file: "family",
+            caption: "slowdown by size",
+            at: &[("load", "2")],
+            series: ("scheme", &["a", "b"]),
+            prefix: "slow",
+            xs: &[5, 10],
+            x_label: "size",
+            y_label: "slowdown",
+        }];
+        assert!(study.check().is_ok(), "{:?}", study.check());
+        let mut records = Vec::new();
+        for cell in study.cells().into_iter().filter(|c| c.get("sampling") == "coarse") {
+            for seed in [1, 2] {
+                let scalars = vec![("slow5".into(), 2.0 * seed as f64), ("slow10".into(), 30.0)];
+                let measured = Measured { scalars, series: Vec::new() };
+                records.push(Record { cell: cell.clone(), seed, measured, scenario_toml: None });
+            }
+        }
+        let runs = records.len();
+        let r = Results::new(&study, records, vec![1, 2], vec![(Duration(1), runs)]);
+        let dir = std::env::temp_dir().join(format!("cnsim-family-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = draw_figures(&dir, &r, &Cell(vec![("sampling", "coarse")])).unwrap();
+        assert_eq!(files.len(), 1);
+        let svg = std::fs::read_to_string(dir.join(&files[0].0)).unwrap();
+        assert!(
+            svg.contains("\nslowdown by size\n") && svg.contains("\nA\n") && svg.contains("\nB\n"),
+            "{svg}"
+        );
+        assert!(draw_figures(&dir, &r, &Cell(vec![("sampling", "fine")])).unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -39,16 +39,49 @@ const LONG_BYTES: u64 = 1_000_000;
 /// equal count).
 const BUCKETS: &[u32] = &[5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
 
-/// The scenario of a cell: the scheme's bundled file with the workload and the load.
+/// Senders per incast event (the paper's 60-to-1).
+pub const INCAST_FAN_IN: u32 = 60;
+
+/// Bytes each incast sender sends (our choice: the statement of the experiment we
+/// follow gives the fan-in and the load, not the size).
+pub const INCAST_BYTES: &str = "500KB";
+
+/// The incast's load: 2 % of all hosts' links.
+pub const INCAST_LOAD: f64 = 0.02;
+
+/// `text` (a scheme's scenario) with a second flows entry: incast events of
+/// [`INCAST_FAN_IN`] senders of [`INCAST_BYTES`] each to one receiver at
+/// [`INCAST_LOAD`], over the same transport and arrival window as the first entry.
+fn with_incast(text: &str) -> String {
+    let start = text.find("[[traffic]]").expect("a traffic entry");
+    let end = start + text[start..].find("\n[protocols").expect("protocol tables after the traffic");
+    let entry: String = text[start..end]
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| match l.split('=').next().map(str::trim) {
+            Some("name") => "name = \"incast\"".to_string(),
+            Some("to") => format!("to = \"incast\"\nfan_in = {INCAST_FAN_IN}"),
+            Some("sizes") => format!("sizes = \"{INCAST_BYTES}\""),
+            Some("load") => format!("load = {INCAST_LOAD}"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!("{}\n{entry}\n{}", &text[..end], &text[end..])
+}
+
+/// The scenario of a cell: the scheme's bundled file with the workload and the load
+/// (and the incast).
 fn scenario(cell: &Cell) -> Scenario {
     let name = format!("hpcc2019-{}", cell.get("cc"));
     let text = bundled::get(&name).expect("a bundled scheme");
+    let text = if cell.get("mix") == "incast" { with_incast(text) } else { text.to_string() };
     let load: f64 = cell.get("load").parse().expect("a load in %");
     let sets = vec![
         format!("traffic[0].sizes=\"{}\"", cell.get("workload")),
         format!("traffic[0].load={}", load / 100.0),
     ];
-    parse(text, &name, &sets).expect("valid cell")
+    parse(&text, &name, &sets).expect("valid cell")
 }
 
 /// The p-th percentile of `sorted` as the fork takes it (see [`Slowdowns`]); NaN when
@@ -62,7 +95,13 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// The metrics of a run.
 fn measure(_cell: &Cell, sim: &Sim) -> Measured {
-    let rows = rows(sim);
+    // The background flows (the first entry) apart from the incast's (the second), as
+    // the fork's fct_analysis.py takes them apart.
+    let (rows, incast): (Vec<_>, Vec<_>) =
+        rows(sim).into_iter().zip(sim.workload()).partition(|(_, record)| record.entry == 0);
+    let rows: Vec<_> = rows.into_iter().map(|(r, _)| r).collect();
+    let mut incast: Vec<f64> = incast.into_iter().filter_map(|(r, _)| r.slowdown).collect();
+    incast.sort_by(f64::total_cmp);
     let summary = FctSummary::of(&rows);
     let mut scalars: Vec<(String, f64)> = Vec::new();
     let overall = summary.as_ref().and_then(|s| s.slowdown.clone());
@@ -83,6 +122,9 @@ fn measure(_cell: &Cell, sim: &Sim) -> Measured {
     scalars.push(("long_p50".into(), percentile(&long, 0.5)));
     scalars.push(("flows".into(), summary.as_ref().map_or(0.0, |s| s.flows as f64)));
     scalars.push(("unfinished".into(), summary.as_ref().map_or(0.0, |s| s.unfinished as f64)));
+    scalars.push(("incast_p50".into(), percentile(&incast, 0.5)));
+    scalars.push(("incast_p95".into(), percentile(&incast, 0.95)));
+    scalars.push(("incast_p99".into(), percentile(&incast, 0.99)));
     let buckets = summary.as_ref().map_or(&[][..], |s| &s.by_size[..]);
     for (tag, of) in
         [("p50", (|s: &Slowdowns| s.p50) as fn(&Slowdowns) -> f64), ("p95", |s| s.p95), ("p99", |s| s.p99)]
@@ -131,10 +173,11 @@ fn paper_numbers() -> Vec<PaperNumber> {
         rule: Rule::Beyond { above: true },
         ..lower(what, at, metric, from, to)
     };
-    const WEB30: super::study::At = &[("workload", "websearch"), ("load", "30")];
-    const WEB50: super::study::At = &[("workload", "websearch"), ("load", "50")];
-    const HADOOP30: super::study::At = &[("workload", "hadoop"), ("load", "30")];
-    const HADOOP50: super::study::At = &[("workload", "hadoop"), ("load", "50")];
+    const WEB30: super::study::At = &[("workload", "websearch"), ("load", "30"), ("mix", "plain")];
+    const WEB50: super::study::At = &[("workload", "websearch"), ("load", "50"), ("mix", "plain")];
+    const HADOOP30: super::study::At = &[("workload", "hadoop"), ("load", "30"), ("mix", "plain")];
+    const HADOOP50: super::study::At = &[("workload", "hadoop"), ("load", "50"), ("mix", "plain")];
+    const INCAST: super::study::At = &[("workload", "websearch"), ("load", "30"), ("mix", "incast")];
     vec![
         lower(
             "HPCC's short flows finish nearer their ideal than DCQCN's, p95 (abstract: FCTs up to 95 % shorter; Fig. 10), web search 30 %",
@@ -170,6 +213,14 @@ fn paper_numbers() -> Vec<PaperNumber> {
         ),
         lower("HPCC's queues at the ToR ports towards hosts shorter than DCQCN's (near-zero queues, §1, §5.3), web search 30 %", WEB30, "tor_queue_kb", "dcqcn", "hpcc"),
         lower("fewer PFC pauses with HPCC than with DCQCN (§5.3), web search 50 %", WEB50, "pauses", "dcqcn", "hpcc"),
+        lower(
+            "with a 60-to-1 incast at 2 %: HPCC's short background flows nearer their ideal than DCQCN's, p95 (abstract: \"little congestion even under large-scale incasts\"), web search 30 %",
+            INCAST,
+            "short_p95",
+            "dcqcn",
+            "hpcc",
+        ),
+        lower("with the incast: fewer PFC pauses with HPCC than with DCQCN", INCAST, "pauses", "dcqcn", "hpcc"),
         higher(
             "HPCC's long flows (≥ 1 MB) slower than DCQCN+win's at the median (the project page: the INT header's ~5 % overhead), web search 30 %",
             WEB30,
@@ -180,8 +231,10 @@ fn paper_numbers() -> Vec<PaperNumber> {
     ]
 }
 
-const LOAD30: super::study::At = &[("load", "30")];
-const LOAD50: super::study::At = &[("load", "50")];
+const LOAD30: super::study::At = &[("load", "30"), ("mix", "plain")];
+const LOAD50: super::study::At = &[("load", "50"), ("mix", "plain")];
+const INCAST30: super::study::At = &[("load", "30"), ("mix", "incast")];
+const PLAIN: super::study::At = &[("mix", "plain")];
 
 /// The declaration.
 pub fn study() -> Study {
@@ -197,6 +250,12 @@ pub fn study() -> Study {
             title: "load",
             prefix: "load",
             levels: vec![level("30", "30 %"), level("50", "50 %")],
+        },
+        Axis {
+            name: "mix",
+            title: "traffic",
+            prefix: "",
+            levels: vec![level("plain", "flows alone"), level("incast", "with a 60-to-1 incast at 2 %")],
         },
         Axis {
             name: "cc",
@@ -222,6 +281,9 @@ pub fn study() -> Study {
         doc("short_p99", "Short flows' 99th percentile slowdown", "×", "over the completed flows below 200 KB."),
         doc("long_p50", "Long flows' median slowdown", "×", "over the completed flows of 1 MB or more."),
         doc("flows", "Flows", "flows", "workload flows that arrived."),
+        doc("incast_p50", "Incast flows' median slowdown", "×", "over the completed flows of the incast events (with the incast only; the other metrics take the background flows)."),
+        doc("incast_p95", "Incast flows' 95th percentile slowdown", "×", "as incast_p50, the 95th percentile."),
+        doc("incast_p99", "Incast flows' 99th percentile slowdown", "×", "as incast_p50, the 99th percentile."),
         doc("unfinished", "Unfinished flows", "flows", "flows not completed when the run ended, left out of the slowdowns."),
         doc("p50_size*", "Median slowdown by size", "×", "over the completed flows of one size bucket: the flows sorted by size cut into 20 groups of equal count, the suffix the group's upper size percentile (the fork's fct_analysis.py)."),
         doc("p95_size*", "95th percentile slowdown by size", "×", "as p50_size*, the 95th percentile."),
@@ -232,7 +294,7 @@ pub fn study() -> Study {
     ];
     let comparison = Comparison {
         numbers: paper_numbers(),
-        where_axes: &["workload", "load"],
+        where_axes: &["workload", "load", "mix"],
         columns: &[Column { label: "ours", at: &[] }],
         alternative: None,
         bounds: &[],
@@ -244,7 +306,7 @@ pub fn study() -> Study {
     };
     let tables = Tables {
         sections: "load",
-        rows: &["cc"],
+        rows: &["mix", "cc"],
         columns: &[
             TableColumn { header: "p50", metric: "p50", digits: 2, absent_at: &[] },
             TableColumn { header: "p95", metric: "p95", digits: 2, absent_at: &[] },
@@ -253,6 +315,12 @@ pub fn study() -> Study {
             TableColumn { header: "short p99", metric: "short_p99", digits: 2, absent_at: &[] },
             TableColumn { header: "long p50", metric: "long_p50", digits: 2, absent_at: &[] },
             TableColumn { header: "unfinished", metric: "unfinished", digits: 0, absent_at: &[] },
+            TableColumn {
+                header: "incast p95",
+                metric: "incast_p95",
+                digits: 2,
+                absent_at: &[("mix", "plain")],
+            },
             TableColumn { header: "ToR queue KB", metric: "tor_queue_kb", digits: 1, absent_at: &[] },
             TableColumn { header: "max ToR queue KB", metric: "tor_queue_max_kb", digits: 0, absent_at: &[] },
             TableColumn { header: "PFC pauses", metric: "pauses", digits: 0, absent_at: &[] },
@@ -272,7 +340,7 @@ pub fn study() -> Study {
         file,
         caption,
         y_label,
-        at: &[],
+        at: PLAIN,
         categories: "load",
         series: ("cc", SCHEMES),
         metric,
@@ -321,6 +389,13 @@ pub fn study() -> Study {
             "p99_size",
             "99th percentile slowdown",
         ),
+        family(
+            "slowdown-p95-incast",
+            "30 % load with a 60-to-1 incast at 2 %: 95th percentile slowdown of the background flows by size",
+            INCAST30,
+            "p95_size",
+            "95th percentile slowdown",
+        ),
         bars("short-p95", "Short flows (< 200 KB): 95th percentile slowdown", "slowdown", "short_p95"),
         bars("tor-queue", "Mean queue at the ToR ports towards hosts", "KB", "tor_queue_kb"),
         bars("tor-queue-max", "Largest queue at a ToR port towards a host", "KB", "tor_queue_max_kb"),
@@ -333,7 +408,7 @@ pub fn study() -> Study {
         quick_duration: Duration(2 * PS_PER_MS),
         axes,
         alias: |_| None,
-        skip: |_| false,
+        skip: |c| c.get("mix") == "incast" && (c.get("workload"), c.get("load")) != ("websearch", "30"),
         scenario,
         measure,
         metrics,
@@ -380,6 +455,12 @@ const INTRO: &str = r#"
   every packet's headers at the path's slowest link); percentiles as the fork's
   `fct_analysis.py` takes them, overall, for short flows (< 200 KB), for long flows
   (≥ 1 MB) and per size bucket (20 groups of equal count).
+- **Incast** (§5.3): on top of web search at 30 %, incast events as a Poisson process
+  making 2 % of all hosts' links: at each, 60 random hosts each send one 500 KB flow to
+  a random other host at once (`to = "incast"`, `fan_in = 60`, `sizes = "500KB"`; the
+  size is ours: the statement we follow gives the fan-in and the load). The background
+  flows' slowdowns are measured apart from the incast's, as the fork's `fct_analysis.py`
+  does.
 - **Seeds**: 2 per cell (`--quick`: 1 seed, 1 ms of arrivals run to 2 ms).
 "#;
 
@@ -400,8 +481,7 @@ const GAPS: &str = r#"
 - **Window.** A scale of 10 ms of arrivals at 320 hosts; the paper's runs are longer, so
   the largest flows (web search's 30 MB) rarely finish within our window and are the
   unfinished ones.
-- **Incast.** The paper's 60-to-1 incast over the background is not yet part of this
-  study.
+- **Incast size.** Each incast sender sends 500 KB, our choice (see above).
 - **Distributions of queues and pauses.** The figures give means and maxima, not the
   paper's CDFs.
 "#;
@@ -412,7 +492,10 @@ mod tests {
 
     /// A cell of the study at the quick scale: 1 ms of arrivals, run to 2 ms.
     fn quick(cc: &'static str, workload: &'static str, load: &'static str) -> Measured {
-        let cell = Cell(vec![("workload", workload), ("load", load), ("cc", cc)]);
+        quick_in(Cell(vec![("workload", workload), ("load", load), ("mix", "plain"), ("cc", cc)]))
+    }
+
+    fn quick_in(cell: Cell) -> Measured {
         let mut s = scenario(&cell);
         s.duration = Duration(2 * PS_PER_MS);
         s.traffic[0].stop = Some(Duration(PS_PER_MS));
@@ -445,6 +528,30 @@ mod tests {
         assert!(get(&hpcc, "short_p95") < get(&dctcp, "short_p95"));
         assert!(get(&hpcc, "tor_queue_kb") < get(&dcqcn, "tor_queue_kb"));
         assert!(get(&hpcc, "pauses") <= get(&dcqcn, "pauses"));
+    }
+
+    /// The incast cell adds a second entry of 60-flow events, 500 KB each, over the same
+    /// transport; its flows are measured apart from the background's.
+    #[test]
+    fn the_incast_cell_adds_sixty_to_one_events() {
+        let cell = Cell(vec![("workload", "websearch"), ("load", "30"), ("mix", "incast"), ("cc", "dctcp")]);
+        let s = scenario(&cell);
+        assert_eq!(s.traffic.len(), 2);
+        let sim = crate::scenario::build(&s, "hpcc2019").unwrap();
+        let incast: Vec<_> = sim.workload().iter().filter(|r| r.entry == 1).collect();
+        assert!(incast.len() >= 60 * 10 && incast.len().is_multiple_of(60), "{}", incast.len());
+        assert!(incast.iter().all(|r| r.bytes == 500_000 && sim.tcp_connection(r.flow).is_some()));
+        let m = quick_in(Cell(vec![
+            ("workload", "websearch"),
+            ("load", "30"),
+            ("mix", "incast"),
+            ("cc", "hpcc"),
+        ]));
+        assert!(get(&m, "incast_p95") >= 1.0, "{}", get(&m, "incast_p95"));
+        assert!(quick("hpcc", "websearch", "30")
+            .scalars
+            .iter()
+            .any(|(n, v)| n == "incast_p95" && v.is_nan()));
     }
 
     /// The size buckets: 20 per percentile, the last the largest flows; with every flow

@@ -548,8 +548,11 @@ pub enum Arrivals {
     Poisson {
         /// `sizes`: a bundled distribution's name or a distribution file.
         sizes: String,
-        /// `load`: the offered load of each source host, a fraction of its link.
+        /// `load`: the offered load of each source host, a fraction of its link (of
+        /// incast events: of all the entry's hosts' links together).
         load: f64,
+        /// `fan_in`: senders per incast event (`to = "incast"`).
+        fan_in: Option<u32>,
     },
     /// `file`: the flows of an HPCC ns-3 fork flow file (see [`super::hpcc`]).
     File(String),
@@ -849,6 +852,7 @@ impl TryFrom<TrafficEntry> for Traffic {
         }
         if t.kind != TrafficKind::Flows {
             foreign("file", t.file.is_some(), "flows")?;
+            foreign("fan_in", t.fan_in.is_some(), "flows")?;
             foreign("sizes", t.sizes.is_some(), "flows")?;
             foreign("load", t.load.is_some(), "flows")?;
             foreign("transport", t.transport.is_some(), "flows")?;
@@ -1049,7 +1053,27 @@ impl TryFrom<TrafficEntry> for Traffic {
                             format!("{load} is not a load; expected a fraction of each source's link above 0 and below 1, e.g. 0.3"),
                         ));
                     }
-                    Arrivals::Poisson { sizes, load }
+                    let fan_in = match (t.to.as_str(), t.fan_in) {
+                        ("incast", Some(n)) if n >= 1 => Some(n),
+                        ("incast", Some(n)) => {
+                            return Err(at_key("fan_in", format!("{n} senders; expected at least 1, e.g. fan_in = 60")))
+                        }
+                        ("incast", None) => {
+                            return Err(at_key(
+                                "fan_in",
+                                "missing required key \"fan_in\"; to = \"incast\" needs the senders of each event, \
+                                 e.g. fan_in = 60",
+                            ))
+                        }
+                        (to, Some(_)) => {
+                            return Err(at_key(
+                                "fan_in",
+                                format!("fan_in given with to = \"{to}\"; expected it only with to = \"incast\""),
+                            ))
+                        }
+                        (_, None) => None,
+                    };
+                    Arrivals::Poisson { sizes, load, fan_in }
                 };
                 let transport = t.transport.unwrap_or_default();
                 let frame = t.frame_size.value();
@@ -1111,21 +1135,24 @@ impl From<Traffic> for TrafficEntry {
             Source::Flows { rdma, transport: Transport::Rdma, .. } => Some(rdma),
             _ => None,
         };
-        let (sizes, load, file, transport, tcp) = match &t.source {
+        let (sizes, load, file, fan_in, transport, tcp) = match &t.source {
             Source::Flows { arrivals, transport, tcp: flows_tcp, .. } => {
-                let (sizes, load, file) = match arrivals {
-                    Arrivals::Poisson { sizes, load } => (Some(sizes.clone()), Some(*load), None),
-                    Arrivals::File(f) => (None, None, Some(f.clone())),
+                let (sizes, load, file, fan_in) = match arrivals {
+                    Arrivals::Poisson { sizes, load, fan_in } => {
+                        (Some(sizes.clone()), Some(*load), None, *fan_in)
+                    }
+                    Arrivals::File(f) => (None, None, Some(f.clone()), None),
                 };
                 (
                     sizes,
                     load,
                     file,
+                    fan_in,
                     Some(*transport),
                     if *transport == Transport::Tcp { Some(*flows_tcp) } else { None },
                 )
             }
-            _ => (None, None, None, None, tcp),
+            _ => (None, None, None, None, None, tcp),
         };
         TrafficEntry {
             name: t.name,
@@ -1146,6 +1173,7 @@ impl From<Traffic> for TrafficEntry {
             sizes,
             load,
             file,
+            fan_in,
             transport,
             start: t.start,
             stop: t.stop,
@@ -1233,6 +1261,9 @@ pub struct TrafficEntry {
     /// A workload's flows from an HPCC ns-3 fork flow file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) file: Option<String>,
+    /// Senders per incast event of a workload with to = "incast".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fan_in: Option<u32>,
     /// A workload's transport.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) transport: Option<Transport>,

@@ -74,11 +74,21 @@ pub(super) fn read_beside(
 /// The largest topology or flow file read, bytes.
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 
-/// The distribution `sizes` names: a bundled one, or a file (relative to the scenario
-/// file's folder), at most [`MAX_CDF_BYTES`].
+/// The distribution `sizes` names: a bundled one, one size in bytes (every flow that
+/// size), or a file (relative to the scenario file's folder), at most [`MAX_CDF_BYTES`].
 fn distribution(sizes: &str, scenario_file: &str, key: &str) -> Result<Cdf, ScenarioError> {
     if let Some(cdf) = Cdf::bundled(sizes) {
         return Ok(cdf);
+    }
+    if let Ok(crate::units::Size::Bytes(b)) = sizes.parse() {
+        if b == 0 {
+            return Err(ScenarioError::new(
+                scenario_file,
+                key,
+                "\"0B\" is no flow; expected a size above 0, e.g. \"500KB\"".to_string(),
+            ));
+        }
+        return Ok(Cdf::fixed(b));
     }
     let bundled: Vec<&str> = crate::traffic::workload::BUNDLED.iter().map(|(n, _)| *n).collect();
     let (path, text) = read_beside(sizes, scenario_file, MAX_CDF_BYTES).map_err(|why| {
@@ -125,7 +135,7 @@ fn poisson_arrivals(
     net: &Network,
     (t, tp): (&Traffic, &str),
     srcs: &[NodeId],
-    (sizes, load): (&str, f64),
+    (sizes, load, fan_in): (&str, f64, Option<u32>),
     budget: &mut Budget,
 ) -> Result<(Vec<NodeId>, Pattern, Vec<Arrival>), ScenarioError> {
     let err = |key: &str, message: String| ScenarioError::new(file, format!("{tp}.{key}"), message);
@@ -147,6 +157,7 @@ fn poisson_arrivals(
     let pattern = match t.to.as_str() {
         "uniform" => Pattern::Uniform,
         "permutation" => Pattern::Permutation,
+        "incast" => Pattern::Incast { fan_in: fan_in.unwrap_or(1) },
         name => {
             let Some(d) =
                 net.node_by_name(name).filter(|&d| net.nodes[d as usize].kind == crate::net::NodeKind::Host)
@@ -154,9 +165,10 @@ fn poisson_arrivals(
                 return Err(err(
                     "to",
                     format!(
-                        "\"{name}\" is not a host, \"uniform\" or \"permutation\"; expected the destination pattern \
-                         of a flows workload: \"uniform\" (each flow to a random other host of the entry), \
-                         \"permutation\" (each source to one partner) or a host (N-to-1 incast)"
+                        "\"{name}\" is not a host, \"uniform\", \"permutation\" or \"incast\"; expected the \
+                         destination pattern of a flows workload: \"uniform\" (each flow to a random other host of \
+                         the entry), \"permutation\" (each source to one partner), \"incast\" (events of fan_in \
+                         senders to one receiver) or a host (N-to-1 to it)"
                     ),
                 ));
             };
@@ -168,6 +180,18 @@ fn poisson_arrivals(
     if matches!(pattern, Pattern::Uniform | Pattern::Permutation) && hosts.len() < 2 {
         return Err(err("from", format!("{} host(s); expected at least 2 for \"{}\"", hosts.len(), t.to)));
     }
+    if let Pattern::Incast { fan_in } = pattern {
+        if fan_in as usize >= hosts.len() {
+            return Err(err(
+                "fan_in",
+                format!(
+                    "{fan_in} senders among {} hosts; expected fewer senders than the entry's hosts (a receiver \
+                     and fan_in others)",
+                    hosts.len()
+                ),
+            ));
+        }
+    }
     if hosts.is_empty() {
         return Err(err(
             "from",
@@ -177,7 +201,13 @@ fn poisson_arrivals(
     let line = |h: NodeId| net.first_link_rate(h);
     // Memory, before anything is drawn: the expected number of flows, with room.
     let window = until.saturating_sub(from) as f64;
-    let expected: f64 = hosts.iter().map(|&h| window / mean_gap(cdf.mean(), load, line(h))).sum();
+    // Incast events draw on all the hosts' links together.
+    let all_links: u64 = hosts.iter().map(|&h| line(h)).sum();
+    let event_gap = |fan_in: u32| mean_gap(cdf.mean() * f64::from(fan_in), load, all_links);
+    let expected: f64 = match pattern {
+        Pattern::Incast { fan_in } => window / event_gap(fan_in) * f64::from(fan_in),
+        _ => hosts.iter().map(|&h| window / mean_gap(cdf.mean(), load, line(h))).sum(),
+    };
     let bound = (expected * 1.1 + 1000.0).min(u64::MAX as f64) as u64;
     if bound > MAX_WORKLOAD_FLOWS {
         return Err(err(
@@ -202,6 +232,19 @@ fn poisson_arrivals(
         Vec::new()
     };
     let mut arrivals: Vec<Arrival> = Vec::new();
+    if let Pattern::Incast { fan_in } = pattern {
+        let mut rng = RngStream::new(s.seed, StreamKey { kind: "workload-incast", name: &t.name });
+        crate::traffic::workload::incast_arrivals(
+            n,
+            fan_in,
+            &cdf,
+            event_gap(fan_in),
+            (from, until),
+            &mut rng,
+            &mut arrivals,
+        );
+        return Ok((hosts, pattern, arrivals));
+    }
     for (i, &h) in (0u32..).zip(&hosts) {
         let key = format!("{}/{}", t.name, net.nodes[h as usize].name);
         let mut rng = RngStream::new(s.seed, StreamKey { kind: "workload", name: &key });
@@ -307,8 +350,8 @@ pub(super) fn add_workload(
     };
     let err = |key: &str, message: String| ScenarioError::new(file, format!("{tp}.{key}"), message);
     let (hosts, pattern, mut arrivals) = match how {
-        Arrivals::Poisson { sizes, load } => {
-            poisson_arrivals(s, file, net, (t, tp), srcs, (sizes, *load), budget)?
+        Arrivals::Poisson { sizes, load, fan_in } => {
+            poisson_arrivals(s, file, net, (t, tp), srcs, (sizes, *load, *fan_in), budget)?
         }
         Arrivals::File(name) => file_arrivals(file, net, tp, srcs, name, budget)?,
     };

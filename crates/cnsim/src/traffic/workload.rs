@@ -90,6 +90,12 @@ impl Cdf {
         }
     }
 
+    /// Every flow of `bytes` (at least 1): a point mass.
+    pub fn fixed(bytes: u64) -> Cdf {
+        let b = bytes.max(1) as f64;
+        Cdf { points: vec![(b, 0.0), (b, 100.0)] }
+    }
+
     /// A bundled distribution by name.
     pub fn bundled(name: &str) -> Option<Cdf> {
         BUNDLED
@@ -142,6 +148,12 @@ pub enum Pattern {
     Permutation,
     /// Every flow to one host (N-to-1 incast).
     To(u32),
+    /// Incast events: at each arrival a uniformly random receiver and `fan_in` distinct
+    /// other hosts, each sending it one flow, all starting at once.
+    Incast {
+        /// Senders per event.
+        fan_in: u32,
+    },
 }
 
 /// One arrival: a flow of `bytes` from host `src` to host `dst` (indices into the
@@ -198,9 +210,45 @@ pub fn arrivals_at(
             }
             Pattern::Permutation => partner,
             Pattern::To(host) => host,
+            Pattern::Incast { .. } => unreachable!("incast events are drawn by incast_arrivals"),
         };
         let bytes = cdf.sample(rng.uniform());
         out.push(Arrival { start: t as Time, src, dst, bytes });
+    }
+}
+
+/// The incast events among `n` hosts in [`from`, `until`): gaps exponential with mean
+/// `gap` ps, then the receiver (uniform), then `fan_in` distinct senders (uniform among
+/// the others, drawn in turn), then each sender's flow size, each drawn in that order
+/// from `rng`.
+pub fn incast_arrivals(
+    n: u32,
+    fan_in: u32,
+    cdf: &Cdf,
+    gap: f64,
+    (from, until): (Time, Time),
+    rng: &mut RngStream,
+    out: &mut Vec<Arrival>,
+) {
+    let mut others: Vec<u32> = Vec::with_capacity(n as usize);
+    let mut t = from as f64;
+    loop {
+        t += rng.exponential(gap);
+        if t >= until as f64 {
+            return;
+        }
+        let receiver = rng.below(u64::from(n)) as u32;
+        others.clear();
+        others.extend((0..n).filter(|&h| h != receiver));
+        // A partial Fisher–Yates shuffle: the first `fan_in` are a uniform sample.
+        for i in 0..fan_in as usize {
+            let j = i + rng.below((others.len() - i) as u64) as usize;
+            others.swap(i, j);
+        }
+        for &src in &others[..fan_in as usize] {
+            let bytes = cdf.sample(rng.uniform());
+            out.push(Arrival { start: t as Time, src, dst: receiver, bytes });
+        }
     }
 }
 
@@ -311,6 +359,37 @@ mod tests {
         assert!((load / 0.3 - 1.0).abs() < 0.02, "{load} from {} flows", out.len());
         assert!(out.iter().all(|a| a.dst != 3 && a.dst < 8 && a.start < window));
         assert!(out.windows(2).all(|w| w[0].start <= w[1].start));
+    }
+
+    /// Incast events: each has `fan_in` distinct senders, none the receiver, starting
+    /// together (60-to-1 among 64 hosts); over a long window (300 000 events of 2-to-1)
+    /// the bytes offered come within 2 % of the load of all hosts' links together.
+    #[test]
+    fn incast_events_gather_distinct_senders_at_the_load() {
+        let cdf = Cdf::fixed(500_000);
+        let line = 100_000_000_000u64;
+        let mut rng = stream();
+        let mut out = Vec::new();
+        let gap = mean_gap(cdf.mean() * 60.0, 0.02, line * 64);
+        incast_arrivals(64, 60, &cdf, gap, (0, PS_PER_S / 10), &mut rng, &mut out);
+        assert!(out.len() >= 20 * 60, "{}", out.len());
+        assert_eq!(out.len() % 60, 0);
+        for event in out.chunks(60) {
+            let mut senders: Vec<u32> = event.iter().map(|a| a.src).collect();
+            senders.sort_unstable();
+            senders.dedup();
+            assert_eq!(senders.len(), 60);
+            assert!(event
+                .iter()
+                .all(|a| a.dst == event[0].dst && a.src != a.dst && a.start == event[0].start));
+            assert!(event.iter().all(|a| a.bytes == 500_000 && a.src < 64));
+        }
+        out.clear();
+        let (n, load, window) = (8u32, 0.3, 10 * PS_PER_S);
+        let gap = mean_gap(cdf.mean() * 2.0, load, line * u64::from(n));
+        incast_arrivals(n, 2, &cdf, gap, (0, window), &mut rng, &mut out);
+        let offered = out.len() as f64 * 500_000.0 * 8.0 / (line as f64 * f64::from(n) * 10.0);
+        assert!((offered / load - 1.0).abs() < 0.02, "{offered} from {} events", out.len() / 2);
     }
 
     #[test]

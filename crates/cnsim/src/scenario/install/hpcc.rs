@@ -42,6 +42,16 @@ impl Install for HpccConfig {
                     ));
                 }
             }
+            if hops == 0 {
+                return Err(cx.err(
+                    &at,
+                    format!(
+                        "flow {} crosses no switch, so no INT record would reach its sender; expected \
+                         flows whose paths cross at least one switch",
+                        flow.name
+                    ),
+                ));
+            }
             if hops > MAX_HOPS {
                 return Err(cx.err(
                     &at,
