@@ -161,9 +161,10 @@ enum Command {
         /// Timed runs per scenario (the median is reported).
         #[arg(long, default_value_t = 5)]
         runs: usize,
-        /// Only this benchmark scenario.
+        /// Only this benchmark scenario; repeat it for several (the ratios between them
+        /// are reported).
         #[arg(long)]
-        scenario: Option<String>,
+        scenario: Vec<String>,
         /// Override a scenario key in every benchmark (e.g. --set duration=1s).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -672,18 +673,14 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
     }
 }
 
-fn cmd_bench(json: bool, runs: usize, only: Option<String>, set: &[String]) -> ExitCode {
-    let cases: Vec<_> =
-        cnsim::bench::CASES.iter().filter(|c| only.as_deref().is_none_or(|o| o == c.name)).collect();
-    if cases.is_empty() {
+fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String]) -> ExitCode {
+    if let Some(unknown) = only.iter().find(|o| !cnsim::bench::CASES.iter().any(|c| c.name == o.as_str())) {
         let names: Vec<_> = cnsim::bench::CASES.iter().map(|c| c.name).collect();
-        eprintln!(
-            "error: no benchmark named {:?}; expected one of {}",
-            only.unwrap_or_default(),
-            names.join(", ")
-        );
+        eprintln!("error: no benchmark named {unknown:?}; expected one of {}", names.join(", "));
         return ExitCode::from(EXIT_INPUT);
     }
+    let cases: Vec<_> =
+        cnsim::bench::CASES.iter().filter(|c| only.is_empty() || only.iter().any(|o| o == c.name)).collect();
     if !json {
         eprintln!("running {} scenario(s), {runs} interleaved round(s) after a warm-up…", cases.len());
     }

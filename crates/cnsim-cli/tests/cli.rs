@@ -171,6 +171,32 @@ fn validate_accepts_a_bundled_scenario() {
     assert!(out.contains("dumbbell-cbr-64: ok"), "stdout: {out}");
 }
 
+/// `bench --scenario` repeats: two short cases run side by side and their ratio is
+/// reported; an unknown name is refused before anything runs.
+#[test]
+fn bench_runs_the_cases_it_is_given_and_their_ratio() {
+    let dir = TempDir::new("bench-two");
+    let args = [
+        "bench",
+        "--runs",
+        "1",
+        "--scenario",
+        "dumbbell-cbr-64",
+        "--scenario",
+        "dumbbell-qcn-64",
+        "--set",
+        "duration=2ms",
+    ];
+    let o = cnsim(dir.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("dumbbell-cbr-64") && out.contains("dumbbell-qcn-64"), "stdout: {out}");
+    assert!(out.contains("QCN vs CBR, bottleneck frames/s"), "stdout: {out}");
+    let o = cnsim(dir.path(), &["bench", "--scenario", "dumbbell-cbr-64", "--scenario", "no-such-case"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("no benchmark named \"no-such-case\""), "stderr: {}", stderr(&o));
+}
+
 #[test]
 fn validate_names_a_missing_file() {
     let dir = TempDir::new("validate-missing");
