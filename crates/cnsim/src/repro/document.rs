@@ -643,7 +643,7 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                 write_pdf(&dir.join(&file))?;
                 out.push((file, caption.to_string()));
             }
-            Figure::Family { file, caption, at, series, prefix, xs, x_label, y_label } => {
+            Figure::Family { file, caption, at, series, prefix, xs, x_label, y_label, log_y } => {
                 let curves: Vec<(String, Vec<f64>, Vec<f64>)> = series
                     .1
                     .iter()
@@ -667,7 +667,8 @@ fn draw_figures(dir: &Path, results: &Results, facet: &Cell) -> Result<Vec<(Stri
                     curves.iter().map(|(label, xs, ys)| Line { label, xs, ys, role: Role::Data }).collect();
                 let file = format!("{file}.svg");
                 let style = ChartStyle { step: Step::None, worst_is_lowest: false };
-                line_chart_log(&dir.join(&file), caption, x_label, y_label, &lines, style)?;
+                let draw = if *log_y { line_chart_log } else { line_chart };
+                draw(&dir.join(&file), caption, x_label, y_label, &lines, style)?;
                 write_pdf(&dir.join(&file))?;
                 out.push((file, caption.to_string()));
             }
@@ -1203,6 +1204,7 @@ mod tests {
             xs: &[5, 10],
             x_label: "size",
             y_label: "slowdown",
+            log_y: true,
         }];
         assert!(study.check().is_ok(), "{:?}", study.check());
         let mut records = Vec::new();

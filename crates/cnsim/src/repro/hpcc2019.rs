@@ -39,6 +39,9 @@ const LONG_BYTES: u64 = 1_000_000;
 /// equal count).
 const BUCKETS: &[u32] = &[5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
 
+/// The percentiles of ports at which the distributions of queues and pauses are read, %.
+const PORT_PERCENTILES: &[u32] = &[10, 25, 50, 75, 90, 95, 99, 100];
+
 /// Senders per incast event (the paper's 60-to-1).
 pub const INCAST_FAN_IN: u32 = 60;
 
@@ -133,29 +136,48 @@ fn measure(_cell: &Cell, sim: &Sim) -> Measured {
             scalars.push((format!("{tag}_size{x}"), b.map_or(f64::NAN, |b| of(&b.slowdown))));
         }
     }
-    // The ToR ports towards hosts, where the web of flows converges.
+    // The ToR ports towards hosts, where the web of flows converges: each one's
+    // time-average queue.
     let net = sim.net();
     let end = sim.end();
-    let (mut sum, mut n, mut max) = (0.0, 0usize, 0u64);
+    let mut max = 0u64;
+    let mut tor_queues: Vec<f64> = Vec::new();
     for (p, port) in net.ports.iter().enumerate() {
-        if net.nodes[port.node as usize].kind != NodeKind::Switch
-            || net.nodes[net.next_node(p as u32) as usize].kind != NodeKind::Host
-        {
+        let towards = net.nodes[net.next_node(p as u32) as usize].kind;
+        if net.nodes[port.node as usize].kind != NodeKind::Switch || towards != NodeKind::Host {
             continue;
         }
+        let mut mean = 0.0;
         for q in sim.queue_stats(p as u32) {
-            sum += q.mean_bytes(end);
+            mean += q.mean_bytes(end);
             max = max.max(q.max_bytes);
         }
-        n += 1;
+        tor_queues.push(mean / 1e3);
     }
-    scalars.push(("tor_queue_kb".into(), sum / n.max(1) as f64 / 1e3));
+    tor_queues.sort_by(f64::total_cmp);
+    let mean_queue = tor_queues.iter().sum::<f64>() / tor_queues.len().max(1) as f64;
+    scalars.push(("tor_queue_kb".into(), mean_queue));
     scalars.push(("tor_queue_max_kb".into(), max as f64 / 1e3));
-    let pauses = sim
-        .link_control()
-        .and_then(|l| l.as_pause())
-        .map_or(0, |p| p.counters().ports.iter().map(|(_, s)| s.pause_sent).sum::<u64>());
-    scalars.push(("pauses".into(), pauses as f64));
+    // PAUSE frames per switch port (those that sent none count as 0).
+    let counters = sim.link_control().and_then(|l| l.as_pause()).map(|p| p.counters());
+    let mut pauses: Vec<f64> = net
+        .ports
+        .iter()
+        .enumerate()
+        .filter(|(_, port)| net.nodes[port.node as usize].kind == NodeKind::Switch)
+        .map(|(p, _)| {
+            counters.as_ref().map_or(0.0, |c| {
+                c.ports.iter().find(|(q, _)| *q as usize == p).map_or(0.0, |(_, s)| s.pause_sent as f64)
+            })
+        })
+        .collect();
+    scalars.push(("pauses".into(), pauses.iter().sum()));
+    pauses.sort_by(f64::total_cmp);
+    for &x in PORT_PERCENTILES {
+        let at = f64::from(x) / 100.0;
+        scalars.push((format!("tor_queue_ports{x}"), percentile(&tor_queues, at.min(0.999_999))));
+        scalars.push((format!("pauses_ports{x}"), percentile(&pauses, at.min(0.999_999))));
+    }
     Measured { scalars, series: Vec::new() }
 }
 
@@ -291,6 +313,8 @@ pub fn study() -> Study {
         doc("tor_queue_kb", "Mean ToR queue", "KB", "the time-average queue of each ToR port towards a host, averaged over those ports, over the whole run."),
         doc("tor_queue_max_kb", "Largest ToR queue", "KB", "the largest queue any ToR port towards a host held."),
         doc("pauses", "PFC pauses", "frames", "PFC PAUSE frames (XOFF and XON) the switches sent."),
+        doc("tor_queue_ports*", "ToR queue by port", "KB", "the distribution over the ToR ports towards hosts of each one's time-average queue: the suffix is the percentile of ports (100: the most loaded port)."),
+        doc("pauses_ports*", "PFC pauses by port", "frames", "the distribution over the switch ports of the PAUSE frames each sent: the suffix is the percentile of ports."),
     ];
     let comparison = Comparison {
         numbers: paper_numbers(),
@@ -335,6 +359,18 @@ pub fn study() -> Study {
         xs: BUCKETS,
         x_label: "flow size (percentile of the workload's flows)",
         y_label,
+        log_y: true,
+    };
+    let by_port = |file, caption, at, prefix, x_label, y_label| Figure::Family {
+        file,
+        caption,
+        at,
+        series: ("cc", SCHEMES),
+        prefix,
+        xs: PORT_PERCENTILES,
+        x_label,
+        y_label,
+        log_y: false,
     };
     let bars = |file, caption, y_label, metric| Figure::Bars {
         file,
@@ -395,6 +431,38 @@ pub fn study() -> Study {
             INCAST30,
             "p95_size",
             "95th percentile slowdown",
+        ),
+        by_port(
+            "tor-queue-distribution-load30",
+            "30 % load: time-average queue of the ToR ports towards hosts, by percentile of ports",
+            LOAD30,
+            "tor_queue_ports",
+            "percentile of ToR ports towards hosts",
+            "time-average queue (KB)",
+        ),
+        by_port(
+            "tor-queue-distribution-load50",
+            "50 % load: time-average queue of the ToR ports towards hosts, by percentile of ports",
+            LOAD50,
+            "tor_queue_ports",
+            "percentile of ToR ports towards hosts",
+            "time-average queue (KB)",
+        ),
+        by_port(
+            "pause-distribution-load30",
+            "30 % load: PFC PAUSE frames each switch port sent, by percentile of ports",
+            LOAD30,
+            "pauses_ports",
+            "percentile of switch ports",
+            "PAUSE frames sent",
+        ),
+        by_port(
+            "pause-distribution-load50",
+            "50 % load: PFC PAUSE frames each switch port sent, by percentile of ports",
+            LOAD50,
+            "pauses_ports",
+            "percentile of switch ports",
+            "PAUSE frames sent",
         ),
         bars("short-p95", "Short flows (< 200 KB): 95th percentile slowdown", "slowdown", "short_p95"),
         bars("tor-queue", "Mean queue at the ToR ports towards hosts", "KB", "tor_queue_kb"),
@@ -482,8 +550,9 @@ const GAPS: &str = r#"
   the largest flows (web search's 30 MB) rarely finish within our window and are the
   unfinished ones.
 - **Incast size.** Each incast sender sends 500 KB, our choice (see above).
-- **Distributions of queues and pauses.** The figures give means and maxima, not the
-  paper's CDFs.
+- **Distributions of queues and pauses.** The figures give the distribution over ports
+  of each port's time-average queue and of its PAUSE count, not the paper's CDFs over
+  time.
 "#;
 
 #[cfg(test)]

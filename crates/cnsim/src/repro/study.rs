@@ -328,8 +328,8 @@ pub enum Figure {
         y: (&'static str, &'static str),
     },
     /// A metric family against its members (means over seeds): a line per level of
-    /// `series`, a point per x of `xs` at metric `prefix` + x, on a log y axis from 1
-    /// (FCT slowdown by flow size, the HPCC paper's Figs. 10 and 11).
+    /// `series`, a point per x of `xs` at metric `prefix` + x; with `log_y` on a log y
+    /// axis from 1 (FCT slowdown by flow size, the HPCC paper's Figs. 10 and 11).
     Family {
         /// File name without extension.
         file: &'static str,
@@ -347,6 +347,8 @@ pub enum Figure {
         x_label: &'static str,
         /// y-axis label.
         y_label: &'static str,
+        /// A log y axis from 1.
+        log_y: bool,
     },
     /// A time series of one cell (its first seed), one line per column.
     Series {
