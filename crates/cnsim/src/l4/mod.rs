@@ -4,8 +4,7 @@
 //! - [`dcqcn`]: RoCEv2's DCQCN (its switch marking, receiving and sending NICs);
 //! - [`rdma`]: RoCEv2's reliable-connection message transfer (PSNs, ACK/NAK, go-back-N);
 //! - [`hpcc`]: HPCC's sender over in-band telemetry, on RDMA queue pairs;
-//! - [`timely`]: TIMELY's RTT-gradient sender (its per-ACK rate update, attached to no
-//!   transport).
+//! - [`timely`]: TIMELY's RTT-gradient sender, on RDMA queue pairs.
 
 pub mod app;
 pub mod dcqcn;

@@ -69,8 +69,16 @@ pub fn rows(sim: &Sim) -> Vec<FctRow> {
         .collect()
 }
 
-/// Percentiles of slowdowns, as the fork takes them: the value at index ⌊n·p⌋ of the
-/// sorted list.
+/// The p-th percentile of `sorted` (increasing) as the fork's `fct_analysis.py` takes
+/// it: the value at index ⌊n·p⌋, the last for p = 1; NaN when `sorted` is empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
+/// Percentiles of slowdowns, as the fork takes them ([`percentile`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Slowdowns {
     /// Mean.
@@ -86,12 +94,11 @@ pub struct Slowdowns {
 impl Slowdowns {
     /// Of `sorted`, non-empty and in increasing order.
     fn of(sorted: &[f64]) -> Self {
-        let at = |p: f64| sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)];
         Slowdowns {
             mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
-            p50: at(0.5),
-            p95: at(0.95),
-            p99: at(0.99),
+            p50: percentile(sorted, 0.5),
+            p95: percentile(sorted, 0.95),
+            p99: percentile(sorted, 0.99),
         }
     }
 }

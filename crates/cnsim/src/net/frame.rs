@@ -6,9 +6,9 @@
 //! the next frame, so the data path never allocates once the arena has grown to the
 //! largest number of frames simultaneously in the network.
 //!
-//! When some flow runs HPCC the arena also keeps an [`IntStack`] per slot: the in-band
-//! telemetry a data packet collects and its ACK echoes (Li et al. 2019, §3.2), beside
-//! the frame rather than in it, so that [`Frame`] stays 48 bytes and a run without HPCC
+//! When some flow runs HPCC or TIMELY the arena also keeps an [`IntStack`] per slot: the
+//! in-band telemetry (or send time) a data packet carries and its ACK echoes, beside
+//! the frame rather than in it, so that [`Frame`] stays 48 bytes and a run without them
 //! keeps no stacks. A slot's stack is emptied whenever the slot is allocated, so a stack
 //! never outlives its frame.
 
@@ -61,12 +61,6 @@ impl FrameArena {
     pub fn enable_int(&mut self) {
         self.int_on = true;
         self.int.resize(self.slots.len(), IntStack::default());
-    }
-
-    /// Whether slots have telemetry stacks.
-    #[inline]
-    pub fn int_on(&self) -> bool {
-        self.int_on
     }
 
     /// The telemetry stack of frame `id`; `None` when slots have none.

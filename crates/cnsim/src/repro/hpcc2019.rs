@@ -12,7 +12,7 @@ use super::study::{
     TableColumn, Tables,
 };
 use crate::engine::PS_PER_MS;
-use crate::metrics::fct::{rows, FctSummary, Slowdowns};
+use crate::metrics::fct::{percentile, rows, FctSummary, Slowdowns};
 use crate::net::NodeKind;
 use crate::scenario::{bundled, parse, Scenario};
 use crate::sim::Sim;
@@ -87,15 +87,6 @@ fn scenario(cell: &Cell) -> Scenario {
     parse(&text, &name, &sets).expect("valid cell")
 }
 
-/// The p-th percentile of `sorted` as the fork takes it (see [`Slowdowns`]); NaN when
-/// empty.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
-}
-
 /// The metrics of a run.
 fn measure(_cell: &Cell, sim: &Sim) -> Measured {
     // The background flows (the first entry) apart from the incast's (the second), as
@@ -159,24 +150,25 @@ fn measure(_cell: &Cell, sim: &Sim) -> Measured {
     scalars.push(("tor_queue_kb".into(), mean_queue));
     scalars.push(("tor_queue_max_kb".into(), max as f64 / 1e3));
     // PAUSE frames per switch port (those that sent none count as 0).
-    let counters = sim.link_control().and_then(|l| l.as_pause()).map(|p| p.counters());
+    let mut sent = vec![0.0; net.ports.len()];
+    if let Some(pause) = sim.link_control().and_then(|l| l.as_pause()) {
+        for (p, s) in pause.counters().ports {
+            sent[p as usize] = s.pause_sent as f64;
+        }
+    }
     let mut pauses: Vec<f64> = net
         .ports
         .iter()
-        .enumerate()
-        .filter(|(_, port)| net.nodes[port.node as usize].kind == NodeKind::Switch)
-        .map(|(p, _)| {
-            counters.as_ref().map_or(0.0, |c| {
-                c.ports.iter().find(|(q, _)| *q as usize == p).map_or(0.0, |(_, s)| s.pause_sent as f64)
-            })
-        })
+        .zip(sent)
+        .filter(|(port, _)| net.nodes[port.node as usize].kind == NodeKind::Switch)
+        .map(|(_, n)| n)
         .collect();
     scalars.push(("pauses".into(), pauses.iter().sum()));
     pauses.sort_by(f64::total_cmp);
     for &x in PORT_PERCENTILES {
         let at = f64::from(x) / 100.0;
-        scalars.push((format!("tor_queue_ports{x}"), percentile(&tor_queues, at.min(0.999_999))));
-        scalars.push((format!("pauses_ports{x}"), percentile(&pauses, at.min(0.999_999))));
+        scalars.push((format!("tor_queue_ports{x}"), percentile(&tor_queues, at)));
+        scalars.push((format!("pauses_ports{x}"), percentile(&pauses, at)));
     }
     Measured { scalars, series: Vec::new() }
 }
