@@ -71,11 +71,17 @@ pub fn write_csv(ts: &TimeSeries, path: &Path) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Writes `value` as pretty JSON with a trailing newline.
+/// Writes `value` as pretty JSON with a trailing newline, streamed to the file: a
+/// summary of thousands of flows is megabytes of text that need not sit in memory
+/// beside the run.
 pub fn write_json<T: serde::Serialize>(value: &T, path: &Path) -> Result<(), String> {
-    let mut text = serde_json::to_vec_pretty(value).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.push(b'\n');
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    use std::io::Write;
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(|e| err(&e))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| err(&e))?;
+    out.write_all(b"\n").map_err(|e| err(&e))?;
+    out.flush().map_err(|e| err(&e))
 }
 
 /// Writes the workload flows' outcomes as Parquet: `flow`, `src`, `dst` (UTF-8),

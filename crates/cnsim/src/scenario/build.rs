@@ -419,6 +419,9 @@ fn add_links_and_queues(
             capacity(s.queues.capacity)
         }
     };
+    // Two ports per link, reserved at once: a doubling table would hold three times
+    // the ports' memory while it moves.
+    net.ports.reserve_exact(2 * topo.links.len());
     for (i, l) in topo.links.iter().enumerate() {
         pace.step(1)?;
         // Generated links name existing nodes; only explicit ones can name a wrong one.
@@ -1100,6 +1103,7 @@ fn add_nodes<'a>(
     file: &'a str,
 ) -> Result<(Network, NodeNames<'a>), BuildError> {
     let mut net = Network::new();
+    net.nodes.reserve_exact(topo.nodes.len());
     let mut by_name: HashMap<&str, NodeId> = HashMap::new();
     for n in &topo.nodes {
         pace.step(1)?;
