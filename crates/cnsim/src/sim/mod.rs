@@ -70,7 +70,16 @@ pub struct Sim {
     /// Bytes each port has sent, as in-band telemetry reports them (empty when no flow
     /// collects telemetry).
     int_tx: Vec<u64>,
+    /// Whether the traffic spreads over more ports than stay cached, so that the data
+    /// of the next event is worth fetching ahead (see [`Sim::prefetch`]).
+    prefetch_ahead: bool,
 }
+
+/// The number of ports between switches from which [`Sim::prefetch`] pays: a fabric's
+/// traffic spreads over them all. A dumbbell's crosses one, however many its hosts,
+/// and there the hints only cost time (measured: 5–10 % slower on the 64- and
+/// 4096-sender dumbbells, 6–13 % faster on the HPCC paper's fabric).
+const PREFETCH_FABRIC_PORTS: usize = 64;
 
 /// A [`Ctx`] over the simulator's timers, events and outbox.
 macro_rules! ctx {
@@ -120,6 +129,11 @@ impl Sim {
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
         while let Some((now, event)) = self.events.front_before(until) {
+            if self.prefetch_ahead {
+                if let Some(next) = self.events.likely_next() {
+                    self.prefetch(next);
+                }
+            }
             match self.dispatch(now, event) {
                 Some((at, next)) => self.events.reschedule(at, next),
                 None => self.events.retire(),
@@ -138,6 +152,29 @@ impl Sim {
             }
         }
         Ok(())
+    }
+
+    /// Starts fetching into the cache what event `e` will read first, so that its cache
+    /// misses overlap the work of the event before it: on a fabric of hundreds of ports
+    /// the port, its in-flight list and the arriving frame are seldom cached.
+    #[inline(always)]
+    fn prefetch(&self, e: Event) {
+        match e {
+            Event::Arrive { port } => {
+                if let Some(p) = self.net.ports.get(port as usize) {
+                    prefetch_lines(&p.in_flight, 1);
+                    if let Some(&(_, id)) = p.in_flight.front() {
+                        prefetch_lines(self.frames.get(id), 1);
+                    }
+                }
+            }
+            Event::PortFree { port } => {
+                if let Some(p) = self.net.ports.get(port as usize) {
+                    prefetch_lines(&p.classes, 1);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Runs to the end without progress reports.
@@ -470,4 +507,22 @@ impl Sim {
         self.frames.free(id);
         self.counters.count_drop(site, kind);
     }
+}
+
+/// Asks the processor to bring the first `lines` cache lines of `value` into its cache;
+/// a hint only, which changes no result.
+#[inline(always)]
+fn prefetch_lines<T>(value: &T, lines: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let at = (value as *const T).cast::<i8>();
+        for k in 0..lines {
+            // SAFETY: a prefetch never faults, whatever the address, and SSE, which it
+            // needs, is part of every x86-64 processor.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(64 * k)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (value, lines);
 }
