@@ -169,6 +169,26 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Run a scenario and report how far a partitioned, window-synchronised parallel run
+    /// of it could go: per thread count, the lookahead, events per window and
+    /// partition, the critical path, the available parallelism and a predicted
+    /// speed-up (docs/parallelism.md). Writes nothing.
+    Parallelism {
+        /// Scenario file or bundled scenario name.
+        scenario: String,
+        /// Override a scenario key.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Thread counts to model, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [2u32, 4, 8, 16, 24, 64])]
+        threads: Vec<u32>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Most memory the scenario may need, e.g. 4GiB [default: half the machine's].
+        #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+        max_memory: Option<u64>,
+    },
     /// Reproduce a published experiment and write a report.
     Reproduce {
         /// Experiment name (see `cnsim reproduce --list`).
@@ -394,6 +414,9 @@ fn main() -> ExitCode {
             }
         },
         Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
+        Command::Parallelism { scenario, set, threads, json, max_memory } => {
+            cmd_parallelism(&scenario, &set, &threads, json, &memory_limits(max_memory))
+        }
         Command::Reproduce { list: true, .. } => {
             println!("{:<14} {:>6} {:>6} {:>6} {:>7}  title", "name", "cells", "seeds", "quick", "runs");
             for r in cnsim::repro::REGISTRY {
@@ -671,6 +694,72 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
         }
         Err(e) => fail(&RunError::Scenario(e)),
     }
+}
+
+fn cmd_parallelism(
+    path: &str,
+    set: &[String],
+    threads: &[u32],
+    json: bool,
+    limits: &scenario::Limits,
+) -> ExitCode {
+    if let Some(&t) = threads.iter().find(|&&t| t == 0 || t > 4096) {
+        eprintln!("error: --threads: {t} is not a thread count; expected 1 to 4096, e.g. --threads 2,8,24");
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let mut sim = match scenario::load(path, set)
+        .and_then(|s| scenario::build_with(&s, &scenario::display_name(path), limits))
+    {
+        Ok(sim) => sim,
+        Err(e) => return fail(&RunError::Scenario(e)),
+    };
+    sim.probe_parallelism(threads);
+    sim.run_to_end();
+    let model = sim.parallelism().expect("the probe was asked for");
+    if json {
+        match serde_json::to_string_pretty(&model) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return fail(&RunError::Output(e.to_string())),
+        }
+        return ExitCode::SUCCESS;
+    }
+    println!(
+        "{:>7} {:>10} {:>12} {:>9} {:>14} {:>13} {:>14} {:>11} {:>10}",
+        "threads",
+        "partitions",
+        "lookahead",
+        "windows",
+        "events/window",
+        "critical",
+        "crossing",
+        "parallelism",
+        "predicted"
+    );
+    println!(
+        "{:>7} {:>10} {:>12} {:>9} {:>14} {:>13} {:>14} {:>11} {:>10}",
+        "", "", "", "", "/partition", "path", "frames", "(bound)", "speed-up"
+    );
+    for r in &model.rows {
+        let lookahead = r.lookahead_s.map_or("none".to_string(), |l| format!("{:.3} µs", l * 1e6));
+        println!(
+            "{:>7} {:>10} {:>12} {:>9} {:>14.1} {:>13} {:>14} {:>11.2} {:>10.2}",
+            r.threads,
+            r.partitions,
+            lookahead,
+            r.windows,
+            r.events_per_window_per_partition,
+            r.critical_path_events,
+            r.crossing_frames,
+            r.available_parallelism,
+            r.predicted_speedup
+        );
+    }
+    println!(
+        "{} events; a barrier is taken to cost {} events (predicted = events / (critical path + barriers × that))",
+        model.rows.first().map_or(0, |r| r.events),
+        model.barrier_events
+    );
+    ExitCode::SUCCESS
 }
 
 fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String]) -> ExitCode {

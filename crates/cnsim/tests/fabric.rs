@@ -143,3 +143,53 @@ fn spraying_sends_a_flows_packets_over_every_core_in_turn() {
     assert_eq!(per_core.len(), 32, "{per_core:?}");
     assert!(per_core.iter().all(|&n| n == 100), "{per_core:?}");
 }
+
+/// The speed model's partitions of the k = 8 fat-tree in 8 are its pods: each pod's
+/// hosts, ToRs and aggregation switches on one partition, two of the 16 cores on each;
+/// only host and fabric links of 1 µs cross, so the lookahead is 1 µs.
+#[test]
+fn the_speed_models_partitions_of_a_fat_tree_are_its_pods() {
+    use cnsim::sim::parallelism::Partition;
+    let sim = built(FAT_TREE_K8, &[]);
+    let net = sim.net();
+    let p = Partition::of(net, 8);
+    let part = |name: &str| p.part_of[net.node_by_name(name).unwrap() as usize];
+    for pod in 0..8u32 {
+        for h in 1..=16 {
+            assert_eq!(part(&format!("h{}", pod * 16 + h)), pod);
+        }
+        for s in 1..=4 {
+            assert_eq!(part(&format!("tor{}", pod * 4 + s)), pod);
+            assert_eq!(part(&format!("agg{}", pod * 4 + s)), pod);
+        }
+    }
+    let mut cores = [0; 8];
+    for c in 1..=16 {
+        cores[part(&format!("core{c}")) as usize] += 1;
+    }
+    assert_eq!(cores, [2; 8]);
+    assert_eq!(p.lookahead, 1_000_000);
+}
+
+/// The model of a web search run on the k = 8 fat-tree: one thread has no parallelism;
+/// more partitions have more (pods work at once within each 1 µs window) but less
+/// than the thread count, and the barriers make the prediction lower still.
+#[test]
+fn the_speed_model_of_a_fabric_run_grows_with_partitions_below_the_thread_count() {
+    let sets = ["duration=2ms".to_string()];
+    let s = cnsim::scenario::load("fattree-websearch", &sets).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build(&s, "fattree-websearch").unwrap_or_else(|e| panic!("{e}"));
+    sim.probe_parallelism(&[1, 2, 8]);
+    sim.run_to_end();
+    let m = sim.parallelism().expect("probed");
+    let (one, two, eight) = (&m.rows[0], &m.rows[1], &m.rows[2]);
+    assert_eq!(one.events, sim.counters().events);
+    assert!((one.available_parallelism - 1.0).abs() < 1e-12 && one.lookahead_s.is_none());
+    assert!(two.available_parallelism > 1.2 && two.available_parallelism < 2.0, "{two:?}");
+    assert!(eight.available_parallelism > 2.0 * two.available_parallelism, "{eight:?}");
+    assert!(eight.available_parallelism < 8.0, "{eight:?}");
+    for r in [two, eight] {
+        assert!(r.predicted_speedup < r.available_parallelism);
+        assert!(r.crossing_frames > 0);
+    }
+}

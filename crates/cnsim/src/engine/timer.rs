@@ -73,6 +73,12 @@ impl<O: Copy> Timers<O> {
         (self.slots.len() - 1) as TimerId
     }
 
+    /// Whom timer `id` belongs to.
+    #[inline]
+    pub fn owner(&self, id: TimerId) -> O {
+        self.slots[id as usize].owner
+    }
+
     /// The deadline of timer `id`, if armed.
     #[inline]
     pub fn deadline(&self, id: TimerId) -> Option<Time> {

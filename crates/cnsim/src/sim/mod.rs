@@ -20,6 +20,7 @@ mod backpressure;
 mod counters;
 mod hooks;
 mod host;
+pub mod parallelism;
 mod query;
 mod rdma;
 mod report;
@@ -73,6 +74,8 @@ pub struct Sim {
     /// Whether the traffic spreads over more ports than stay cached, so that the data
     /// of the next event is worth fetching ahead (see [`Sim::prefetch`]).
     prefetch_ahead: bool,
+    /// The speed model's accounting, when asked for (see [`parallelism`]).
+    probe: Option<Box<parallelism::Probe>>,
 }
 
 /// The number of ports between switches from which [`Sim::prefetch`] pays: a fabric's
@@ -129,6 +132,9 @@ impl Sim {
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
         while let Some((now, event)) = self.events.front_before(until) {
+            if self.probe.is_some() {
+                self.probe_event(now, event);
+            }
             if self.prefetch_ahead {
                 if let Some(next) = self.events.likely_next() {
                     self.prefetch(next);
@@ -175,6 +181,54 @@ impl Sim {
             }
             _ => {}
         }
+    }
+
+    /// Counts event `event` at `now` in the speed model, at the node it acts at: an
+    /// arrival at the node receiving, a port's transmitter at its node, a source or a
+    /// flow's timer at the flow's source host (a TCP delayed-ACK timer at its receiver),
+    /// a link-control timer or a sample on the first partition.
+    #[cold]
+    #[inline(never)]
+    fn probe_event(&mut self, now: Time, event: Event) {
+        let flow_src = |f: u32| self.flows.get(f as usize).map_or(0, |f| f.src);
+        let (node, from) = match event {
+            Event::Arrive { port } => {
+                let p = &self.net.ports[port as usize];
+                (self.net.ports[p.peer as usize].node, Some(p.node))
+            }
+            Event::PortFree { port } => (self.net.ports[port as usize].node, None),
+            Event::SourceEmit { flow } => (flow_src(flow), None),
+            Event::Timer { timer, .. } => match self.timers.owner(timer) {
+                TimerOwner::Tcp { flow } => {
+                    let c = self.flows.get(flow as usize).map_or(NONE, |f| f.tcp);
+                    let at_receiver =
+                        self.protocols.tcp.get(c as usize).is_some_and(|c| c.ack_timer == timer);
+                    match self.flows.get(flow as usize).map(|f| &f.dst) {
+                        Some(&crate::traffic::Destination::Host(d)) if at_receiver => (d, None),
+                        _ => (flow_src(flow), None),
+                    }
+                }
+                TimerOwner::Shaper { flow }
+                | TimerOwner::ReactionPoint { flow }
+                | TimerOwner::Rdma { flow } => (flow_src(flow), None),
+                TimerOwner::LinkControl { .. } => (0, None),
+            },
+            Event::Sample => (0, None),
+        };
+        if let Some(probe) = self.probe.as_deref_mut() {
+            probe.record(now, node, from);
+        }
+    }
+
+    /// Asks for the speed model of a partitioned run with each of `threads` (see
+    /// [`parallelism`]); call before running.
+    pub fn probe_parallelism(&mut self, threads: &[u32]) {
+        self.probe = Some(Box::new(parallelism::Probe::new(&self.net, threads)));
+    }
+
+    /// The speed model, if [`Sim::probe_parallelism`] asked for it.
+    pub fn parallelism(&self) -> Option<parallelism::Model> {
+        self.probe.as_deref().map(parallelism::Probe::model)
     }
 
     /// Runs to the end without progress reports.

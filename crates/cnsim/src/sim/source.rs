@@ -61,6 +61,7 @@ impl Sim {
             net.ports.iter().filter(|p| switch(p.node) && switch(net.ports[p.peer as usize].node)).count();
         let prefetch_ahead = fabric_ports >= super::PREFETCH_FABRIC_PORTS;
         Self {
+            probe: None,
             prefetch_ahead,
             int_tx,
             net,
