@@ -265,10 +265,6 @@ impl Network {
                 names[p as usize] = if *k == 1 { base } else { format!("{base}#{k}") };
             }
         }
-        // The tables stop growing here: give back what their doubling reserved (half
-        // of the ports' memory, at worst, on a large topology).
-        self.ports.shrink_to_fit();
-        self.nodes.shrink_to_fit();
         self.port_names = names;
         self.port_index = self.port_names.iter().enumerate().map(|(p, n)| (n.clone(), p as PortId)).collect();
         self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as NodeId)).collect();

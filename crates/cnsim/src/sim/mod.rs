@@ -76,6 +76,9 @@ pub struct Sim {
     prefetch_ahead: bool,
     /// The speed model's accounting, when asked for (see [`parallelism`]).
     probe: Option<Box<parallelism::Probe>>,
+    /// Whether anything runs before each event (a probe, the fetch ahead): one test
+    /// per event where there is neither.
+    before_each: bool,
 }
 
 /// The number of ports between switches from which [`Sim::prefetch`] pays: a fabric's
@@ -132,13 +135,8 @@ impl Sim {
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
         while let Some((now, event)) = self.events.front_before(until) {
-            if self.probe.is_some() {
-                self.probe_event(now, event);
-            }
-            if self.prefetch_ahead {
-                if let Some(next) = self.events.likely_next() {
-                    self.prefetch(next);
-                }
+            if self.before_each {
+                self.before_event(now, event);
             }
             match self.dispatch(now, event) {
                 Some((at, next)) => self.events.reschedule(at, next),
@@ -158,6 +156,20 @@ impl Sim {
             }
         }
         Ok(())
+    }
+
+    /// What runs before each event when [`Sim::before_each`] says so: the speed
+    /// model's count and the fetch ahead, out of the loop's way otherwise.
+    #[inline(never)]
+    fn before_event(&mut self, now: Time, event: Event) {
+        if self.probe.is_some() {
+            self.probe_event(now, event);
+        }
+        if self.prefetch_ahead {
+            if let Some(next) = self.events.likely_next() {
+                self.prefetch(next);
+            }
+        }
     }
 
     /// Starts fetching into the cache what event `e` will read first, so that its cache
@@ -224,6 +236,7 @@ impl Sim {
     /// [`parallelism`]); call before running.
     pub fn probe_parallelism(&mut self, threads: &[u32]) {
         self.probe = Some(Box::new(parallelism::Probe::new(&self.net, threads)));
+        self.before_each = true;
     }
 
     /// The speed model, if [`Sim::probe_parallelism`] asked for it.

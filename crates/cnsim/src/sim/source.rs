@@ -62,6 +62,7 @@ impl Sim {
         let prefetch_ahead = fabric_ports >= super::PREFETCH_FABRIC_PORTS;
         Self {
             probe: None,
+            before_each: prefetch_ahead,
             prefetch_ahead,
             int_tx,
             net,
