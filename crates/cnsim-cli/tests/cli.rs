@@ -2,6 +2,7 @@
 //! left behind.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::common::{cnsim, stderr, EXIT_INPUT};
@@ -160,6 +161,51 @@ fn validate_reports_a_bad_override_with_exit_code_2() {
         "stderr: {}",
         stderr(&o)
     );
+}
+
+/// With HTSIM naming a driver, each dumbbell with an htsim twin is followed by a run of
+/// the driver and the CPU ratio is reported (here a stand-in driver that burns a little
+/// CPU); a driver that fails stops the bench with its status; with --set the driver is
+/// not run, and the bench says so.
+#[test]
+fn bench_times_the_htsim_driver_beside_the_dumbbells() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("bench-htsim");
+    let script = |name: &str, body: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let busy = script("busy.sh", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done");
+    let failing = script("failing.sh", "exit 3");
+    let bench = |driver: &str, extra: &[&str]| {
+        let mut args = vec!["bench", "--runs", "1", "--scenario", "dumbbell-cbr-4096"];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_cnsim"))
+            .args(&args)
+            .env("HTSIM", driver)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let o = bench(&busy, &[]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("cnsim vs htsim, CPU s, dumbbell-cbr-4096"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let name_len = "cnsim vs htsim, CPU s, dumbbell-cbr-4096".len();
+    let median: f64 = line[name_len..].split_whitespace().next().unwrap().parse().unwrap();
+    assert!(median.is_finite() && median > 0.0, "{line}");
+    let o = bench(&failing, &[]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("ended with"), "stderr: {}", stderr(&o));
+    let o = bench(&failing, &["--set", "duration=1ms"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("HTSIM is not timed with --set"), "stderr: {}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("htsim"));
 }
 
 #[test]

@@ -271,6 +271,61 @@ pub const RATIOS: &[BenchRatio] = &[
     },
 ];
 
+/// A case the htsim dumbbell driver runs too (`htsim_dumbbell`, beside the project in
+/// `peers/htsim`: Broadcom's csg-htsim on the same dumbbell): its arguments for the same
+/// scenario, and the goal for cnsim's CPU time over htsim's.
+pub struct HtsimPeer {
+    /// The case.
+    pub case: &'static str,
+    /// The driver's arguments.
+    pub args: &'static [&'static str],
+    /// The goal, as a ratio cnsim / htsim.
+    pub target: &'static str,
+}
+
+/// The cases with an htsim twin.
+pub const HTSIM_PEERS: &[HtsimPeer] = &[
+    HtsimPeer { case: "dumbbell-cbr-64", args: &[], target: "<= 0.333" },
+    HtsimPeer { case: "dumbbell-qcn-64", args: &["-qcn"], target: "<= 0.333" },
+    HtsimPeer { case: "dumbbell-tcp-64", args: &["-tcp"], target: "<= 0.400" },
+    HtsimPeer {
+        case: "dumbbell-cbr-4096",
+        args: &["-senders", "4096", "-rate", "2685547", "-start_window_us", "4468", "-duration", "1"],
+        target: "<= 0.333",
+    },
+];
+
+/// CPU seconds (user and system) this process, or its finished children, have used.
+fn cpu_seconds(who: libc::c_int) -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes only into the struct it is given.
+    if unsafe { libc::getrusage(who, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    s(u.ru_utime) + s(u.ru_stime)
+}
+
+/// CPU seconds of one run of the htsim driver at `driver` with `args`.
+fn htsim_cpu_s(driver: &std::path::Path, args: &[&str]) -> Result<f64, String> {
+    let before = cpu_seconds(libc::RUSAGE_CHILDREN);
+    let status = std::process::Command::new(driver)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("HTSIM={}: cannot start it ({e})", driver.display()))?;
+    if !status.success() {
+        return Err(format!(
+            "HTSIM={}: {} {} ended with {status}",
+            driver.display(),
+            driver.display(),
+            args.join(" ")
+        ));
+    }
+    Ok(cpu_seconds(libc::RUSAGE_CHILDREN) - before)
+}
+
 /// Median figures of one benchmark.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
@@ -368,14 +423,28 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Runs `cases` in `runs` interleaved rounds (after one untimed warm-up round when
 /// `warmup`) and reports medians and the ratios of [`RATIOS`] whose scenarios were run.
-/// `overrides` are `--set` assignments (e.g. a shorter duration).
+/// `overrides` are `--set` assignments (e.g. a shorter duration). With `htsim`, the
+/// path of the htsim dumbbell driver, and no overrides, each case of [`HTSIM_PEERS`] is
+/// followed in every round by a run of the driver on the same scenario, and the median
+/// of the rounds' ratios of CPU seconds (the simulation in this process against the
+/// driver's whole process) is reported with the ratios.
 pub fn run_cases(
     cases: &[&BenchCase],
     runs: usize,
     warmup: bool,
     overrides: &[String],
+    htsim: Option<&std::path::Path>,
     progress: &mut dyn FnMut(&BenchProgress),
 ) -> Result<BenchReport, String> {
+    let htsim = htsim.filter(|_| overrides.is_empty());
+    if let Some(d) = htsim.filter(|d| !d.is_file()) {
+        return Err(format!(
+            "HTSIM={}: no such file; expected the htsim dumbbell driver (htsim_dumbbell)",
+            d.display()
+        ));
+    }
+    let peer = |case: &BenchCase| HTSIM_PEERS.iter().find(|p| p.case == case.name);
+    let mut against_htsim: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     let scenarios = cases
         .iter()
         .map(|case| {
@@ -389,7 +458,15 @@ pub fn run_cases(
     let mut timed: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
     for round in 0..runs + warmup as usize {
         for (i, (case, s)) in cases.iter().zip(&scenarios).enumerate() {
+            let cpu = cpu_seconds(libc::RUSAGE_SELF);
             let run = run_once(case, s)?;
+            let cpu = cpu_seconds(libc::RUSAGE_SELF) - cpu;
+            if let (Some(driver), Some(p)) = (htsim, peer(case)) {
+                let theirs = htsim_cpu_s(driver, p.args)?;
+                if !(warmup && round == 0) {
+                    against_htsim[i].push(cpu / theirs);
+                }
+            }
             progress(&BenchProgress {
                 round,
                 rounds: runs + warmup as usize,
@@ -421,7 +498,19 @@ pub fn run_cases(
                 target: r.target.to_string(),
             })
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut ratios = ratios;
+    for (case, per_round) in cases.iter().zip(against_htsim) {
+        if let (false, Some(p)) = (per_round.is_empty(), peer(case)) {
+            ratios.push(RatioResult {
+                name: format!("cnsim vs htsim, CPU s, {}", case.name),
+                min: per_round.iter().copied().fold(f64::INFINITY, f64::min),
+                max: per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                median: median(per_round),
+                target: p.target.to_string(),
+            });
+        }
+    }
     Ok(BenchReport { cases: results, ratios })
 }
 
