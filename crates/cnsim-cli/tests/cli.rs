@@ -208,6 +208,27 @@ fn bench_times_the_htsim_driver_beside_the_dumbbells() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("htsim"));
 }
 
+/// `parallelism` prints the model of each thread count asked for (as a table, or as
+/// JSON), and refuses a thread count of 0 before running anything.
+#[test]
+fn parallelism_models_the_thread_counts_asked_for() {
+    let dir = TempDir::new("parallelism");
+    let run = ["parallelism", "fattree-websearch", "--set", "duration=1ms", "--threads", "1,2,8"];
+    let o = cnsim(dir.path(), &run);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("lookahead") && out.contains("1.000 µs"), "stdout: {out}");
+    let o = cnsim(dir.path(), &[&run[..], &["--json"]].concat());
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let model: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let rows = model["rows"].as_array().expect("rows");
+    assert_eq!(rows.iter().map(|r| r["threads"].as_u64().unwrap()).collect::<Vec<_>>(), [1, 2, 8]);
+    assert_eq!(rows[2]["partitions"].as_u64(), Some(8));
+    let o = cnsim(dir.path(), &["parallelism", "fattree-websearch", "--threads", "0"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("--threads: 0 is not a thread count"), "stderr: {}", stderr(&o));
+}
+
 #[test]
 fn validate_accepts_a_bundled_scenario() {
     let dir = TempDir::new("validate-ok");
