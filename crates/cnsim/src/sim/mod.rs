@@ -180,15 +180,15 @@ impl Sim {
         match e {
             Event::Arrive { port } => {
                 if let Some(p) = self.net.ports.get(port as usize) {
-                    prefetch_lines(&p.in_flight, 1);
+                    prefetch_line(&p.in_flight);
                     if let Some(&(_, id)) = p.in_flight.front() {
-                        prefetch_lines(self.frames.get(id), 1);
+                        prefetch_line(self.frames.get(id));
                     }
                 }
             }
             Event::PortFree { port } => {
                 if let Some(p) = self.net.ports.get(port as usize) {
-                    prefetch_lines(&p.classes, 1);
+                    prefetch_line(&p.classes);
                 }
             }
             _ => {}
@@ -211,15 +211,17 @@ impl Sim {
             Event::PortFree { port } => (self.net.ports[port as usize].node, None),
             Event::SourceEmit { flow } => (flow_src(flow), None),
             Event::Timer { timer, .. } => match self.timers.owner(timer) {
-                TimerOwner::Tcp { flow } => {
-                    let c = self.flows.get(flow as usize).map_or(NONE, |f| f.tcp);
-                    let at_receiver =
-                        self.protocols.tcp.get(c as usize).is_some_and(|c| c.ack_timer == timer);
-                    match self.flows.get(flow as usize).map(|f| &f.dst) {
-                        Some(&crate::traffic::Destination::Host(d)) if at_receiver => (d, None),
-                        _ => (flow_src(flow), None),
+                TimerOwner::Tcp { flow } => match self.flows.get(flow as usize) {
+                    Some(f) => {
+                        let delayed_ack =
+                            self.protocols.tcp.get(f.tcp as usize).is_some_and(|c| c.ack_timer == timer);
+                        match f.dst {
+                            crate::traffic::Destination::Host(d) if delayed_ack => (d, None),
+                            _ => (f.src, None),
+                        }
                     }
-                }
+                    None => (0, None),
+                },
                 TimerOwner::Shaper { flow }
                 | TimerOwner::ReactionPoint { flow }
                 | TimerOwner::Rdma { flow } => (flow_src(flow), None),
@@ -576,20 +578,17 @@ impl Sim {
     }
 }
 
-/// Asks the processor to bring the first `lines` cache lines of `value` into its cache;
-/// a hint only, which changes no result.
+/// Asks the processor to bring the cache line that `value` starts in into its cache; a
+/// hint only, which changes no result.
 #[inline(always)]
-fn prefetch_lines<T>(value: &T, lines: usize) {
+fn prefetch_line<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let at = (value as *const T).cast::<i8>();
-        for k in 0..lines {
-            // SAFETY: a prefetch never faults, whatever the address, and SSE, which it
-            // needs, is part of every x86-64 processor.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(64 * k)) };
-        }
+        // SAFETY: a prefetch never faults, whatever the address, and SSE, which it
+        // needs, is part of every x86-64 processor.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (value, lines);
+    let _ = value;
 }

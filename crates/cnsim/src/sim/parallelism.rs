@@ -52,13 +52,13 @@ impl Partition {
         let switch = |v: NodeId| net.nodes[v as usize].kind == NodeKind::Switch;
         let neighbours = |v: NodeId| net.nodes[v as usize].ports.iter().map(|&p| net.next_node(p));
         let mut part_of = vec![u32::MAX; n];
+        // Each host's switch: the first its links reach.
+        let home: Vec<Option<NodeId>> = (0..n as NodeId)
+            .map(|v| (!switch(v)).then(|| neighbours(v).find(|&s| switch(s))).flatten())
+            .collect();
         let mut hosts_at = vec![0u64; n];
-        for v in 0..n as NodeId {
-            if !switch(v) {
-                if let Some(s) = neighbours(v).find(|&s| switch(s)) {
-                    hosts_at[s as usize] += 1;
-                }
-            }
+        for s in home.iter().flatten() {
+            hosts_at[*s as usize] += 1;
         }
         let total_hosts: u64 = hosts_at.iter().sum();
         let mut load = vec![0u64; parts as usize];
@@ -84,19 +84,18 @@ impl Partition {
             }
         }
         while !frontier.is_empty() {
-            let mut next: Vec<NodeId> = Vec::new();
-            for &u in &frontier {
-                for w in neighbours(u) {
-                    if switch(w) && part_of[w as usize] == u32::MAX && !next.contains(&w) {
-                        next.push(w);
-                    }
-                }
-            }
+            let mut next: Vec<NodeId> = frontier
+                .iter()
+                .flat_map(|&u| neighbours(u))
+                .filter(|&w| switch(w) && part_of[w as usize] == u32::MAX)
+                .collect();
             next.sort_unstable();
+            next.dedup();
             for &w in &next {
                 let mut votes = vec![0u32; parts as usize];
                 for x in neighbours(w) {
-                    if let Some(&p) = part_of.get(x as usize).filter(|&&p| p != u32::MAX) {
+                    let p = part_of[x as usize];
+                    if p != u32::MAX {
                         votes[p as usize] += 1;
                     }
                 }
@@ -113,7 +112,7 @@ impl Partition {
         // Hosts with their switch; anything unreached (a switch-less pair) on the first.
         for v in 0..n {
             if !switch(v as NodeId) {
-                part_of[v] = neighbours(v as NodeId).find(|&s| switch(s)).map_or(0, |s| part_of[s as usize]);
+                part_of[v] = home[v].map_or(0, |s| part_of[s as usize]);
             }
         }
         for p in part_of.iter_mut().filter(|p| **p == u32::MAX) {
