@@ -688,7 +688,7 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
                 s.name,
                 sim.net().nodes.len(),
                 sim.net().ports.len() / 2,
-                sim.flows().len(),
+                sim.flows().len() + sim.workload().len(),
                 s.duration.0 as f64 / 1e12
             );
             for w in scenario::warnings(&s, &sim, &scenario::display_name(path)) {

@@ -47,6 +47,9 @@ pub enum Event {
     /// A generic timer (see [`super::timer`]) fires; `generation` tells a live event
     /// from one its timer has superseded.
     Timer { timer: u32, generation: u32 },
+    /// Workload arrival `arrival` (an index into the run's flow records) is due: its
+    /// flow is built and starts.
+    FlowArrives { arrival: u32 },
     /// Take a sample of every recorded time series.
     Sample,
 }
@@ -256,6 +259,24 @@ impl EventQueue {
         let key = (at as u128) << 64 | self.next_seq as u128;
         self.next_seq += 1;
         key
+    }
+
+    /// Reserves `n` sequence numbers for events scheduled later with
+    /// [`schedule_reserved`](Self::schedule_reserved), and returns the first: those
+    /// events sort among simultaneous ones as if they had been scheduled now.
+    pub fn reserve(&mut self, n: u64) -> u64 {
+        let first = self.next_seq;
+        self.next_seq += n;
+        first
+    }
+
+    /// Schedules `event` at `at` (never before now) under sequence number `seq`, one
+    /// that [`reserve`](Self::reserve) gave and not used before.
+    pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: Event) {
+        debug_assert!(seq < self.next_seq && at >= self.now);
+        debug_assert!(!matches!(event, Event::Timer { .. }), "timer events have their own lane");
+        let key = (at.max(self.now) as u128) << 64 | seq as u128;
+        self.heap.push(Entry { key, event, lane: NO_LANE });
     }
 
     /// Schedules `event` at absolute time `at` (never before now). Timer events go to
@@ -706,6 +727,32 @@ mod tests {
         q.schedule(5, Event::Timer { timer: 1, generation: 0 });
         q.pop();
         q.retire();
+    }
+
+    /// An event scheduled later under a reserved sequence number sorts among
+    /// simultaneous events as if it had been scheduled when the number was reserved.
+    #[test]
+    fn reserved_events_keep_the_place_of_their_reservation() {
+        let mut q = EventQueue::new();
+        q.schedule(50, Event::Arrive { port: 1 });
+        let seq = q.reserve(2);
+        q.schedule(50, Event::Arrive { port: 2 });
+        q.schedule(50, Event::PortFree { port: 3 });
+        q.schedule(10, Event::Sample);
+        assert_eq!(q.pop(), Some((10, Event::Sample)));
+        q.schedule_reserved(50, seq, Event::FlowArrives { arrival: 0 });
+        q.schedule_reserved(60, seq + 1, Event::FlowArrives { arrival: 1 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            [
+                (50, Event::Arrive { port: 1 }),
+                (50, Event::FlowArrives { arrival: 0 }),
+                (50, Event::Arrive { port: 2 }),
+                (50, Event::PortFree { port: 3 }),
+                (60, Event::FlowArrives { arrival: 1 }),
+            ]
+        );
     }
 
     #[test]

@@ -6,21 +6,28 @@
 use serde::Serialize;
 
 use crate::engine::Time;
+use crate::net::NodeId;
 use crate::sim::Sim;
 
-/// What a workload flow is, known when it is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A workload flow: what it is, known when the scenario is built, and its completion
+/// time once it has one. It outlives the flow's state (see [`crate::sim::Workloads`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FctRecord {
-    /// The flow (index into the simulator's flows).
-    pub flow: u32,
     /// Its traffic entry.
-    pub(crate) entry: u32,
+    pub entry: u32,
+    /// Source host.
+    pub src: NodeId,
+    /// Destination host.
+    pub dst: NodeId,
     /// Its size, bytes.
     pub bytes: u64,
     /// When it starts.
     pub start: Time,
-    /// Its ideal completion time (see `scenario::workload::ideal_fct`).
+    /// Its ideal completion time (see [`crate::sim::ideal_fct`]).
     pub(crate) ideal: Time,
+    /// Its completion time, s: from its start to its last byte acknowledged; `None`
+    /// while it runs or waits to start.
+    pub fct_s: Option<f64>,
 }
 
 /// One workload flow's outcome.
@@ -44,21 +51,26 @@ pub struct FctRow {
     pub slowdown: Option<f64>,
 }
 
-/// Every workload flow's outcome, in start order.
+/// Every workload flow's outcome, entry by entry, each in start order.
 pub fn rows(sim: &Sim) -> Vec<FctRow> {
     let net = sim.net();
+    let entries = sim.workload_entries();
+    let mut entry = 0;
     sim.workload()
         .iter()
-        .map(|r| {
-            let f = &sim.flows()[r.flow as usize];
-            let finished = sim.rdma_qp(r.flow).and_then(|qp| qp.stats.fct_s).or_else(|| {
-                sim.tcp_connection(r.flow).and_then(|c| c.completed).map(|t| (t - r.start) as f64 / 1e12)
-            });
+        .enumerate()
+        .map(|(i, r)| {
+            let i = i as u32;
+            while i >= entries[entry].first + entries[entry].count {
+                entry += 1;
+            }
+            let e = &entries[entry];
+            let finished = r.fct_s;
             let ideal = r.ideal as f64 / 1e12;
             FctRow {
-                flow: f.name.clone(),
-                src: net.nodes[f.src as usize].name.clone(),
-                dst: f.dst_name.clone(),
+                flow: format!("{}/{}", e.name, i - e.first + 1),
+                src: net.nodes[r.src as usize].name.clone(),
+                dst: net.nodes[r.dst as usize].name.clone(),
                 bytes: r.bytes,
                 start_s: r.start as f64 / 1e12,
                 fct_s: finished,

@@ -43,6 +43,10 @@ pub struct FrameArena {
     int_on: bool,
     /// The telemetry stack of each slot (empty unless `int_on`).
     int: Vec<IntStack>,
+    /// The first flow whose frames are counted (see [`FrameArena::count_flows_from`]).
+    counted_from: u32,
+    /// Frames held of each counted flow, from `counted_from`.
+    per_flow: Vec<u32>,
 }
 
 impl FrameArena {
@@ -54,7 +58,29 @@ impl FrameArena {
             live: 0,
             int_on: false,
             int: Vec::new(),
+            counted_from: u32::MAX,
+            per_flow: Vec::new(),
         }
+    }
+
+    /// Counts the frames held of each flow from `first` on (workload flows, whose state
+    /// is recycled only once none of their frames is left).
+    pub fn count_flows_from(&mut self, first: u32) {
+        self.counted_from = first;
+    }
+
+    /// Makes room to count the frames of flow `flow` (one counted, see
+    /// [`FrameArena::count_flows_from`]).
+    pub fn track_flow(&mut self, flow: u32) {
+        let k = (flow - self.counted_from) as usize;
+        if k >= self.per_flow.len() {
+            self.per_flow.resize(k + 1, 0);
+        }
+    }
+
+    /// Frames held of counted flow `flow`.
+    pub fn flow_frames(&self, flow: u32) -> u32 {
+        self.per_flow.get(flow.wrapping_sub(self.counted_from) as usize).copied().unwrap_or(0)
     }
 
     /// Gives every slot a telemetry stack, from now on.
@@ -79,6 +105,9 @@ impl FrameArena {
     #[inline]
     pub fn alloc(&mut self, frame: Frame) -> FrameId {
         self.live += 1;
+        if let Some(n) = self.per_flow.get_mut(frame.flow.wrapping_sub(self.counted_from) as usize) {
+            *n += 1;
+        }
         if let Some(id) = self.free.pop() {
             self.slots[id as usize] = frame;
             if self.int_on {
@@ -99,6 +128,12 @@ impl FrameArena {
     pub fn free(&mut self, id: FrameId) {
         debug_assert!(!self.free.contains(&id), "double free of frame {id}");
         self.live -= 1;
+        if !self.per_flow.is_empty() {
+            let k = self.slots[id as usize].flow.wrapping_sub(self.counted_from) as usize;
+            if let Some(n) = self.per_flow.get_mut(k) {
+                *n -= 1;
+            }
+        }
         self.free.push(id);
     }
 
@@ -157,6 +192,27 @@ mod tests {
         a.free(x);
         let y = a.alloc(Frame::default());
         assert_eq!((y, a.int(y).unwrap().hops().len()), (x, 0));
+    }
+
+    /// From the first counted flow on, the arena counts each flow's frames as they are
+    /// stored and freed; other flows' and flowless frames are not counted.
+    #[test]
+    fn frames_are_counted_per_counted_flow() {
+        let mut a = FrameArena::with_capacity(4);
+        a.count_flows_from(10);
+        a.track_flow(12);
+        let of = |flow| Frame { flow, ..Frame::default() };
+        let x = a.alloc(of(12));
+        let y = a.alloc(of(12));
+        a.alloc(of(3));
+        a.alloc(of(crate::net::NONE));
+        a.alloc(of(11));
+        assert_eq!((a.flow_frames(12), a.flow_frames(11), a.flow_frames(3)), (2, 1, 0));
+        a.free(x);
+        assert_eq!(a.flow_frames(12), 1);
+        a.free(y);
+        assert_eq!(a.flow_frames(12), 0);
+        assert_eq!(a.flow_frames(40), 0);
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct Routes {
     /// Under per-packet spraying, the next port of each ECMP group (round robin);
     /// empty otherwise.
     spray_next: Vec<u32>,
+    /// The key ECMP hashes for each flow whose key is not its index (a workload flow's
+    /// slot holds flows of other keys in turn); empty or shorter: the index.
+    hash_keys: Vec<u32>,
 }
 
 /// Steps of work (a node searched, an entry written: a few nanoseconds each) between
@@ -353,12 +356,19 @@ impl Routes {
             ecmp_ports,
             hash_seed: 0,
             spray_next: Vec::new(),
+            hash_keys: Vec::new(),
         })
     }
 
     /// Egress port at `node` for a frame of flow `flow` towards host `dst`, or [`NONE`].
     #[inline(always)] // once per frame at every switch; LLVM stopped inlining it when forward grew
     pub fn next_port(&self, node: NodeId, dst: NodeId, flow: u32) -> PortId {
+        self.port_towards(node, dst, || self.hash_keys.get(flow as usize).copied().unwrap_or(flow))
+    }
+
+    /// Egress port at `node` towards host `dst` for a flow that ECMP hashes as `key()`.
+    #[inline(always)]
+    fn port_towards(&self, node: NodeId, dst: NodeId, key: impl FnOnce() -> u32) -> PortId {
         if node == dst {
             return NONE;
         }
@@ -372,7 +382,17 @@ impl Routes {
             return e;
         }
         let (start, len) = self.groups[(e & !ECMP) as usize];
-        self.ecmp_ports[(start + ecmp_choice(flow, node, len, self.hash_seed)) as usize]
+        self.ecmp_ports[(start + ecmp_choice(key(), node, len, self.hash_seed)) as usize]
+    }
+
+    /// Flow `flow` is hashed by ECMP as `key` from now on.
+    pub fn set_hash_key(&mut self, flow: u32, key: u32) {
+        let f = flow as usize;
+        if self.hash_keys.len() <= f {
+            let from = self.hash_keys.len() as u32;
+            self.hash_keys.extend(from..=flow);
+        }
+        self.hash_keys[f] = key;
     }
 
     /// How equal-cost paths are chosen: ECMP's hash mixed with `seed`, and with `spray`
@@ -409,13 +429,18 @@ impl Routes {
     /// leave a host other than the source is no path (a host's table row, or its one
     /// port, is where its own frames go, not a route for others').
     pub fn path(&self, net: &Network, src: NodeId, dst: NodeId, flow: u32) -> Vec<PortId> {
+        self.path_keyed(net, src, dst, self.hash_keys.get(flow as usize).copied().unwrap_or(flow))
+    }
+
+    /// [`Routes::path`] of a flow that ECMP hashes as `key`.
+    pub fn path_keyed(&self, net: &Network, src: NodeId, dst: NodeId, key: u32) -> Vec<PortId> {
         let mut out = Vec::new();
         let mut at = src;
         while at != dst {
             if at != src && net.nodes[at as usize].kind == NodeKind::Host {
                 return Vec::new();
             }
-            let p = self.next_port(at, dst, flow);
+            let p = self.port_towards(at, dst, || key);
             if p == NONE || out.len() > net.nodes.len() {
                 return Vec::new();
             }
@@ -760,6 +785,37 @@ mod tests {
         assert_eq!(back.len(), 2);
         let single = Routes::compute(&n, false);
         assert!((0..100).all(|f| via(&single, f) == "s0->s1"));
+    }
+
+    /// A flow given a hash key takes the path of the flow whose index is that key, in
+    /// the data path and in `path`: a recycled slot's frames follow their flow's key.
+    #[test]
+    fn a_hash_key_stands_for_the_flow_index() {
+        let mut n = Network::new();
+        let h0 = n.add_node("h0", NodeKind::Host, 0);
+        let s: Vec<NodeId> = (0..4).map(|i| n.add_node(&format!("s{i}"), NodeKind::Switch, 0)).collect();
+        let h1 = n.add_node("h1", NodeKind::Host, 0);
+        let c = Capacity::Frames(1);
+        n.add_link(h0, s[0], 1, 0, c, c);
+        n.add_link(s[0], s[1], 1, 0, c, c);
+        n.add_link(s[0], s[2], 1, 0, c, c);
+        n.add_link(s[1], s[3], 1, 0, c, c);
+        n.add_link(s[2], s[3], 1, 0, c, c);
+        n.add_link(s[3], h1, 1, 0, c, c);
+        n.finalize();
+        let mut r = Routes::compute(&n, true);
+        let via = |r: &Routes, flow| n.port_name(r.path(&n, h0, h1, flow)[1]);
+        // Two flows that ECMP sends different ways.
+        let other = (1..100).find(|&f| via(&r, f) != via(&r, 0)).unwrap();
+        let (zero, away) = (via(&r, 0), via(&r, other));
+        r.set_hash_key(0, other);
+        assert_eq!(via(&r, 0), away);
+        assert_eq!(n.port_name(r.path_keyed(&n, h0, h1, other)[1]), away);
+        assert_eq!(n.port_name(r.next_port(s[0], h1, 0)), away);
+        // Flows below it that have no key of their own keep their index.
+        r.set_hash_key(other + 5, 0);
+        assert_eq!(via(&r, other), away);
+        assert_eq!(via(&r, other + 5), zero);
     }
 
     #[test]

@@ -55,6 +55,37 @@ pub struct Protocols {
     /// The unit multiplier of in-band telemetry records (HPCC's `int_multi`), or 0 when
     /// no flow collects telemetry: then frames carry no telemetry stacks at all.
     pub(crate) int_multi: u32,
+    /// What the points of retired workload flows add to the run's totals.
+    pub(crate) retired: Retired,
+}
+
+/// What the reaction and notification points of workload flows whose slots were used
+/// again add to the totals of `summary.json`: their counters, and their state at the
+/// end of the run (which stops changing when a flow finishes), as if they were kept.
+#[derive(Clone, Debug, Default)]
+pub struct Retired {
+    /// DCQCN's.
+    pub(crate) dcqcn: dcqcn::Retired,
+    /// HPCC's.
+    pub(crate) hpcc: hpcc::Retired,
+}
+
+impl Retired {
+    /// Adds reaction point `rp`, of a run that ends at `end`.
+    pub(crate) fn fold_rp(&mut self, rp: &AnyReactionPoint, end: Time) {
+        match rp {
+            AnyReactionPoint::Dcqcn(rp) => self.dcqcn.fold_rp(rp, end),
+            AnyReactionPoint::Hpcc(rp) => self.hpcc.fold(rp),
+            _ => {}
+        }
+    }
+
+    /// Adds notification point `np`.
+    pub(crate) fn fold_np(&mut self, np: &AnyNotificationPoint) {
+        match np {
+            AnyNotificationPoint::Dcqcn(np) => self.dcqcn.fold_np(np),
+        }
+    }
 }
 
 /// Cross-field rules of one parameter table that serde cannot check. A protocol states

@@ -124,6 +124,12 @@ pub fn simulate_with(
              a higher --max-memory",
             crate::engine::time::as_secs(at)
         )),
+        Halt::TooManyFlows { limit, at } => RunError::Resources(format!(
+            "{file}: stopped at {} s simulated: a workload flow arrived while {limit} were active, \
+             the most the memory limit leaves room for; expected a lower load, fewer hosts or a \
+             higher --max-memory",
+            crate::engine::time::as_secs(at)
+        )),
     })?;
     let wall = t0.elapsed();
     sim.check_conservation().map_err(RunError::Conservation)?;

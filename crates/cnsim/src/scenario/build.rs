@@ -366,7 +366,7 @@ pub fn build_until(
 
     let built =
         add_flows(s, file, &names, &net, &routes, &groups, slowest_link.as_ref(), &mut budget, &mut pace)?;
-    let Flows { trees, mut flows, flow_entry, connections, incast, qps, records } = built;
+    let Flows { trees, mut flows, flow_entry, connections, incast, qps, mut workloads } = built;
 
     let mut protocols = Protocols { tcp: connections, incast, rdma: qps, ..Protocols::default() };
     let mut timers = Timers::new();
@@ -380,14 +380,22 @@ pub fn build_until(
         &mut protocols,
         &mut timers,
         slowest_link,
+        &mut workloads,
         &mut pace,
     )?;
 
     let recorder = make_recorder(s, &mut net, &flows, &mut budget, file)?;
     pace.check()?;
     let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
-    sim.set_workload(records);
-    sim.set_max_live_frames(budget.remaining() / LIVE_FRAME_BYTES);
+    // The frames held and the workload flows active at once share what memory is left.
+    let left = budget.remaining();
+    if workloads.is_empty() {
+        sim.set_max_live_frames(left / LIVE_FRAME_BYTES);
+    } else {
+        sim.set_max_live_frames(left / 2 / LIVE_FRAME_BYTES);
+        workloads.max_active = (left / 2 / crate::sim::ACTIVE_FLOW_BYTES).max(1);
+    }
+    sim.set_workloads(workloads);
     sim.start();
     pace.check()?;
     Ok(sim)
@@ -581,8 +589,8 @@ struct Flows {
     connections: Vec<crate::l4::tcp::Connection>,
     /// RDMA queue pairs, indexed by `Flow::qp`.
     qps: Vec<crate::l4::rdma::Qp>,
-    /// The workload flows' records.
-    records: Vec<crate::metrics::fct::FctRecord>,
+    /// The workloads: their entries, and their arrivals' records.
+    workloads: crate::sim::Workloads,
     incast: Vec<crate::l4::app::IncastGroup>,
 }
 
@@ -611,7 +619,7 @@ fn add_flows(
     let mut flow_entry: Vec<usize> = Vec::new();
     let mut connections: Vec<crate::l4::tcp::Connection> = Vec::new();
     let mut qps: Vec<crate::l4::rdma::Qp> = Vec::new();
-    let mut records: Vec<crate::metrics::fct::FctRecord> = Vec::new();
+    let mut workloads = crate::sim::Workloads::default();
     let mut incast: Vec<crate::l4::app::IncastGroup> = Vec::new();
     let mut incast_entry: Option<usize> = None;
     let mut flow_names: HashSet<String> = HashSet::new();
@@ -722,11 +730,21 @@ fn add_flows(
             check_frame_time(t, ti, *rate, at, file)?;
         }
         if matches!(t.source, Source::Flows { .. }) {
+            if let Some(other) = (0..s.traffic.len()).find(|&o| o != ti && s.traffic[o].name == t.name) {
+                return Err(err(
+                    &format!("{tp}.name"),
+                    format!(
+                        "\"{}\" names traffic[{other}] too; expected unique traffic names (a workload's flows \
+                         are named after it)",
+                        t.name
+                    ),
+                ));
+            }
             let numbering = super::workload::Numbering {
-                first_flow: flows.len() as u32,
-                first_qp: qps.len() as u32,
-                first_connection: connections.len() as u32,
-                names: &mut flow_names,
+                flows_before: flows.len() as u32,
+                // The number its first flow would have among all flows built at once.
+                first_key: (flows.len() + workloads.records.len()) as u32,
+                first_record: workloads.records.len() as u32,
             };
             let added = super::workload::add_workload(
                 s,
@@ -740,12 +758,9 @@ fn add_flows(
                 budget,
             )
             .map_err(BuildError::Invalid)?;
-            pace.step(added.flows.len() as u64)?;
-            flow_entry.extend(std::iter::repeat_n(ti, added.flows.len()));
-            flows.extend(added.flows);
-            qps.extend(added.qps);
-            connections.extend(added.connections);
-            records.extend(added.records);
+            pace.step(added.records.len() as u64)?;
+            workloads.entries.push(added.entry);
+            workloads.records.extend(added.records);
             continue;
         }
         let stop = t.stop.map(|d| d.0).unwrap_or(s.duration.0).min(s.duration.0);
@@ -972,7 +987,7 @@ fn add_flows(
                     (None, None) => crate::l4::app::App::Bulk,
                 };
                 flow.tcp = connections.len() as u32;
-                connections.push(tcp_connection(s.seed, &mut flow, tcp, size, t.ecn, app));
+                connections.push(crate::sim::tcp_connection(s.seed, &mut flow, tcp, size, t.ecn, app));
             }
             if let Source::Rdma { bytes, rdma } = &t.source {
                 flow.qp = qps.len() as u32;
@@ -989,32 +1004,7 @@ fn add_flows(
         )?;
     }
 
-    Ok(Flows { trees, flows, flow_entry, connections, incast, qps, records })
-}
-
-/// The TCP connection of `flow` (segments of `size` bytes) running `app`, ECN-capable
-/// with `ecn` or a mark-answering variant (MECN, DCTCP), whose codepoint the flow's
-/// segments then carry.
-pub(super) fn tcp_connection(
-    seed: u64,
-    flow: &mut Flow,
-    tcp: &crate::l4::tcp::TcpParams,
-    size: u32,
-    ecn: bool,
-    app: crate::l4::app::App,
-) -> crate::l4::tcp::Connection {
-    // ns-2 draws each agent's clock phase uniformly within a tick.
-    let boot = if tcp.tick.0 > 0 { flow.rng.below(tcp.tick.0) } else { 0 };
-    let ecn = ecn || tcp.mecn.is_some() || tcp.dctcp.is_some();
-    if tcp.mecn.is_some() {
-        flow.ecn = crate::net::Ecn::Ect1; // MECN's "ECN-capable, no congestion" (01)
-    } else if tcp.dctcp.is_some() {
-        flow.ecn = crate::net::Ecn::Ect0;
-    }
-    // The send delays (`overhead`) come from a stream of their own, so that turning them
-    // on leaves the flow's other draws as they were.
-    let overhead = RngStream::new(seed, StreamKey { kind: "tcp-overhead", name: &flow.name });
-    crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead)
+    Ok(Flows { trees, flows, flow_entry, connections, incast, qps, workloads })
 }
 
 /// Each configured protocol, from its own table ([`super::schema::Protocols::all`]),
@@ -1030,10 +1020,21 @@ fn install_protocols(
     protocols: &mut Protocols,
     timers: &mut Timers<crate::protocol::TimerOwner>,
     slowest_link: Option<(u64, String)>,
+    workloads: &mut crate::sim::Workloads,
     pace: &mut Pace,
 ) -> Result<(), BuildError> {
-    let mut cx =
-        InstallCx { scenario: s, file, net, routes, flows, flow_entry, protocols, timers, slowest_link };
+    let mut cx = InstallCx {
+        scenario: s,
+        file,
+        net,
+        routes,
+        flows,
+        flow_entry,
+        protocols,
+        timers,
+        slowest_link,
+        workloads,
+    };
     for (path, table) in s.protocols.all() {
         pace.check()?;
         table.install(path, &mut cx)?;

@@ -43,16 +43,35 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
     // DCTCP answers marks: without a marking queue on its path it is NewReno.
     let mut dctcp_marked = vec![None; s.traffic.len()];
     // So does DCQCN: a flow whose path never marks never hears a CNP.
-    let mut dcqcn_unmarked: Vec<&str> = Vec::new();
+    let mut dcqcn_unmarked: Vec<String> = Vec::new();
     let mut dcqcn_flows = 0;
-    for (i, f) in sim.flows().iter().enumerate() {
+    let marks_at = |p: u32| net.ports[p as usize].classes.queues().any(|q| q.discipline.marks());
+    // Workload flows, from their records: their state exists only while they run.
+    for e in sim.workload_entries() {
+        let dcqcn = matches!(e.recipe.rp, crate::sim::RpRecipe::Dcqcn { .. });
+        let records = &sim.workload()[e.first as usize..(e.first + e.count) as usize];
+        for (k, r) in (0u32..).zip(records) {
+            let mut marks = false;
+            for p in sim.routes().path_keyed(net, r.src, r.dst, e.first_key + k) {
+                crossed[p as usize] = true;
+                marks |= marks_at(p);
+            }
+            if dcqcn {
+                dcqcn_flows += 1;
+                if !marks {
+                    dcqcn_unmarked.push(format!("{}/{}", e.name, k + 1));
+                }
+            }
+        }
+    }
+    for (i, f) in sim.flows().iter().enumerate().filter(|(_, f)| !f.workload) {
         match f.dst {
             Destination::Host(dst) => {
                 let dctcp = sim.tcp_connection(i as u32).is_some_and(|c| c.sender.cc.dctcp().is_some());
                 let mut marks = false;
                 for p in sim.routes().path(net, f.src, dst, i as u32) {
                     crossed[p as usize] = true;
-                    marks |= net.ports[p as usize].classes.queues().any(|q| q.discipline.marks());
+                    marks |= marks_at(p);
                 }
                 if dctcp {
                     // A flow is named "<entry>/<source host>" by the builder.
@@ -70,7 +89,7 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
                 if matches!(rp, Some(crate::protocol::AnyReactionPoint::Dcqcn(_))) {
                     dcqcn_flows += 1;
                     if !marks {
-                        dcqcn_unmarked.push(&f.name);
+                        dcqcn_unmarked.push(f.name.clone());
                     }
                 }
             }

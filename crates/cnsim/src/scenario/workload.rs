@@ -1,48 +1,41 @@
 //! Building a `kind = "flows"` traffic entry: its arrivals are drawn when the scenario
-//! is built, from each source's own stream, and each becomes a finite flow of its own
-//! (an RDMA queue pair or a TCP connection) with its ideal completion time.
+//! is built, from each source's own stream, each checked and recorded with its ideal
+//! completion time; each becomes a finite flow of its own (an RDMA queue pair or a TCP
+//! connection) only when it starts (see [`crate::sim::Workloads`]).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::budget::{Budget, FLOW_BYTES};
+use super::budget::Budget;
 use super::error::ScenarioError;
 use super::schema::{Arrivals, Source, Start, Traffic, Transport};
-use crate::engine::{RngStream, StreamKey, Time};
+use crate::engine::{RngStream, StreamKey};
 use crate::metrics::fct::FctRecord;
 use crate::net::{Network, NodeId, Routes};
+use crate::sim::{BaseRttRecipe, Recipe, RpRecipe, WorkloadEntry};
 use crate::traffic::workload::{arrivals_at, derangement, mean_gap, Arrival, Cdf, Pattern, MAX_CDF_BYTES};
-use crate::traffic::{Destination, Flow, Shaper};
 
-/// Memory of one workload flow beyond its `Flow`: its queue pair or connection, a
-/// reaction and a notification point, timers, its FCT record and name.
-pub const WORKLOAD_FLOW_BYTES: u64 = FLOW_BYTES + 1536;
+/// Memory of one arrival: its record, and its share of the flow-name checks.
+pub const WORKLOAD_FLOW_BYTES: u64 = crate::sim::ARRIVAL_BYTES + 8;
 
 /// Most flows one scenario's workloads may draw.
 pub const MAX_WORKLOAD_FLOWS: u64 = 50_000_000;
 
-/// What a workload entry adds to the scenario's flows.
+/// What a workload entry adds to the scenario.
 pub(super) struct Added {
-    /// The flows, in start order.
-    pub(crate) flows: Vec<Flow>,
-    /// Their queue pairs (transport = "rdma"), numbered from `first_qp`.
-    pub(crate) qps: Vec<crate::l4::rdma::Qp>,
-    /// Their connections (transport = "tcp"), numbered from `first_connection`.
-    pub(crate) connections: Vec<crate::l4::tcp::Connection>,
-    /// One record per flow.
+    /// The entry at run time.
+    pub(crate) entry: WorkloadEntry,
+    /// Its arrivals' records, in start order.
     pub(crate) records: Vec<FctRecord>,
 }
 
-/// Where a workload's flows start numbering, and what they may not be named.
-pub(super) struct Numbering<'a> {
-    /// The index of the first flow.
-    pub(crate) first_flow: u32,
-    /// The index of its first queue pair.
-    pub(crate) first_qp: u32,
-    /// The index of its first connection.
-    pub(crate) first_connection: u32,
-    /// Names taken by the flows built so far.
-    pub(crate) names: &'a mut HashSet<String>,
+/// Where a workload's flows stand among the scenario's.
+pub(super) struct Numbering {
+    /// The flows of the other kinds before it.
+    pub(crate) flows_before: u32,
+    /// The ECMP key of its first flow: the number it would have among all flows.
+    pub(crate) first_key: u32,
+    /// The index of its first record.
+    pub(crate) first_record: u32,
 }
 
 /// Reads the input file `name` a scenario key gives (relative to the scenario file's
@@ -105,26 +98,6 @@ fn distribution(sizes: &str, scenario_file: &str, key: &str) -> Result<Cdf, Scen
     Cdf::parse(&text).map_err(|(line, message)| {
         ScenarioError::new(scenario_file, key, format!("{} line {line}: {message}", path.display()))
     })
-}
-
-/// The ideal completion time of a flow of `bytes` over `path` (the HPCC ns-3 fork's
-/// `standalone_fct`): twice the path's one-way delay (propagation, and the switches'
-/// processing latency), plus one full packet's
-/// transmission at every hop, plus the flow's bytes with every packet's headers at the
-/// path's slowest link.
-pub fn ideal_fct(net: &Network, path: &[u32], bytes: u64, frame: u32, header: u32) -> Time {
-    let payload = u64::from(frame - header);
-    let packets = bytes.div_ceil(payload).max(1);
-    let (mut delay, mut tx, mut slowest) = (0u128, 0u128, u64::MAX);
-    for &p in path {
-        let port = &net.ports[p as usize];
-        delay += u128::from(port.to_next_node);
-        tx += super::build::frame_time(u64::from(frame), port.rate_bps);
-        slowest = slowest.min(port.rate_bps);
-    }
-    let wire = u64::from(header).saturating_mul(packets).saturating_add(bytes);
-    let ideal = 2 * delay + tx + super::build::frame_time(wire, slowest);
-    Time::try_from(ideal).unwrap_or(Time::MAX)
 }
 
 /// The Poisson arrivals of workload entry `t` (key path `tp`) at the hosts `srcs`:
@@ -356,27 +329,18 @@ pub(super) fn add_workload(
         Arrivals::File(name) => file_arrivals(file, net, tp, srcs, name, budget)?,
     };
     arrivals.sort_by_key(|a| (a.start, a.src));
-    let mut added =
-        Added { flows: Vec::new(), qps: Vec::new(), connections: Vec::new(), records: Vec::new() };
     let header = match transport {
         Transport::Rdma => crate::l4::rdma::HEADER_BYTES,
         Transport::Tcp => tcp.header.value() as u32,
     };
-    for (k, a) in arrivals.iter().enumerate() {
+    let mut records = Vec::with_capacity(arrivals.len());
+    for (k, a) in (0u32..).zip(&arrivals) {
         let src = hosts[a.src as usize];
         let dst = match pattern {
             Pattern::To(d) => d,
             _ => hosts[a.dst as usize],
         };
-        let name = format!("{}/{}", t.name, k + 1);
-        if !numbering.names.insert(name.clone()) {
-            return Err(err(
-                "name",
-                format!("flow \"{name}\" is defined twice; expected unique traffic names"),
-            ));
-        }
-        let index = numbering.first_flow + added.flows.len() as u32;
-        let path = routes.path(net, src, dst, index);
+        let path = routes.path_keyed(net, src, dst, numbering.first_key + k);
         if path.is_empty() {
             return Err(err(
                 "to",
@@ -386,54 +350,42 @@ pub(super) fn add_workload(
                 ),
             ));
         }
-        let ideal = ideal_fct(net, &path, a.bytes, frame, header);
-        let rng = RngStream::new(s.seed, StreamKey { kind: "flow", name: &name });
-        let pattern = match transport {
-            Transport::Rdma => crate::traffic::Pattern::Saturated,
-            Transport::Tcp => crate::traffic::Pattern::Tcp,
-        };
-        let mut flow = Flow::new(
-            name,
-            src,
-            Destination::Host(dst),
-            frame,
-            t.priority,
-            pattern,
-            a.start,
-            s.duration.0,
-            rng,
-        );
-        let rate = net.first_link_rate(src);
-        flow.line_bps = rate;
-        flow.dst_name = net.nodes[dst as usize].name.clone();
-        flow.source_queue = 1;
-        flow.workload = true;
-        flow.ecn = if t.ecn { crate::net::Ecn::Ect0 } else { crate::net::Ecn::NotEct };
-        match transport {
-            Transport::Rdma => {
-                flow.shaper = Some(Box::new(Shaper::new(t.rate_limit.map_or(rate, |r| r.0), 1)));
-                flow.qp = numbering.first_qp + added.qps.len() as u32;
-                added.qps.push(crate::l4::rdma::Qp::new(rdma, Some(a.bytes), frame));
-            }
-            Transport::Tcp => {
-                if let Some(r) = t.rate_limit {
-                    flow.shaper = Some(Box::new(Shaper::new(r.0, 100)));
-                }
-                flow.tcp = numbering.first_connection + added.connections.len() as u32;
-                let app = crate::l4::app::App::Bytes(a.bytes);
-                added
-                    .connections
-                    .push(super::build::tcp_connection(s.seed, &mut flow, tcp, frame, t.ecn, app));
-            }
-        }
-        added.records.push(FctRecord {
-            flow: index,
+        let ideal = crate::sim::ideal_fct(net, &path, a.bytes, frame, header);
+        records.push(FctRecord {
             entry: ti as u32,
+            src,
+            dst,
             bytes: a.bytes,
             start: a.start,
             ideal,
+            fct_s: None,
         });
-        added.flows.push(flow);
     }
-    Ok(added)
+    let recipe = Recipe {
+        frame,
+        priority: t.priority,
+        ecn: t.ecn,
+        rate_limit: t.rate_limit.map(|r| r.0),
+        stop: s.duration.0,
+        seed: s.seed,
+        transport: match transport {
+            Transport::Rdma => crate::sim::Transport::Rdma(*rdma),
+            Transport::Tcp => crate::sim::Transport::Tcp(*tcp),
+        },
+        rp: RpRecipe::None,
+        np: None,
+        int: crate::wire::int::IntMode::None,
+        window: None,
+        base_rtt: BaseRttRecipe::Path,
+    };
+    let count = u32::try_from(records.len()).map_err(|_| err("load", "too many flows".into()))?;
+    let mut entry = WorkloadEntry::new(
+        t.name.clone(),
+        ti as u32,
+        (numbering.first_record, count),
+        numbering.flows_before,
+        recipe,
+    );
+    entry.first_key = numbering.first_key;
+    Ok(Added { entry, records })
 }

@@ -87,6 +87,16 @@ impl Sim {
         self.room.waiting.entry((p, class)).or_default().push_back(f);
     }
 
+    /// Flow `f` waits for room no longer (it is retired).
+    pub(super) fn forget_waiter(&mut self, f: u32) {
+        let flow = &self.flows[f as usize];
+        let port = &self.net.ports[flow.egress as usize];
+        let class = port.classes.class_of(flow.priority);
+        if let Some(q) = self.room.waiting.get_mut(&(flow.egress, class)) {
+            q.retain(|&w| w != f);
+        }
+    }
+
     /// A frame of class `class` left port `p`'s queue for the wire: the source waiting
     /// longest on that class may send; if the port has nothing left to send, every
     /// source waiting on it may.

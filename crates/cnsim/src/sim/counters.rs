@@ -135,4 +135,11 @@ pub enum Halt {
         /// Simulated time reached.
         at: Time,
     },
+    /// More workload flows were active at once than the memory limit allows.
+    TooManyFlows {
+        /// The most the limit allows.
+        limit: u64,
+        /// Simulated time reached.
+        at: Time,
+    },
 }

@@ -26,6 +26,12 @@ mod rdma;
 mod report;
 mod source;
 mod tcp;
+mod workload;
+
+pub use workload::{
+    base_rtt, ideal_fct, tcp_connection, BaseRttRecipe, Entry as WorkloadEntry, Recipe, RpRecipe, Transport,
+    Workloads, ACTIVE_FLOW_BYTES, ARRIVAL_BYTES,
+};
 
 pub use crate::metrics::recorder::Recorder;
 pub use crate::protocol::Protocols;
@@ -66,8 +72,8 @@ pub struct Sim {
     unbuilt_over_limit: bool,
     /// Saturated sources waiting for room at their host's port.
     room: backpressure::RoomWaiters,
-    /// The workload flows, with their sizes and ideal completion times.
-    workload: Vec<crate::metrics::fct::FctRecord>,
+    /// The workload flows: their records, and their slots while they run.
+    workloads: workload::Workloads,
     /// Bytes each port has sent, as in-band telemetry reports them (empty when no flow
     /// collects telemetry).
     int_tx: Vec<u64>,
@@ -153,6 +159,10 @@ impl Sim {
                 if live > self.max_live_frames {
                     return Err(Halt::TooManyFrames { live, limit: self.max_live_frames, at: now });
                 }
+                if let Some(at) = self.workloads.refused {
+                    return Err(Halt::TooManyFlows { limit: self.workloads.max_active, at });
+                }
+                self.retire_finished();
             }
         }
         Ok(())
@@ -227,6 +237,7 @@ impl Sim {
                 | TimerOwner::Rdma { flow } => (flow_src(flow), None),
                 TimerOwner::LinkControl { .. } => (0, None),
             },
+            Event::FlowArrives { arrival } => (self.workloads.records[arrival as usize].src, None),
             Event::Sample => (0, None),
         };
         if let Some(probe) = self.probe.as_deref_mut() {
@@ -271,6 +282,7 @@ impl Sim {
                 Fired::Expired(TimerOwner::Tcp { flow }, tag) => self.tcp_timer(flow, tag, now),
                 Fired::Expired(TimerOwner::Rdma { flow }, _) => self.rdma_timeout(flow, now),
             },
+            Event::FlowArrives { arrival } => self.flow_arrives(arrival, now),
             Event::Sample => self.sample(now),
         }
     }

@@ -34,14 +34,10 @@ impl Sim {
         self.protocols.tcp.get(c as usize)
     }
 
-    /// The workload flows (`kind = "flows"`): sizes, starts and ideal completion times.
+    /// The workload flows (`kind = "flows"`): hosts, sizes, starts, ideal and actual
+    /// completion times, entry by entry.
     pub fn workload(&self) -> &[crate::metrics::fct::FctRecord] {
-        &self.workload
-    }
-
-    /// Sets the workload flows' records (the builder does).
-    pub fn set_workload(&mut self, records: Vec<crate::metrics::fct::FctRecord>) {
-        self.workload = records;
+        &self.workloads.records
     }
 
     /// Flow `f`'s RDMA queue pair, if it is one.
@@ -150,7 +146,8 @@ impl Sim {
         let c = &self.counters;
         let at_queues: u64 =
             self.net.ports.iter().flat_map(|p| p.classes.queues()).map(|q| q.stats.dropped_frames).sum();
-        let at_sources: u64 = self.flows.iter().map(|f| f.stats.source_dropped_frames).sum();
+        let at_sources: u64 = self.workloads.retired_source_drops
+            + self.flows.iter().map(|f| f.stats.source_dropped_frames).sum::<u64>();
         let on_links: u64 = self.net.losses.iter().map(|l| l.lost).sum();
         if c.dropped
             != c.dropped_at_queues

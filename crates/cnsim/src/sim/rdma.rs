@@ -122,7 +122,11 @@ impl Sim {
         if complete {
             if qp.stats.completed_s.is_none() {
                 qp.completed(start, now);
+                if let (true, Some(fct)) = (self.flows[f as usize].workload, qp.stats.fct_s) {
+                    self.flow_finished(f, fct);
+                }
             }
+            let qp = &mut self.protocols.rdma[self.flows[f as usize].qp as usize];
             if qp.timer != NONE {
                 self.timers.cancel(qp.timer);
             }

@@ -25,31 +25,7 @@ impl Sim {
     ) -> Self {
         let mut flows = flows;
         for (f, flow) in (0u32..).zip(flows.iter_mut()) {
-            if let Some(shaper) = &mut flow.shaper {
-                shaper.timer = timers.add(TimerOwner::Shaper { flow: f });
-            }
-            if flow.rp != NONE {
-                let count = protocols.reaction_points[flow.rp as usize].timers();
-                for k in 0..count {
-                    let id = timers.add(TimerOwner::ReactionPoint { flow: f });
-                    if k == 0 {
-                        flow.rp_timer = id;
-                    }
-                }
-            }
-            if flow.qp != NONE && protocols.rdma[flow.qp as usize].timeout > 0 {
-                protocols.rdma[flow.qp as usize].timer = timers.add(TimerOwner::Rdma { flow: f });
-            }
-            if flow.tcp != NONE {
-                let c = &mut protocols.tcp[flow.tcp as usize];
-                c.timer = timers.add(TimerOwner::Tcp { flow: f });
-                if c.sender.overhead() > 0 {
-                    c.send_timer = timers.add(TimerOwner::Tcp { flow: f });
-                }
-                if c.receiver.delays_acks() {
-                    c.ack_timer = timers.add(TimerOwner::Tcp { flow: f });
-                }
-            }
+            super::workload::add_flow_timers(&mut timers, flow, &mut protocols, f);
         }
         let mut frames = FrameArena::with_capacity(4096);
         if protocols.rdma.iter().any(|qp| qp.int != crate::wire::int::IntMode::None) {
@@ -81,7 +57,7 @@ impl Sim {
             unbuilt: 0,
             unbuilt_over_limit: false,
             room: Default::default(),
-            workload: Vec::new(),
+            workloads: Default::default(),
         }
     }
 
@@ -92,6 +68,7 @@ impl Sim {
         let mut lanes: Vec<((u64, u32), u32)> = Vec::new();
         let mut first: Vec<(Time, u32, Option<u32>)> = Vec::new();
         for f in 0..self.flows.len() {
+            self.schedule_arrivals(f as u32);
             let flow = &mut self.flows[f];
             let lane = match flow.pattern {
                 // Jittered sources are not periodic: their events cannot share a lane.
@@ -141,6 +118,7 @@ impl Sim {
                 self.arm(timer, start);
             }
         }
+        self.schedule_arrivals(self.flows.len() as u32);
         // In time order, so that each lane starts sorted (ties keep flow order).
         first.sort_by_key(|&(t, f, _)| (t, f));
         for (t, f, lane) in first {

@@ -221,7 +221,13 @@ impl Sim {
         let c = &mut self.protocols.tcp[ci];
         if c.completed.is_none() && matches!(c.app, App::Bytes(_)) && c.sender.all_acked() {
             c.completed = Some(now);
+            let flow = &self.flows[f as usize];
+            if flow.workload {
+                let fct = (now - flow.start) as f64 / 1e12;
+                self.flow_finished(f, fct);
+            }
         }
+        let c = &mut self.protocols.tcp[ci];
         if let App::Web(web) = c.app {
             if c.sender.all_acked() && !c.thinking && now < self.flows[f as usize].stop {
                 // The object is in: the user thinks, then fetches the next. (The timer is

@@ -217,6 +217,36 @@ pub struct DcqcnStats {
     pub(crate) mean_alpha: f64,
 }
 
+/// What retired workload flows add to [`DcqcnStats`].
+#[derive(Clone, Debug, Default)]
+pub struct Retired {
+    /// Reaction points.
+    flows: u64,
+    /// CNPs they heard.
+    cnps_received: u64,
+    /// Their α at the end of the run, summed.
+    alpha_sum: f64,
+    /// Marked packets their notification points received.
+    marked_received: u64,
+    /// CNPs their notification points sent.
+    cnps_sent: u64,
+}
+
+impl Retired {
+    /// Adds `rp`, of a run ending at `end`.
+    pub(crate) fn fold_rp(&mut self, rp: &Rp, end: crate::engine::Time) {
+        self.flows += 1;
+        self.cnps_received += rp.cnps;
+        self.alpha_sum += rp.alpha(end);
+    }
+
+    /// Adds `np`.
+    pub(crate) fn fold_np(&mut self, np: &Np) {
+        self.marked_received += np.marked;
+        self.cnps_sent += np.cnps;
+    }
+}
+
 impl DcqcnStats {
     /// The counters of a run, if it has DCQCN flows.
     pub fn of(run: &crate::protocol::Finished) -> Option<Self> {
@@ -229,11 +259,13 @@ impl DcqcnStats {
                 _ => None,
             })
             .collect();
-        if rps.is_empty() {
+        let retired = &run.protocols.retired.dcqcn;
+        if rps.is_empty() && retired.flows == 0 {
             return None;
         }
         let nps = run.protocols.notification_points.iter().flatten().filter_map(|np| np.as_dcqcn());
-        let (marked_received, cnps_sent) = nps.fold((0, 0), |(m, c), np| (m + np.marked, c + np.cnps));
+        let (marked_received, cnps_sent) =
+            nps.fold((retired.marked_received, retired.cnps_sent), |(m, c), np| (m + np.marked, c + np.cnps));
         let marked = run
             .net
             .ports
@@ -252,9 +284,10 @@ impl DcqcnStats {
             marked,
             marked_received,
             cnps_sent,
-            cnps_received: rps.iter().map(|rp| rp.cnps).sum(),
+            cnps_received: retired.cnps_received + rps.iter().map(|rp| rp.cnps).sum::<u64>(),
             cnps_dropped: run.kind(crate::net::HeaderKind::Cnp).dropped,
-            mean_alpha: rps.iter().map(|rp| rp.alpha(end)).sum::<f64>() / rps.len() as f64,
+            mean_alpha: (rps.iter().map(|rp| rp.alpha(end)).sum::<f64>() + retired.alpha_sum)
+                / (rps.len() as u64 + retired.flows) as f64,
         })
     }
 }

@@ -345,6 +345,29 @@ pub struct HpccStats {
     pub mean_rate_bps: f64,
 }
 
+/// What retired workload flows add to [`HpccStats`].
+#[derive(Clone, Debug, Default)]
+pub struct Retired {
+    flows: u64,
+    acks: u64,
+    per_rtt_updates: u64,
+    fast_reactions: u64,
+    u_sum: f64,
+    rate_sum: f64,
+}
+
+impl Retired {
+    /// Adds `rp`.
+    pub(crate) fn fold(&mut self, rp: &Rp) {
+        self.flows += 1;
+        self.acks += rp.acks;
+        self.per_rtt_updates += rp.hpcc.per_rtt_updates;
+        self.fast_reactions += rp.hpcc.fast_reactions;
+        self.u_sum += rp.hpcc.u;
+        self.rate_sum += rp.rate as f64;
+    }
+}
+
 impl HpccStats {
     /// The counters of a finished run; `None` when no flow runs HPCC.
     pub fn of(run: &crate::protocol::Finished) -> Option<Self> {
@@ -357,17 +380,19 @@ impl HpccStats {
                 _ => None,
             })
             .collect();
-        if rps.is_empty() {
+        let r = &run.protocols.retired.hpcc;
+        if rps.is_empty() && r.flows == 0 {
             return None;
         }
-        let n = rps.len() as f64;
+        let flows = rps.len() as u64 + r.flows;
+        let n = flows as f64;
         Some(HpccStats {
-            flows: rps.len() as u64,
-            acks: rps.iter().map(|rp| rp.acks).sum(),
-            per_rtt_updates: rps.iter().map(|rp| rp.hpcc.per_rtt_updates).sum(),
-            fast_reactions: rps.iter().map(|rp| rp.hpcc.fast_reactions).sum(),
-            mean_utilisation: rps.iter().map(|rp| rp.hpcc.u).sum::<f64>() / n,
-            mean_rate_bps: rps.iter().map(|rp| rp.rate as f64).sum::<f64>() / n,
+            flows,
+            acks: r.acks + rps.iter().map(|rp| rp.acks).sum::<u64>(),
+            per_rtt_updates: r.per_rtt_updates + rps.iter().map(|rp| rp.hpcc.per_rtt_updates).sum::<u64>(),
+            fast_reactions: r.fast_reactions + rps.iter().map(|rp| rp.hpcc.fast_reactions).sum::<u64>(),
+            mean_utilisation: (rps.iter().map(|rp| rp.hpcc.u).sum::<f64>() + r.u_sum) / n,
+            mean_rate_bps: (rps.iter().map(|rp| rp.rate as f64).sum::<f64>() + r.rate_sum) / n,
         })
     }
 }

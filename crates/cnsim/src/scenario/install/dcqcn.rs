@@ -4,13 +4,14 @@
 //! that follows its rate (DCQCN+win).
 
 use super::aqm::{check_below_buffer, install_on_port};
-use super::window::{base_rtts, queue_pair_destination, set_window};
+use super::window::{base_rtts, queue_pair_destination, queue_pair_workload, set_window};
 use super::{Install, InstallCx};
 use crate::aqm::{AnyDiscipline, Aqm};
 use crate::l4::dcqcn::{DcqcnConfig, Marker, Np, Rp};
 use crate::protocol::{AnyNotificationPoint, AnyReactionPoint};
 use crate::scenario::periodic::{Periodic, MAX_TIMER_FIRINGS};
 use crate::scenario::ScenarioError;
+use crate::sim::{BaseRttRecipe, RpRecipe};
 use crate::wire::int::IntMode;
 
 impl Install for DcqcnConfig {
@@ -25,12 +26,14 @@ impl Install for DcqcnConfig {
                 AnyDiscipline::Aqm(Box::new(Aqm::Dcqcn(Marker::new(self.kmin, self.kmax, self.pmax, rng))))
             })?;
         }
-        let flows = cx.flows_of(&self.flows, &format!("{path}.flows"))?;
+        let at_flows = format!("{path}.flows");
+        let (flows, workloads) = cx.flows_and_workloads_of(&self.flows, &at_flows)?;
+        let arrivals: u64 = workloads.iter().map(|&w| u64::from(cx.workloads.entries[w].count)).sum();
         cx.bound_period(&Periodic {
             key: &format!("{path}.rp.timer"),
             period: self.rp.timer,
             shortest: 1.0,
-            instances: flows.len() as u64,
+            instances: flows.len() as u64 + arrivals,
             instance: "reaction point",
             firings: "timer expiries",
             limit: MAX_TIMER_FIRINGS,
@@ -41,19 +44,22 @@ impl Install for DcqcnConfig {
             let n = cx.flows.len();
             cx.protocols.notification_points.resize(n, None);
         }
-        let rtts = if self.window.is_some() {
+        let (rtts, base) = if self.window.is_some() {
             for &f in &flows {
                 queue_pair_destination(cx, f, &format!("{path}.window"))?;
             }
-            base_rtts(cx, &flows, IntMode::None, self.base_rtt)
+            for &w in &workloads {
+                queue_pair_workload(cx, w, &format!("{path}.window"))?;
+            }
+            base_rtts(cx, (&flows, &workloads), IntMode::None, self.base_rtt)
         } else {
-            Vec::new()
+            (Vec::new(), BaseRttRecipe::Path)
         };
+        let at = format!("{path}.rp.min_rate");
         for (k, f) in flows.into_iter().enumerate() {
             if let Some(&(_, bdp)) = rtts.get(k) {
                 set_window(cx, f, self.window, bdp);
             }
-            let at = format!("{path}.rp.min_rate");
             cx.check_frame_time(f, self.rp.min_rate.0, &at)?;
             cx.check_rate_floor(f, self.rp.min_rate.0, &at)?;
             let flow = &mut cx.flows[f as usize];
@@ -61,9 +67,23 @@ impl Install for DcqcnConfig {
             let rng = cx.rng("rp", &cx.flows[f as usize].name);
             let line = cx.flows[f as usize].line_bps;
             let rp = Rp::new(&self.rp, std::sync::Arc::clone(&increase), line, rng);
-            cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &format!("{path}.flows"))?;
+            cx.attach_reaction_point(f, AnyReactionPoint::Dcqcn(rp), &at_flows)?;
             let np = Np::new(self.cnp_interval.0, cnp_size, self.cnp_priority);
             cx.protocols.notification_points[f as usize] = Some(AnyNotificationPoint::Dcqcn(np));
+        }
+        for w in workloads {
+            cx.check_workload_frame_time(w, self.rp.min_rate.0, &at)?;
+            cx.check_workload_rate_floor(w, self.rp.min_rate.0, &at)?;
+            let params = self.rp.clone();
+            let increase = std::sync::Arc::clone(&increase);
+            let np = Np::new(self.cnp_interval.0, cnp_size, self.cnp_priority);
+            cx.set_workload_rp(w, RpRecipe::Dcqcn { params, increase }, &at_flows)?;
+            let recipe = &mut cx.workloads.entries[w].recipe;
+            recipe.np = Some(AnyNotificationPoint::Dcqcn(np));
+            if self.window.is_some() {
+                recipe.window = self.window;
+                recipe.base_rtt = base;
+            }
         }
         Ok(())
     }

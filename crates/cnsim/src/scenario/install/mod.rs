@@ -28,7 +28,7 @@ use crate::engine::{RngStream, StreamKey, Timers};
 use crate::net::{Network, NodeId, PortId, Routes, NONE};
 pub use crate::protocol::Validate;
 use crate::protocol::{AnyCongestionPoint, AnyReactionPoint, TimerOwner};
-use crate::sim::Protocols;
+use crate::sim::{Protocols, RpRecipe};
 use crate::traffic::{Flow, Shaper};
 
 /// What a protocol's parameter table does when the scenario is built.
@@ -58,6 +58,9 @@ pub struct InstallCx<'a> {
     pub(crate) timers: &'a mut Timers<TimerOwner>,
     /// The slowest link's rate and the key that sets it.
     pub(crate) slowest_link: Option<(u64, String)>,
+    /// The flows workloads, whose flows are built as they start: a protocol for their
+    /// flows sets their entry's recipe.
+    pub(crate) workloads: &'a mut crate::sim::Workloads,
 }
 
 impl InstallCx<'_> {
@@ -76,9 +79,8 @@ impl InstallCx<'_> {
         select_ports(sel, self.net, path, self.file)
     }
 
-    /// The flows of the traffic entries a selection names by name or pattern ("*" for
-    /// all), in flow order.
-    pub fn flows_of(&self, sel: &HostSel, path: &str) -> Result<Vec<u32>, ScenarioError> {
+    /// Which traffic entries a selection names by name or pattern ("*" for all).
+    fn entries_of(&self, sel: &HostSel, path: &str) -> Result<Vec<bool>, ScenarioError> {
         let traffic = &self.scenario.traffic;
         let mut chosen = vec![false; traffic.len()];
         for (k, pattern) in sel.0.iter().enumerate() {
@@ -101,7 +103,79 @@ impl InstallCx<'_> {
                 ));
             }
         }
-        Ok((0..self.flows.len() as u32).filter(|&f| chosen[self.flow_entry[f as usize]]).collect())
+        Ok(chosen)
+    }
+
+    /// The flows of the traffic entries a selection names by name or pattern ("*" for
+    /// all), in flow order, for a protocol that flows workloads cannot take.
+    pub fn flows_of(&self, sel: &HostSel, path: &str) -> Result<Vec<u32>, ScenarioError> {
+        let (flows, workloads) = self.flows_and_workloads_of(sel, path)?;
+        if let Some(&w) = workloads.first() {
+            return Err(self.err(
+                path,
+                format!(
+                    "\"{}\" is a flows workload; expected traffic entries of other kinds (a workload's flows \
+                     take DCQCN, HPCC or TIMELY)",
+                    self.workloads.entries[w].name
+                ),
+            ));
+        }
+        Ok(flows)
+    }
+
+    /// The flows of the traffic entries a selection names, in flow order, and the flows
+    /// workloads among those entries (indices into `workloads.entries`).
+    pub fn flows_and_workloads_of(
+        &self,
+        sel: &HostSel,
+        path: &str,
+    ) -> Result<(Vec<u32>, Vec<usize>), ScenarioError> {
+        let chosen = self.entries_of(sel, path)?;
+        let flows = (0..self.flows.len() as u32).filter(|&f| chosen[self.flow_entry[f as usize]]).collect();
+        let workloads = (0..self.workloads.entries.len())
+            .filter(|&w| chosen[self.workloads.entries[w].traffic as usize])
+            .collect();
+        Ok((flows, workloads))
+    }
+
+    /// The arrivals of workload `w`: source and destination hosts, and ECMP key.
+    pub fn arrivals(&self, w: usize) -> impl Iterator<Item = (NodeId, NodeId, u32)> + '_ {
+        let e = &self.workloads.entries[w];
+        let records = &self.workloads.records[e.first as usize..(e.first + e.count) as usize];
+        (e.first_key..).zip(records).map(|(key, r)| (r.src, r.dst, key))
+    }
+
+    /// Checks a reaction point's rate floor `rate` (which `at` names) against the line
+    /// rate of every source of workload `w`, as [`InstallCx::check_rate_floor`].
+    pub fn check_workload_rate_floor(&self, w: usize, rate: u64, at: &str) -> Result<(), ScenarioError> {
+        let mut seen = vec![false; self.net.nodes.len()];
+        for (src, _, _) in self.arrivals(w) {
+            if std::mem::replace(&mut seen[src as usize], true) {
+                continue;
+            }
+            let line = self.net.first_link_rate(src);
+            if rate > line {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "\"{}\" is above the line rate of the flows of {} from {} ({}); expected a rate floor at \
+                         most the line rate of every flow it applies to",
+                        crate::units::Rate(rate),
+                        self.workloads.entries[w].name,
+                        self.net.nodes[src as usize].name,
+                        crate::units::Rate(line)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that workload `w`'s frames take at most [`MAX_TIME`] at `rate`, as
+    /// [`InstallCx::check_frame_time`].
+    pub fn check_workload_frame_time(&self, w: usize, rate: u64, at: &str) -> Result<(), ScenarioError> {
+        let ti = self.workloads.entries[w].traffic as usize;
+        check_frame_time(&self.scenario.traffic[ti], ti, rate, at, self.file)
     }
 
     /// The hosts a selection names by name or pattern.
@@ -210,6 +284,21 @@ impl InstallCx<'_> {
         }
         self.net.ports[p as usize].cp = self.protocols.congestion_points.len() as u32;
         self.protocols.congestion_points.push(cp);
+        Ok(())
+    }
+
+    /// Gives the flows of workload `w`, selected by the key `path`, reaction points as
+    /// `rp` makes them; a flow has one reaction point, of one protocol.
+    pub fn set_workload_rp(&mut self, w: usize, rp: RpRecipe, path: &str) -> Result<(), ScenarioError> {
+        let e = &mut self.workloads.entries[w];
+        if !matches!(e.recipe.rp, RpRecipe::None) {
+            let message = format!(
+                "the flows of {} already have a reaction point; expected one protocol per flow",
+                e.name
+            );
+            return Err(self.err(path, message));
+        }
+        e.recipe.rp = rp;
         Ok(())
     }
 

@@ -9,10 +9,11 @@
 //! `GLOBAL_T 1`, `maxRtt`, `maxBdp`).
 
 use super::InstallCx;
-use crate::engine::{Time, PS_PER_S};
+use crate::engine::Time;
 use crate::l4::rdma::{BaseRtt, Window};
 use crate::net::{NodeId, NONE};
 use crate::scenario::ScenarioError;
+use crate::sim::{BaseRttRecipe, Transport};
 use crate::traffic::Destination;
 use crate::wire::int::IntMode;
 
@@ -33,31 +34,53 @@ pub(super) fn queue_pair_destination(cx: &InstallCx, f: u32, at: &str) -> Result
     }
 }
 
-/// The base RTT and BDP (bytes) of each of `flows` (queue pairs), whose packets carry
-/// an INT header of `int`, as `base` chooses them.
-pub(super) fn base_rtts(cx: &InstallCx, flows: &[u32], int: IntMode, base: BaseRtt) -> Vec<(Time, u64)> {
+/// Workload `w`'s flows must be queue pairs (`at` is the key that named it).
+pub(super) fn queue_pair_workload(cx: &InstallCx, w: usize, at: &str) -> Result<(), ScenarioError> {
+    let e = &cx.workloads.entries[w];
+    match e.recipe.transport {
+        Transport::Rdma(_) => Ok(()),
+        Transport::Tcp(_) => Err(cx.err(
+            at,
+            format!(
+                "the flows of {} are TCP connections, not RDMA queue pairs; expected flows of traffic entries \
+                 with kind = \"rdma\" or of flows workloads with transport = \"rdma\"",
+                e.name
+            ),
+        )),
+    }
+}
+
+/// The base RTT and BDP (bytes) of each of `flows` (queue pairs), and the base RTT of
+/// the flows of `workloads` (queue pairs), whose packets carry an INT header of `int`,
+/// as `base` chooses them.
+pub(super) fn base_rtts(
+    cx: &InstallCx,
+    (flows, workloads): (&[u32], &[usize]),
+    int: IntMode,
+    base: BaseRtt,
+) -> (Vec<(Time, u64)>, BaseRttRecipe) {
     let own: Vec<(Time, u64)> = flows
         .iter()
         .map(|&f| {
             let flow = &cx.flows[f as usize];
             let Destination::Host(dst) = flow.dst else { return (0, 0) };
-            let packet = u64::from(flow.frame_size + int.bytes());
-            let (mut delay, mut tx) = (0u128, 0u128);
-            for p in cx.routes.path(cx.net, flow.src, dst, f) {
-                let port = &cx.net.ports[p as usize];
-                delay += u128::from(port.to_next_node);
-                tx += crate::scenario::build::frame_time(packet, port.rate_bps);
-            }
-            let rtt = Time::try_from(2 * delay + tx).unwrap_or(Time::MAX);
-            let bdp = u128::from(flow.line_bps) * u128::from(rtt) / 8 / u128::from(PS_PER_S);
-            (rtt, u64::try_from(bdp).unwrap_or(u64::MAX))
+            let path = cx.routes.path(cx.net, flow.src, dst, f);
+            crate::sim::base_rtt(cx.net, &path, u64::from(flow.frame_size + int.bytes()), flow.line_bps)
         })
         .collect();
     match base {
-        BaseRtt::Path => own,
+        BaseRtt::Path => (own, BaseRttRecipe::Path),
         BaseRtt::Fabric => {
-            let largest = own.iter().fold((0, 0), |(r, b), &(rtt, bdp)| (r.max(rtt), b.max(bdp)));
-            vec![largest; own.len()]
+            let mut largest = own.iter().fold((0, 0), |(r, b), &(rtt, bdp)| (r.max(rtt), b.max(bdp)));
+            for &w in workloads {
+                let packet = u64::from(cx.workloads.entries[w].recipe.frame + int.bytes());
+                for (src, dst, key) in cx.arrivals(w) {
+                    let path = cx.routes.path_keyed(cx.net, src, dst, key);
+                    let (rtt, bdp) = crate::sim::base_rtt(cx.net, &path, packet, cx.net.first_link_rate(src));
+                    largest = (largest.0.max(rtt), largest.1.max(bdp));
+                }
+            }
+            (vec![largest; own.len()], BaseRttRecipe::Fixed(largest.0, largest.1))
         }
     }
 }
