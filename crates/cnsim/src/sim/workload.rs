@@ -325,6 +325,7 @@ impl Sim {
     /// started it; the entry's next arrival is scheduled. What the start schedules next
     /// (a timer's event) takes its place in the queue, as it would have taken the
     /// timer's.
+    #[inline(never)] // once per flow: kept out of the run loop
     pub(super) fn flow_arrives(&mut self, r: u32, now: Time) -> Option<(Time, Event)> {
         if let Some((at, next)) = self.start_arrival(r, now) {
             self.events.schedule(at, next);
@@ -548,6 +549,7 @@ impl Sim {
 
     /// Flow `f` finished (its last byte acknowledged at `now`): its completion goes to
     /// its record, and it is retired once none of its frames is in flight.
+    #[inline(never)]
     pub(super) fn flow_finished(&mut self, f: u32, fct_s: f64) {
         let w = &mut self.workloads;
         let Some(s) = f.checked_sub(w.first_slot) else { return };
@@ -560,6 +562,7 @@ impl Sim {
     }
 
     /// Retires the finished flows none of whose frames is in flight any more.
+    #[inline(never)]
     pub(super) fn retire_finished(&mut self) {
         let mut k = 0;
         while k < self.workloads.finishing.len() {
@@ -580,14 +583,17 @@ impl Sim {
         let (shaper, rp, qp, tcp) = (flow.shaper.as_ref().map(|s| s.timer), flow.rp, flow.qp, flow.tcp);
         let rp_timers = match rp {
             NONE => 0..0,
-            rp => flow.rp_timer..flow.rp_timer + u32::from(self.protocols.reaction_points[rp as usize].timers()),
+            rp => {
+                flow.rp_timer..flow.rp_timer + u32::from(self.protocols.reaction_points[rp as usize].timers())
+            }
         };
         let qp_timer = (qp != NONE).then(|| self.protocols.rdma[qp as usize].timer);
         let tcp_timers = (tcp != NONE).then(|| {
             let c = &self.protocols.tcp[tcp as usize];
             [c.timer, c.send_timer, c.ack_timer]
         });
-        let timers = shaper.into_iter().chain(rp_timers).chain(qp_timer).chain(tcp_timers.into_iter().flatten());
+        let timers =
+            shaper.into_iter().chain(rp_timers).chain(qp_timer).chain(tcp_timers.into_iter().flatten());
         for t in timers.filter(|&t| t != NONE) {
             self.timers.cancel(t);
         }
