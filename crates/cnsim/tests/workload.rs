@@ -211,6 +211,17 @@ fn bad_workloads_are_located() {
         build_with(&s, "workload.toml", &Limits { max_memory: 1 << 30 }).err().expect("refused").to_string();
     assert!(e.contains("traffic[0].load") && e.contains("flows"), "{e}");
     assert!(t0.elapsed().as_secs_f64() < 2.0, "refused before drawing");
+    // A workload's flows take DCQCN, HPCC or TIMELY, which read its recipe; the layer-2
+    // reaction points attach to the flows of other kinds only.
+    let qcn = format!("{K4}\n[protocols.qcn]\ncongestion_points = \"switches\"\nflows = \"w\"\n");
+    let e = error(&qcn, &["traffic[0].transport=\"rdma\""]);
+    assert!(e.contains("protocols.qcn.flows") && e.contains("\"w\" is a flows workload"), "{e}");
+    // A workload's flows are named after its entry, which no other entry may share.
+    let twice = format!(
+        "{K4}\n[[traffic]]\nname = \"w\"\nkind = \"cbr\"\nfrom = \"h2\"\nto = \"h3\"\nrate = \"1Gbps\"\n"
+    );
+    let e = error(&twice, &[]);
+    assert!(e.contains("traffic[0].name") && e.contains("unique traffic names"), "{e}");
 }
 
 /// Incast events on a k = 4 fat-tree: every event is `fan_in` = 5 flows of the given
