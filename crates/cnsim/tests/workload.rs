@@ -112,6 +112,21 @@ fn recycled_flows_complete_as_kept_ones() {
     assert!((alpha_a - alpha_b).abs() < 1e-12, "{alpha_a} vs {alpha_b}");
 }
 
+/// DCQCN's periodic timer is bounded over what it can cost: a workload flow's runs only
+/// while the flow does (at least its ideal completion time), not for the whole run, so
+/// a second of web search arrivals (about 30 000 flows, each counted for the whole run
+/// 5·10⁸ expiries at 55 µs) builds, and a period that even the flows' ideal times make
+/// too costly is refused at its key.
+#[test]
+fn a_workload_flows_timer_counts_for_its_life_not_the_run() {
+    let text = bundled::get("fattree-websearch").unwrap();
+    let long = ["duration=\"1s\"", "traffic[0].stop=\"1s\""];
+    let sim = built(text, &long);
+    assert!(sim.workload().len() > 25_000, "{}", sim.workload().len());
+    let e = error(text, &[long[0], long[1], "protocols.dcqcn.rp.timer=\"100ns\""]);
+    assert!(e.contains("protocols.dcqcn.rp.timer") && e.contains("ideal completion time"), "{e}");
+}
+
 /// 128 hosts at 30 % of 10 Gbit/s for 3.5 s of arrivals: about 10⁵ web search flows,
 /// built (not run). Their bytes offer 30 % of the hosts' links within 2 %; their sizes
 /// pass a Kolmogorov–Smirnov test against the distribution at α = 0.01; every flow goes

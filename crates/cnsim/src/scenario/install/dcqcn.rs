@@ -28,13 +28,21 @@ impl Install for DcqcnConfig {
         }
         let at_flows = format!("{path}.flows");
         let (flows, workloads) = cx.flows_and_workloads_of(&self.flows, &at_flows)?;
-        let arrivals: u64 = workloads.iter().map(|&w| u64::from(cx.workloads.entries[w].count)).sum();
+        // A workload flow's timer runs only while the flow does, at least its ideal
+        // completion time: counted as that share of a whole run.
+        let lives: u128 =
+            workloads.iter().flat_map(|&w| cx.workload_records(w)).map(|r| u128::from(r.ideal)).sum();
+        let whole_runs = lives.div_ceil(u128::from(cx.scenario.duration.0.max(1)));
         cx.bound_period(&Periodic {
             key: &format!("{path}.rp.timer"),
             period: self.rp.timer,
             shortest: 1.0,
-            instances: flows.len() as u64 + arrivals,
-            instance: "reaction point",
+            instances: flows.len() as u64 + u64::try_from(whole_runs).unwrap_or(u64::MAX),
+            instance: if workloads.is_empty() {
+                "reaction point"
+            } else {
+                "reaction point over the whole run (a workload flow's counted for its ideal completion time)"
+            },
             firings: "timer expiries",
             limit: MAX_TIMER_FIRINGS,
         })?;

@@ -141,8 +141,13 @@ impl InstallCx<'_> {
     /// The arrivals of workload `w`: source and destination hosts, and ECMP key.
     pub fn arrivals(&self, w: usize) -> impl Iterator<Item = (NodeId, NodeId, u32)> + '_ {
         let e = &self.workloads.entries[w];
-        let records = &self.workloads.records[e.first as usize..(e.first + e.count) as usize];
-        (e.first_key..).zip(records).map(|(key, r)| (r.src, r.dst, key))
+        (e.first_key..).zip(self.workload_records(w)).map(|(key, r)| (r.src, r.dst, key))
+    }
+
+    /// The records of workload `w`'s arrivals.
+    pub fn workload_records(&self, w: usize) -> &[crate::metrics::fct::FctRecord] {
+        let e = &self.workloads.entries[w];
+        &self.workloads.records[e.first as usize..(e.first + e.count) as usize]
     }
 
     /// Checks a reaction point's rate floor `rate` (which `at` names) against the line
