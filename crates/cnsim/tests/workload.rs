@@ -104,6 +104,7 @@ fn recycled_flows_complete_as_kept_ones() {
         let mut v = serde_json::to_value(&s).unwrap();
         let alpha = v["dcqcn"]["mean_alpha"].take().as_f64().unwrap();
         v["events"].take();
+        assert!(v["fct"]["peak_active_flows"].take().as_u64().unwrap() > 0);
         (v, alpha)
     };
     let ((a, alpha_a), (b, alpha_b)) = (json(&kept), json(&recycled));

@@ -138,6 +138,10 @@ pub struct FctSummary {
     pub completed: u64,
     /// Of which not (left out of the slowdowns).
     pub unfinished: u64,
+    /// The most flows whose state the run held at once (running, or finished with
+    /// frames still in flight): what the workload's memory follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_active_flows: Option<u64>,
     /// The completed flows' slowdowns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) slowdown: Option<Slowdowns>,
@@ -179,6 +183,7 @@ impl FctSummary {
             flows: rows.len() as u64,
             completed: n as u64,
             unfinished: (rows.len() - n) as u64,
+            peak_active_flows: None,
             slowdown: (!all.is_empty()).then(|| Slowdowns::of(&all)),
             by_size,
         })

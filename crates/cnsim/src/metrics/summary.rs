@@ -258,7 +258,8 @@ impl Summary {
             }
         }
         let c = sim.counters();
-        let fct = super::fct::FctSummary::of(&super::fct::rows(sim));
+        let fct = super::fct::FctSummary::of(&super::fct::rows(sim))
+            .map(|f| super::fct::FctSummary { peak_active_flows: Some(sim.peak_active_flows()), ..f });
         Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),

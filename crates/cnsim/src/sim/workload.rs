@@ -280,7 +280,8 @@ impl Sim {
         self.workloads.keep_all = true;
     }
 
-    /// Flows active at once at most, so far.
+    /// The most workload flows whose state the run held at once so far: running, or
+    /// finished with frames still in flight (finished, when finished flows are kept).
     pub fn peak_active_flows(&self) -> u64 {
         self.workloads.peak_active
     }
@@ -556,6 +557,7 @@ impl Sim {
         let r = w.slot_record[s as usize];
         w.records[r as usize].fct_s = Some(fct_s);
         if w.keep_all {
+            w.active -= 1;
             return;
         }
         w.finishing.push(f);
