@@ -248,6 +248,28 @@ pub fn tcp_connection(
     crate::l4::tcp::Connection::new(tcp, size, ecn, app, boot, overhead)
 }
 
+/// The heap buffers of a retired flow, which the next flow of its slot takes over, so
+/// that a flow's arrival allocates nothing when a slot is free.
+#[derive(Default)]
+struct Spare {
+    name: String,
+    dst_name: String,
+    shaper: Option<Box<Shaper>>,
+}
+
+impl Spare {
+    /// A box holding `shaper`: the spare one, or a new one.
+    fn shaper(&mut self, shaper: Shaper) -> Box<Shaper> {
+        match self.shaper.take() {
+            Some(mut b) => {
+                *b = shaper;
+                b
+            }
+            None => Box::new(shaper),
+        }
+    }
+}
+
 /// The state of one workload flow, built from its entry's recipe.
 struct Built {
     flow: Flow,
@@ -378,16 +400,23 @@ impl Sim {
         }
         w.active += 1;
         w.peak_active = w.peak_active.max(w.active);
-        let entry = &w.entries[e];
+        let entry = &mut w.entries[e];
         let key = entry.first_key + (r - entry.first);
-        let built = self.build_flow(e, r, key);
-        let reused = self.workloads.entries[e].free.pop();
-        let f = match reused {
+        let f = match entry.free.pop() {
             Some(f) => {
-                self.reuse_slot(f, built);
+                let old = &mut self.flows[f as usize];
+                let shaper = old.shaper.take();
+                let timer = shaper.as_ref().map_or(NONE, |s| s.timer);
+                let name = std::mem::take(&mut old.name);
+                let dst_name = std::mem::take(&mut old.dst_name);
+                let built = self.build_flow(e, r, key, Spare { name, dst_name, shaper });
+                self.reuse_slot(f, built, timer);
                 f
             }
-            None => self.new_slot(built),
+            None => {
+                let built = self.build_flow(e, r, key, Spare::default());
+                self.new_slot(built)
+            }
         };
         let w = &mut self.workloads;
         let s = (f - w.first_slot) as usize;
@@ -401,12 +430,16 @@ impl Sim {
         Some(f)
     }
 
-    /// The state of arrival `r` of entry `e`, whose ECMP key is `key`.
-    fn build_flow(&self, e: usize, r: u32, key: u32) -> Built {
+    /// The state of arrival `r` of entry `e`, whose ECMP key is `key`, in the buffers of
+    /// `spare`.
+    fn build_flow(&self, e: usize, r: u32, key: u32, mut spare: Spare) -> Built {
+        use std::fmt::Write;
         let (net, entry) = (&self.net, &self.workloads.entries[e]);
         let rec = &self.workloads.records[r as usize];
         let recipe = &entry.recipe;
-        let name = format!("{}/{}", entry.name, r - entry.first + 1);
+        let mut name = std::mem::take(&mut spare.name);
+        name.clear();
+        let _ = write!(name, "{}/{}", entry.name, r - entry.first + 1);
         let rng = RngStream::new(recipe.seed, StreamKey { kind: "flow", name: &name });
         let pattern = match recipe.transport {
             Transport::Rdma(_) => Pattern::Saturated,
@@ -426,7 +459,9 @@ impl Sim {
         );
         let line = net.first_link_rate(src);
         flow.line_bps = line;
-        flow.dst_name = net.nodes[dst as usize].name.clone();
+        flow.dst_name = std::mem::take(&mut spare.dst_name);
+        flow.dst_name.clear();
+        flow.dst_name.push_str(&net.nodes[dst as usize].name);
         flow.source_queue = 1;
         flow.workload = true;
         flow.ecn = if recipe.ecn { Ecn::Ect0 } else { Ecn::NotEct };
@@ -434,7 +469,7 @@ impl Sim {
         match recipe.transport {
             Transport::Tcp(tcp) => {
                 if let Some(r) = recipe.rate_limit {
-                    built.flow.shaper = Some(Box::new(Shaper::new(r, 100)));
+                    built.flow.shaper = Some(spare.shaper(Shaper::new(r, 100)));
                 }
                 let app = crate::l4::app::App::Bytes(rec.bytes);
                 built.connection =
@@ -442,7 +477,6 @@ impl Sim {
                 return built;
             }
             Transport::Rdma(params) => {
-                built.flow.shaper = Some(Box::new(Shaper::new(recipe.rate_limit.unwrap_or(line), 1)));
                 let mut qp = Qp::new(&params, Some(rec.bytes), recipe.frame);
                 qp.int = recipe.int;
                 built.qp = Some(qp);
@@ -463,7 +497,10 @@ impl Sim {
             qp.scale_window(line, line, recipe.frame);
         }
         let rp = match &recipe.rp {
-            RpRecipe::None => return built,
+            RpRecipe::None => {
+                built.flow.shaper = Some(spare.shaper(Shaper::new(recipe.rate_limit.unwrap_or(line), 1)));
+                return built;
+            }
             RpRecipe::Dcqcn { params, increase } => {
                 built.flow.ecn = Ecn::Ect0;
                 let rng = RngStream::new(recipe.seed, StreamKey { kind: "rp", name: &built.flow.name });
@@ -475,7 +512,7 @@ impl Sim {
                 AnyReactionPoint::Timely(crate::l4::timely::Timely::new(params, line))
             }
         };
-        built.flow.shaper = Some(Box::new(Shaper::new(rp.current_rate(), built.flow.source_queue)));
+        built.flow.shaper = Some(spare.shaper(Shaper::new(rp.current_rate(), built.flow.source_queue)));
         built.flow.rp_stamps = rp.stamps(false);
         built.rp = Some(rp);
         built
@@ -510,16 +547,17 @@ impl Sim {
     }
 
     /// Puts `built` in slot `f`, which a retired flow of the same entry left: the same
-    /// queue pair or connection, reaction point and timers, made new.
-    fn reuse_slot(&mut self, f: u32, built: Built) {
+    /// queue pair or connection, reaction point and timers (the shaper's was
+    /// `shaper_timer`), made new.
+    fn reuse_slot(&mut self, f: u32, built: Built, shaper_timer: crate::engine::TimerId) {
         let Built { mut flow, qp, connection, rp, np } = built;
         let old = &self.flows[f as usize];
         flow.qp = old.qp;
         flow.tcp = old.tcp;
         flow.rp = old.rp;
         flow.rp_timer = old.rp_timer;
-        if let (Some(new), Some(old)) = (flow.shaper.as_mut(), old.shaper.as_ref()) {
-            new.timer = old.timer;
+        if let Some(new) = flow.shaper.as_mut() {
+            new.timer = shaper_timer;
         }
         if let Some(mut qp) = qp {
             let slot = &mut self.protocols.rdma[flow.qp as usize];
