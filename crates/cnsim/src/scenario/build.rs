@@ -760,6 +760,8 @@ fn add_flows(
             .map_err(BuildError::Invalid)?;
             pace.step(added.records.len() as u64)?;
             workloads.entries.push(added.entry);
+            // Exactly: the records are what a workload's memory grows with.
+            workloads.records.reserve_exact(added.records.len());
             workloads.records.extend(added.records);
             continue;
         }

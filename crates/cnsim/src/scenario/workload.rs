@@ -14,8 +14,10 @@ use crate::net::{Network, NodeId, Routes};
 use crate::sim::{BaseRttRecipe, Recipe, RpRecipe, WorkloadEntry};
 use crate::traffic::workload::{arrivals_at, derangement, mean_gap, Arrival, Cdf, Pattern, MAX_CDF_BYTES};
 
-/// Memory of one arrival: its record, and its share of the flow-name checks.
-pub const WORKLOAD_FLOW_BYTES: u64 = crate::sim::ARRIVAL_BYTES + 8;
+/// Memory of one arrival: its record, and while the scenario is built the draw it is
+/// made from, three times over (the draws' list grows by doubling, and sorting them
+/// takes half as much again).
+pub const WORKLOAD_FLOW_BYTES: u64 = crate::sim::ARRIVAL_BYTES + 3 * std::mem::size_of::<Arrival>() as u64;
 
 /// Most flows one scenario's workloads may draw.
 pub const MAX_WORKLOAD_FLOWS: u64 = 50_000_000;
