@@ -16,6 +16,12 @@ pub const PS_PER_MS: Time = 1_000_000_000;
 /// Picoseconds per second.
 pub const PS_PER_S: Time = 1_000_000_000_000;
 
+/// Time to send a frame of `bytes` at `rate_bps`, in picoseconds, rounded up, without
+/// overflow (for sizes and rates a scenario gives, which may be far from a frame's).
+pub fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
+    (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
+}
+
 /// Time to put `bytes` on a wire of `rate_bps`, rounded up to the next picosecond so that
 /// a link never carries more than its rate.
 ///

@@ -756,8 +756,8 @@ mod tests {
 
     /// h0 - s0 = (s1 | s2) = s3 - h1: two equal-cost paths. With ECMP, flows spread over
     /// both, each flow keeping one; without, all take the first found.
-    #[test]
-    fn ecmp_spreads_flows_over_equal_cost_paths() {
+    /// h0 - s0, two equal-cost ways s0 - s1 - s3 and s0 - s2 - s3, s3 - h1; and the hosts.
+    fn diamond() -> (Network, [NodeId; 2]) {
         let mut n = Network::new();
         let h0 = n.add_node("h0", NodeKind::Host, 0);
         let s: Vec<NodeId> = (0..4).map(|i| n.add_node(&format!("s{i}"), NodeKind::Switch, 0)).collect();
@@ -770,6 +770,12 @@ mod tests {
         n.add_link(s[2], s[3], 1, 0, c, c);
         n.add_link(s[3], h1, 1, 0, c, c);
         n.finalize();
+        (n, [h0, h1])
+    }
+
+    #[test]
+    fn ecmp_spreads_flows_over_equal_cost_paths() {
+        let (n, [h0, h1]) = diamond();
         let via = |r: &Routes, flow| n.port_name(r.path(&n, h0, h1, flow)[1]);
         let r = Routes::compute(&n, true);
         let mut counts = std::collections::BTreeMap::new();
@@ -791,18 +797,8 @@ mod tests {
     /// the data path and in `path`: a recycled slot's frames follow their flow's key.
     #[test]
     fn a_hash_key_stands_for_the_flow_index() {
-        let mut n = Network::new();
-        let h0 = n.add_node("h0", NodeKind::Host, 0);
-        let s: Vec<NodeId> = (0..4).map(|i| n.add_node(&format!("s{i}"), NodeKind::Switch, 0)).collect();
-        let h1 = n.add_node("h1", NodeKind::Host, 0);
-        let c = Capacity::Frames(1);
-        n.add_link(h0, s[0], 1, 0, c, c);
-        n.add_link(s[0], s[1], 1, 0, c, c);
-        n.add_link(s[0], s[2], 1, 0, c, c);
-        n.add_link(s[1], s[3], 1, 0, c, c);
-        n.add_link(s[2], s[3], 1, 0, c, c);
-        n.add_link(s[3], h1, 1, 0, c, c);
-        n.finalize();
+        let (n, [h0, h1]) = diamond();
+        let s0 = n.node_by_name("s0").unwrap();
         let mut r = Routes::compute(&n, true);
         let via = |r: &Routes, flow| n.port_name(r.path(&n, h0, h1, flow)[1]);
         // Two flows that ECMP sends different ways.
@@ -811,7 +807,7 @@ mod tests {
         r.set_hash_key(0, other);
         assert_eq!(via(&r, 0), away);
         assert_eq!(n.port_name(r.path_keyed(&n, h0, h1, other)[1]), away);
-        assert_eq!(n.port_name(r.next_port(s[0], h1, 0)), away);
+        assert_eq!(n.port_name(r.next_port(s0, h1, 0)), away);
         // Flows below it that have no key of their own keep their index.
         r.set_hash_key(other + 5, 0);
         assert_eq!(via(&r, other), away);

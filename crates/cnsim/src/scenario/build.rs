@@ -15,7 +15,7 @@ use super::schema::{
     NodeKindSpec, PeriodDistribution, PortSel, Scenario, SchedulerKind, Source, Start, Topology, Traffic,
 };
 use super::units::{Duration, Rate, Size, MAX_TIME};
-use crate::engine::time::format_time;
+use crate::engine::time::{format_time, frame_time};
 use crate::engine::Timers;
 use crate::engine::{RngStream, StreamKey, PS_PER_S};
 use crate::metrics::recorder::TableShape;
@@ -241,11 +241,6 @@ pub(crate) fn some_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String
         out.push_str(&format!(", … ({} in all)", names.len()));
     }
     out
-}
-
-/// Time to send a frame of `bytes` at `rate_bps`, in picoseconds, without overflow.
-pub(crate) fn frame_time(bytes: u64, rate_bps: u64) -> u128 {
-    (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
 }
 
 /// One frame of traffic entry `t` (number `ti`) must take at most [`MAX_TIME`] at

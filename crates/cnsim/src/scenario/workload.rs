@@ -381,13 +381,12 @@ pub(super) fn add_workload(
         base_rtt: BaseRttRecipe::Path,
     };
     let count = u32::try_from(records.len()).map_err(|_| err("load", "too many flows".into()))?;
-    let mut entry = WorkloadEntry::new(
+    let entry = WorkloadEntry::new(
         t.name.clone(),
         ti as u32,
         (numbering.first_record, count),
-        numbering.flows_before,
+        (numbering.flows_before, numbering.first_key),
         recipe,
     );
-    entry.first_key = numbering.first_key;
     Ok(Added { entry, records })
 }

@@ -25,7 +25,7 @@ impl Sim {
     ) -> Self {
         let mut flows = flows;
         for (f, flow) in (0u32..).zip(flows.iter_mut()) {
-            super::workload::add_flow_timers(&mut timers, flow, &mut protocols, f);
+            add_flow_timers(&mut timers, flow, &mut protocols, f);
         }
         let mut frames = FrameArena::with_capacity(4096);
         if protocols.rdma.iter().any(|qp| qp.int != crate::wire::int::IntMode::None) {
@@ -561,6 +561,41 @@ pub(super) fn flow_view(f: u32, flow: &Flow) -> crate::protocol::FlowView {
         _ => NONE,
     };
     crate::protocol::FlowView { id: f, src: flow.src, dst, timers: flow.rp_timer }
+}
+
+/// Gives flow `f`'s shaper, reaction point, queue pair and connection the timers they
+/// need.
+pub(super) fn add_flow_timers(
+    timers: &mut crate::engine::Timers<TimerOwner>,
+    flow: &mut Flow,
+    protocols: &mut super::Protocols,
+    f: u32,
+) {
+    if let Some(shaper) = &mut flow.shaper {
+        shaper.timer = timers.add(TimerOwner::Shaper { flow: f });
+    }
+    if flow.rp != NONE {
+        let count = protocols.reaction_points[flow.rp as usize].timers();
+        for k in 0..count {
+            let id = timers.add(TimerOwner::ReactionPoint { flow: f });
+            if k == 0 {
+                flow.rp_timer = id;
+            }
+        }
+    }
+    if flow.qp != NONE && protocols.rdma[flow.qp as usize].timeout > 0 {
+        protocols.rdma[flow.qp as usize].timer = timers.add(TimerOwner::Rdma { flow: f });
+    }
+    if flow.tcp != NONE {
+        let c = &mut protocols.tcp[flow.tcp as usize];
+        c.timer = timers.add(TimerOwner::Tcp { flow: f });
+        if c.sender.overhead() > 0 {
+            c.send_timer = timers.add(TimerOwner::Tcp { flow: f });
+        }
+        if c.receiver.delays_acks() {
+            c.ack_timer = timers.add(TimerOwner::Tcp { flow: f });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@
 //! beginning would have given it, so simultaneous events keep their order. A run with
 //! recycling gives the same completion times as one that keeps every flow.
 
-use super::{Sim, TimerOwner};
+use super::Sim;
+use crate::engine::time::frame_time;
 use crate::engine::{Event, RngStream, StreamKey, Time, PS_PER_S};
 use crate::l4::rdma::{Qp, RdmaParams, Window};
 use crate::metrics::fct::FctRecord;
@@ -121,12 +122,13 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// An entry whose arrivals are records `first .. first + count`.
+    /// An entry whose arrivals are records `first .. first + count`, after
+    /// `flows_before` flows of other kinds, its first flow's ECMP key `first_key`.
     pub fn new(
         name: String,
         traffic: u32,
         (first, count): (u32, u32),
-        flows_before: u32,
+        (flows_before, first_key): (u32, u32),
         recipe: Recipe,
     ) -> Self {
         Entry {
@@ -135,7 +137,7 @@ impl Entry {
             first,
             count,
             flows_before,
-            first_key: 0,
+            first_key,
             recipe,
             free: Vec::new(),
             first_seq: None,
@@ -184,41 +186,37 @@ impl Workloads {
     }
 }
 
-/// Wire time of `bytes` at `rate_bps`, ps, rounded up (as the scenario's frame times).
-fn wire_time(bytes: u64, rate_bps: u64) -> u128 {
-    (u128::from(bytes) * 8 * u128::from(PS_PER_S)).div_ceil(u128::from(rate_bps.max(1)))
-}
-
-/// The ideal completion time of a flow of `bytes` over `path` (the HPCC ns-3 fork's
-/// `standalone_fct`): twice the path's one-way delay (propagation, and the switches'
-/// processing latency), plus one full packet's transmission at every hop, plus the
-/// flow's bytes with every packet's headers at the path's slowest link.
-pub fn ideal_fct(net: &Network, path: &[PortId], bytes: u64, frame: u32, header: u32) -> Time {
-    let payload = u64::from(frame - header);
-    let packets = bytes.div_ceil(payload).max(1);
-    let (mut delay, mut tx, mut slowest) = (0u128, 0u128, u64::MAX);
-    for &p in path {
-        let port = &net.ports[p as usize];
-        delay += u128::from(port.to_next_node);
-        tx += wire_time(u64::from(frame), port.rate_bps);
-        slowest = slowest.min(port.rate_bps);
-    }
-    let wire = u64::from(header).saturating_mul(packets).saturating_add(bytes);
-    let ideal = 2 * delay + tx + wire_time(wire, slowest);
-    Time::try_from(ideal).unwrap_or(Time::MAX)
-}
-
-/// A flow's base RTT over `path` (the HPCC fork's `third.cc`): twice the path's one-way
-/// delay plus one `packet`-byte transmission at every hop; and its BDP at `line_bps`,
-/// bytes.
-pub fn base_rtt(net: &Network, path: &[PortId], packet: u64, line_bps: u64) -> (Time, u64) {
+/// Twice `path`'s one-way delay (propagation, and the switches' processing latency)
+/// plus one `packet`-byte transmission at every hop, ps, unrounded: what a flow's base
+/// RTT and its ideal completion time share.
+fn round_trip(net: &Network, path: &[PortId], packet: u64) -> u128 {
     let (mut delay, mut tx) = (0u128, 0u128);
     for &p in path {
         let port = &net.ports[p as usize];
         delay += u128::from(port.to_next_node);
-        tx += wire_time(packet, port.rate_bps);
+        tx += frame_time(packet, port.rate_bps);
     }
-    let rtt = Time::try_from(2 * delay + tx).unwrap_or(Time::MAX);
+    2 * delay + tx
+}
+
+/// The ideal completion time of a flow of `bytes` over `path` (the HPCC ns-3 fork's
+/// `standalone_fct`): the path's round trip with one full packet's transmission at
+/// every hop ([`round_trip`]), plus the flow's bytes with every packet's headers at the
+/// path's slowest link.
+pub fn ideal_fct(net: &Network, path: &[PortId], bytes: u64, frame: u32, header: u32) -> Time {
+    let payload = u64::from(frame - header);
+    let packets = bytes.div_ceil(payload).max(1);
+    let slowest = path.iter().map(|&p| net.ports[p as usize].rate_bps).min().unwrap_or(u64::MAX);
+    let wire = u64::from(header).saturating_mul(packets).saturating_add(bytes);
+    let ideal = round_trip(net, path, u64::from(frame)) + frame_time(wire, slowest);
+    Time::try_from(ideal).unwrap_or(Time::MAX)
+}
+
+/// A flow's base RTT over `path` (the HPCC fork's `third.cc`): its round trip with one
+/// `packet`-byte transmission at every hop ([`round_trip`]); and its BDP at
+/// `line_bps`, bytes.
+pub fn base_rtt(net: &Network, path: &[PortId], packet: u64, line_bps: u64) -> (Time, u64) {
+    let rtt = Time::try_from(round_trip(net, path, packet)).unwrap_or(Time::MAX);
     let bdp = u128::from(line_bps) * u128::from(rtt) / 8 / u128::from(PS_PER_S);
     (rtt, u64::try_from(bdp).unwrap_or(u64::MAX))
 }
@@ -371,15 +369,12 @@ impl Sim {
                 return None;
             }
         };
-        let flow = &mut self.flows[f as usize];
-        if flow.tcp != NONE {
-            if flow.start >= flow.stop {
-                return None;
-            }
-            return self.tcp_timer(f, super::tcp::START, now);
-        }
+        let flow = &self.flows[f as usize];
         if flow.start >= flow.stop {
             return None;
+        }
+        if flow.tcp != NONE {
+            return self.tcp_timer(f, super::tcp::START, now);
         }
         let egress = self.egress_of(f);
         let flow = &mut self.flows[f as usize];
@@ -535,7 +530,7 @@ impl Sim {
             self.protocols.reaction_points.push(rp);
         }
         self.flows.push(flow);
-        add_flow_timers(&mut self.timers, &mut self.flows[f as usize], &mut self.protocols, f);
+        super::source::add_flow_timers(&mut self.timers, &mut self.flows[f as usize], &mut self.protocols, f);
         if let Some(np) = np {
             let points = &mut self.protocols.notification_points;
             if points.len() <= f as usize {
@@ -647,41 +642,6 @@ impl Sim {
         w.slot_record[s] = NONE;
         w.entries[e].free.push(f);
         w.active -= 1;
-    }
-}
-
-/// Gives flow `f`'s shaper, reaction point, queue pair and connection the timers they
-/// need.
-pub(super) fn add_flow_timers(
-    timers: &mut crate::engine::Timers<TimerOwner>,
-    flow: &mut Flow,
-    protocols: &mut super::Protocols,
-    f: u32,
-) {
-    if let Some(shaper) = &mut flow.shaper {
-        shaper.timer = timers.add(TimerOwner::Shaper { flow: f });
-    }
-    if flow.rp != NONE {
-        let count = protocols.reaction_points[flow.rp as usize].timers();
-        for k in 0..count {
-            let id = timers.add(TimerOwner::ReactionPoint { flow: f });
-            if k == 0 {
-                flow.rp_timer = id;
-            }
-        }
-    }
-    if flow.qp != NONE && protocols.rdma[flow.qp as usize].timeout > 0 {
-        protocols.rdma[flow.qp as usize].timer = timers.add(TimerOwner::Rdma { flow: f });
-    }
-    if flow.tcp != NONE {
-        let c = &mut protocols.tcp[flow.tcp as usize];
-        c.timer = timers.add(TimerOwner::Tcp { flow: f });
-        if c.sender.overhead() > 0 {
-            c.send_timer = timers.add(TimerOwner::Tcp { flow: f });
-        }
-        if c.receiver.delays_acks() {
-            c.ack_timer = timers.add(TimerOwner::Tcp { flow: f });
-        }
     }
 }
 

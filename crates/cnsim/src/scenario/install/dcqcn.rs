@@ -88,10 +88,8 @@ impl Install for DcqcnConfig {
             cx.set_workload_rp(w, RpRecipe::Dcqcn { params, increase }, &at_flows)?;
             let recipe = &mut cx.workloads.entries[w].recipe;
             recipe.np = Some(AnyNotificationPoint::Dcqcn(np));
-            if self.window.is_some() {
-                recipe.window = self.window;
-                recipe.base_rtt = base;
-            }
+            recipe.window = self.window;
+            recipe.base_rtt = base;
         }
         Ok(())
     }

@@ -158,20 +158,13 @@ impl InstallCx<'_> {
             if std::mem::replace(&mut seen[src as usize], true) {
                 continue;
             }
-            let line = self.net.first_link_rate(src);
-            if rate > line {
-                return Err(self.err(
-                    at,
-                    format!(
-                        "\"{}\" is above the line rate of the flows of {} from {} ({}); expected a rate floor at \
-                         most the line rate of every flow it applies to",
-                        crate::units::Rate(rate),
-                        self.workloads.entries[w].name,
-                        self.net.nodes[src as usize].name,
-                        crate::units::Rate(line)
-                    ),
-                ));
-            }
+            let who = || {
+                format!(
+                    "the flows of {} from {}",
+                    self.workloads.entries[w].name, self.net.nodes[src as usize].name
+                )
+            };
+            self.check_floor_below_line(rate, self.net.first_link_rate(src), who, at)?;
         }
         Ok(())
     }
@@ -229,17 +222,29 @@ impl InstallCx<'_> {
     /// floor above it cannot be kept.
     pub fn check_rate_floor(&self, f: u32, rate: u64, at: &str) -> Result<(), ScenarioError> {
         let flow = &self.flows[f as usize];
-        if rate <= flow.line_bps {
+        self.check_floor_below_line(rate, flow.line_bps, || format!("flow {}", flow.name), at)
+    }
+
+    /// Checks that a reaction point's rate floor `rate` (which `at` names) is at most
+    /// `line`, the line rate of what `who` names.
+    fn check_floor_below_line(
+        &self,
+        rate: u64,
+        line: u64,
+        who: impl FnOnce() -> String,
+        at: &str,
+    ) -> Result<(), ScenarioError> {
+        if rate <= line {
             return Ok(());
         }
         Err(self.err(
             at,
             format!(
-                "\"{}\" is above the line rate of flow {} ({}); expected a rate floor at most the \
-                 line rate of every flow it applies to",
+                "\"{}\" is above the line rate of {} ({}); expected a rate floor at most the line rate of \
+                 every flow it applies to",
                 crate::units::Rate(rate),
-                flow.name,
-                crate::units::Rate(flow.line_bps)
+                who(),
+                crate::units::Rate(line)
             ),
         ))
     }

@@ -35,7 +35,7 @@ impl Install for QcnConfig {
         }
         if let Some((rate, at)) = &cx.slowest_link {
             let (rate, at) = (*rate, at.clone());
-            let ps = crate::scenario::build::frame_time(u64::from(cnm_size), rate);
+            let ps = crate::engine::time::frame_time(u64::from(cnm_size), rate);
             if ps > u128::from(MAX_TIME) {
                 return Err(cx.err(
                     &format!("{qp}.cnm_size"),
