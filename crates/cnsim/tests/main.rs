@@ -13,6 +13,7 @@ mod hpcc;
 mod hpcc_files;
 mod maxmin;
 mod output_safety;
+mod partition;
 mod pause;
 mod qcn;
 mod rdma;

@@ -8,7 +8,7 @@ pub mod rng;
 pub mod time;
 pub mod timer;
 
-pub use queue::{Event, EventQueue};
+pub use queue::{Event, EventQueue, Ties};
 pub use rng::{RngStream, StreamKey};
 pub use time::{Time, PS_PER_MS, PS_PER_NS, PS_PER_S, PS_PER_US};
 pub use timer::{Fired, TimerId, Timers};

@@ -1,8 +1,10 @@
 //! The event queue.
 //!
 //! Events are plain data ([`Event`], 12 bytes, `Copy`): no boxed closure per event. The
-//! queue orders them by time and, for equal times, by the order in which they were
-//! scheduled, so a run is a pure function of the scenario and seed.
+//! queue orders them by time and, for equal times, by a rule ([`Ties`]): by default the
+//! order in which they were scheduled, so a run is a pure function of the scenario and
+//! seed; for a partitioned run, by what the events are ([`Ties::Content`]), a rule that
+//! does not depend on which partition scheduled what first.
 //!
 //! Choice of structure: a 4-ary min-heap over the 128-bit key `time << 64 | sequence`,
 //! with a *replace-top* operation, and *lanes*. Most events reschedule themselves — a
@@ -185,7 +187,49 @@ impl Heap {
     }
 }
 
-/// A priority queue of events keyed by (time, scheduling order).
+/// How a queue orders events due at the same instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ties {
+    /// In the order they were scheduled (first in, first out).
+    #[default]
+    Scheduling,
+    /// By their content, a rule a partitioned run can follow in every partition alone:
+    /// first by *depth* — 0 for an event scheduled before its instant, one more than
+    /// the event being handled for one scheduled at that event's own instant, so an
+    /// event never sorts before the one that made it — then by kind (a sample first,
+    /// then arrivals, transmitters, sources, timers and workload arrivals), then by the
+    /// port, flow, timer (and its generation) or arrival it names. No two pending events
+    /// share all of these, and none depends on when, or in which partition, an event
+    /// was scheduled.
+    Content,
+}
+
+/// Bits of a [`Ties::Content`] tie-break: depth above kind above the id above a
+/// timer's generation.
+const DEPTH_SHIFT: u32 = 56;
+const KIND_SHIFT: u32 = 53;
+const ID_SHIFT: u32 = 21;
+const GENERATION_MASK: u64 = (1 << ID_SHIFT) - 1;
+const MAX_DEPTH: u64 = 0xff;
+
+/// The [`Ties::Content`] tie-break of `event` at depth `depth`.
+#[inline]
+fn content_tie(event: Event, depth: u64) -> u64 {
+    let (kind, id, generation) = match event {
+        Event::Sample => (0, 0, 0),
+        Event::Arrive { port } => (1, port, 0),
+        Event::PortFree { port } => (2, port, 0),
+        Event::SourceEmit { flow } => (3, flow, 0),
+        Event::Timer { timer, generation } => (4, timer, generation),
+        Event::FlowArrives { arrival } => (5, arrival, 0),
+    };
+    depth.min(MAX_DEPTH) << DEPTH_SHIFT
+        | kind << KIND_SHIFT
+        | u64::from(id) << ID_SHIFT
+        | u64::from(generation) & GENERATION_MASK
+}
+
+/// A priority queue of events keyed by (time, tie-break): see [`Ties`].
 pub struct EventQueue {
     heap: Heap,
     lanes: Vec<Lane>,
@@ -194,6 +238,10 @@ pub struct EventQueue {
     timers: Timers,
     next_seq: u64,
     now: Time,
+    /// How simultaneous events are ordered.
+    ties: Ties,
+    /// Under [`Ties::Content`], the depth of the event being handled.
+    depth: u64,
 }
 
 impl Default for EventQueue {
@@ -212,7 +260,21 @@ impl EventQueue {
             timers: Timers::default(),
             next_seq: 0,
             now: 0,
+            ties: Ties::Scheduling,
+            depth: 0,
         }
+    }
+
+    /// Orders simultaneous events by `ties` from now on; set before anything is
+    /// scheduled.
+    pub fn set_ties(&mut self, ties: Ties) {
+        debug_assert!(self.is_empty(), "the tie rule is set on an empty queue");
+        self.ties = ties;
+    }
+
+    /// The rule that orders simultaneous events.
+    pub fn ties(&self) -> Ties {
+        self.ties
     }
 
     /// The current simulation time: that of the event being handled.
@@ -253,12 +315,34 @@ impl EventQueue {
     }
 
     #[inline]
-    fn key(&mut self, at: Time) -> u128 {
+    fn key(&mut self, at: Time, event: Event) -> u128 {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
         let at = at.max(self.now);
-        let key = (at as u128) << 64 | self.next_seq as u128;
-        self.next_seq += 1;
-        key
+        let tie = match self.ties {
+            Ties::Scheduling => {
+                self.next_seq += 1;
+                self.next_seq - 1
+            }
+            Ties::Content => self.content_key(at, event),
+        };
+        (at as u128) << 64 | tie as u128
+    }
+
+    /// The [`Ties::Content`] tie-break of `event` scheduled for `at` (out of line: the
+    /// sequential engine's path stays short).
+    #[inline(never)]
+    fn content_key(&self, at: Time, event: Event) -> u64 {
+        let depth = if at == self.now { self.depth + 1 } else { 0 };
+        debug_assert!(depth <= MAX_DEPTH, "more than {MAX_DEPTH} events chained at one instant");
+        content_tie(event, depth)
+    }
+
+    /// Notes the depth of the event about to be handled, whose key is `key`.
+    #[inline]
+    fn enter(&mut self, key: u128) {
+        if self.ties == Ties::Content {
+            self.depth = (key as u64) >> DEPTH_SHIFT;
+        }
     }
 
     /// Reserves `n` sequence numbers for events scheduled later with
@@ -275,7 +359,10 @@ impl EventQueue {
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: Event) {
         debug_assert!(seq < self.next_seq && at >= self.now);
         debug_assert!(!matches!(event, Event::Timer { .. }), "timer events have their own lane");
-        let key = (at.max(self.now) as u128) << 64 | seq as u128;
+        let key = match self.ties {
+            Ties::Scheduling => (at.max(self.now) as u128) << 64 | seq as u128,
+            Ties::Content => self.key(at, event),
+        };
         self.heap.push(Entry { key, event, lane: NO_LANE });
     }
 
@@ -283,7 +370,7 @@ impl EventQueue {
     /// the timer lane.
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
-        let key = self.key(at);
+        let key = self.key(at, event);
         let e = Entry { key, event, lane: NO_LANE };
         match event {
             Event::Timer { .. } => self.enter_timers(e),
@@ -332,7 +419,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule_in_lane(&mut self, lane: u32, at: Time, event: Event) {
         debug_assert!(!matches!(event, Event::Timer { .. }), "timer events have their own lane");
-        let key = self.key(at);
+        let key = self.key(at, event);
         self.enter_lane(Entry { key, event, lane });
     }
 
@@ -359,8 +446,9 @@ impl EventQueue {
     #[inline]
     pub fn front(&mut self) -> Option<(Time, Event)> {
         let e = self.first()?;
-        let (at, event) = ((e.key >> 64) as Time, e.event);
+        let (key, at, event) = (e.key, (e.key >> 64) as Time, e.event);
         self.now = at;
+        self.enter(key);
         Some((at, event))
     }
 
@@ -369,11 +457,12 @@ impl EventQueue {
     #[inline]
     pub fn front_before(&mut self, until: Time) -> Option<(Time, Event)> {
         let e = self.first()?;
-        let (at, event) = ((e.key >> 64) as Time, e.event);
+        let (key, at, event) = (e.key, (e.key >> 64) as Time, e.event);
         if at >= until {
             return None;
         }
         self.now = at;
+        self.enter(key);
         Some((at, event))
     }
 
@@ -436,7 +525,7 @@ impl EventQueue {
     /// lane: usually one sift-down instead of a pop and a push.
     #[inline]
     pub fn reschedule(&mut self, at: Time, event: Event) {
-        let key = self.key(at);
+        let key = self.key(at, event);
         if let Event::Timer { .. } = event {
             // Timer events come from the timer lane's head only.
             debug_assert!(self.front_is_timer() && self.timers.has_head());
@@ -546,6 +635,70 @@ fn sift_down(heap: &mut [Entry], n: usize, mut i: usize, e: Entry) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every event of `q`, in the order it hands them out.
+    fn drain(q: &mut EventQueue) -> Vec<(Time, Event)> {
+        std::iter::from_fn(|| q.pop()).collect()
+    }
+
+    #[test]
+    fn content_ties_do_not_depend_on_scheduling_order() {
+        let events = [
+            (10, Event::Timer { timer: 3, generation: 2 }),
+            (10, Event::PortFree { port: 9 }),
+            (10, Event::Arrive { port: 4 }),
+            (10, Event::Sample),
+            (10, Event::Arrive { port: 2 }),
+            (5, Event::SourceEmit { flow: 8 }),
+            (10, Event::Timer { timer: 3, generation: 1 }),
+            (10, Event::FlowArrives { arrival: 0 }),
+        ];
+        let run = |order: &[usize]| {
+            let mut q = EventQueue::new();
+            q.set_ties(Ties::Content);
+            for &i in order {
+                q.schedule(events[i].0, events[i].1);
+            }
+            drain(&mut q)
+        };
+        let forward = run(&[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(forward, run(&[7, 6, 5, 4, 3, 2, 1, 0]));
+        assert_eq!(forward, run(&[3, 0, 6, 2, 7, 1, 5, 4]));
+        // By hand: time first; then a sample, arrivals by port, the transmitter, timers
+        // by id and generation, the workload arrival.
+        assert_eq!(
+            forward,
+            vec![
+                (5, Event::SourceEmit { flow: 8 }),
+                (10, Event::Sample),
+                (10, Event::Arrive { port: 2 }),
+                (10, Event::Arrive { port: 4 }),
+                (10, Event::PortFree { port: 9 }),
+                (10, Event::Timer { timer: 3, generation: 1 }),
+                (10, Event::Timer { timer: 3, generation: 2 }),
+                (10, Event::FlowArrives { arrival: 0 }),
+            ]
+        );
+    }
+
+    #[test]
+    fn content_ties_put_an_event_made_at_its_instant_after_its_maker() {
+        let mut q = EventQueue::new();
+        q.set_ties(Ties::Content);
+        q.schedule(10, Event::PortFree { port: 5 });
+        q.schedule(10, Event::PortFree { port: 7 });
+        // The first, handled, makes an arrival at its own instant: a lower kind, but it
+        // comes after both transmitters, which were scheduled before the instant.
+        assert_eq!(q.front(), Some((10, Event::PortFree { port: 5 })));
+        q.reschedule(10, Event::Arrive { port: 1 });
+        assert_eq!(q.pop(), Some((10, Event::PortFree { port: 7 })));
+        assert_eq!(q.front(), Some((10, Event::Arrive { port: 1 })));
+        // Which makes another, deeper still, after an event of its own depth.
+        q.schedule(10, Event::Sample);
+        q.retire();
+        q.schedule(12, Event::Arrive { port: 0 });
+        assert_eq!(drain(&mut q), vec![(10, Event::Sample), (12, Event::Arrive { port: 0 })]);
+    }
 
     #[test]
     fn pops_in_time_order_and_fifo_on_ties() {

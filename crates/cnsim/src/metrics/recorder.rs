@@ -167,6 +167,11 @@ impl Recorder {
         self.rate_rps = recorded().map(|f| f.rp).collect();
     }
 
+    /// The ports of `avg_queues` and `max_ps`, in column order.
+    pub(crate) fn avg_ports(&self) -> &[PortId] {
+        &self.avg_ports
+    }
+
     /// Takes one sample of every series at `now`.
     pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow], rps: &mut [AnyReactionPoint]) {
         let t = as_secs(now);

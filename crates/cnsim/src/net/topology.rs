@@ -87,6 +87,9 @@ pub struct Port {
     /// Whether the next node adds a random processing jitter to the frames this port
     /// sends.
     pub(crate) jittered: bool,
+    /// Whether the next node is in another partition of a partitioned run (see
+    /// [`crate::sim::partition`]): the frames this port sends leave the partition.
+    pub(crate) crosses: bool,
     /// Whether the frames this port sends are traced (`metrics.pcap`).
     pub(crate) traced: bool,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
@@ -234,6 +237,7 @@ impl Network {
                 wake_pending: false,
                 sources_wait: false,
                 jittered: false,
+                crosses: false,
                 traced: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,

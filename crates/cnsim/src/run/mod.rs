@@ -20,7 +20,7 @@ use crate::metrics::output::{write_csv, write_json, write_parquet};
 use crate::metrics::summary::Summary;
 use crate::metrics::TimeSeries;
 use crate::report::plot::{line_chart, plot_time_series, ChartStyle, Line, Role, Step};
-use crate::scenario::{build_until, BuildError, Limits, Scenario, ScenarioError};
+use crate::scenario::{build_partitioned, build_until, BuildError, Limits, Scenario, ScenarioError};
 use crate::sim::{Halt, Progress, Sim};
 pub use outdir::StagedDir;
 
@@ -109,13 +109,37 @@ pub fn simulate_with(
     limits: &Limits,
     on_progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Finished, RunError> {
+    simulate_on(s, file, limits, None, on_progress)
+}
+
+/// [`simulate_with`] on the sequential engine (`threads` `None`) or partitioned on
+/// `threads` threads (see [`crate::sim::partition`]), whose results are the same for
+/// any number of threads, 1 included.
+pub fn simulate_on(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    threads: Option<u32>,
+    on_progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Finished, RunError> {
     let t0 = Instant::now();
     let building = Progress { now: 0, end: s.duration.0, events: 0 };
-    let mut sim = build_until(s, file, limits, &mut || on_progress(&building)).map_err(|e| match e {
+    let invalid = |e| match e {
         BuildError::Invalid(e) => RunError::Scenario(e),
         BuildError::Interrupted => RunError::Interrupted,
-    })?;
-    sim.run(on_progress).map_err(|h| match h {
+    };
+    let ran = match threads {
+        None => {
+            let mut sim = build_until(s, file, limits, &mut || on_progress(&building)).map_err(invalid)?;
+            sim.run(on_progress).map(|()| sim)
+        }
+        Some(n) => {
+            let (replicas, lookahead) =
+                build_partitioned(s, file, limits, n, &mut || on_progress(&building)).map_err(invalid)?;
+            crate::sim::partition::run_partitioned(replicas, lookahead, on_progress)
+        }
+    };
+    let sim = ran.map_err(|h| match h {
         Halt::Interrupted => RunError::Interrupted,
         Halt::TooManyFrames { live, limit, at } => RunError::Resources(format!(
             "{file}: stopped at {} s simulated: {live} frames held at once (in queues, limiters \

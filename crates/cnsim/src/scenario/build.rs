@@ -343,6 +343,51 @@ pub fn build_until(
     limits: &Limits,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Sim, BuildError> {
+    let mut sim = build_unstarted(s, file, limits, keep_going)?;
+    sim.start();
+    Ok(sim)
+}
+
+/// The simulators of a run of scenario `s` on `threads` threads (at least 1), one
+/// replica per partition of the network (see [`crate::sim::partition`]), each within an
+/// equal share of `limits`; with the lookahead of the partition. Refuses, as an error
+/// at the key `threads`, a scenario whose features do not partition yet.
+pub fn build_partitioned(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    threads: u32,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<(Vec<Sim>, crate::engine::Time), BuildError> {
+    let threads = threads.max(1);
+    let share = limits.shared_by(threads as usize);
+    let mut replicas = Vec::with_capacity(threads as usize);
+    let mut partition = None;
+    for me in 0..threads {
+        let mut sim = build_unstarted(s, file, &share, keep_going)?;
+        let partition =
+            partition.get_or_insert_with(|| crate::sim::partition::Partition::of(sim.net(), threads));
+        sim.set_partition(me, partition).map_err(|why| {
+            ScenarioError::new(
+                file,
+                "threads",
+                format!("{threads} threads: {why}; expected 1 thread for this scenario"),
+            )
+        })?;
+        sim.start();
+        replicas.push(sim);
+    }
+    let lookahead = partition.map_or(crate::engine::Time::MAX, |p| p.lookahead);
+    Ok((replicas, lookahead))
+}
+
+/// [`build_until`] without starting the sources.
+fn build_unstarted(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Sim, BuildError> {
     let mut pace = Pace { keep_going, steps: 0 };
     let mut budget = Budget::new(limits, file);
     pace.check()?;
@@ -391,7 +436,6 @@ pub fn build_until(
         workloads.max_active = (left / 2 / crate::sim::ACTIVE_FLOW_BYTES).max(1);
     }
     sim.set_workloads(workloads);
-    sim.start();
     pace.check()?;
     Ok(sim)
 }

@@ -17,7 +17,7 @@ pub mod workload;
 use std::path::Path;
 
 pub use budget::Limits;
-pub use build::{build, build_until, build_with, BuildError};
+pub use build::{build, build_partitioned, build_until, build_with, BuildError};
 pub use error::ScenarioError;
 pub use schema::Scenario;
 pub use warnings::warnings;

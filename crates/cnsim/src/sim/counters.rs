@@ -53,6 +53,18 @@ pub enum DropSite {
 }
 
 impl Counters {
+    /// Adds another partition's counts by kind of frame.
+    pub(crate) fn absorb_kinds(&mut self, other: &Counters) {
+        for (mine, theirs) in self.by_kind.iter_mut().zip(&other.by_kind) {
+            mine.created += theirs.created;
+            mine.delivered += theirs.delivered;
+            mine.dropped += theirs.dropped;
+            mine.unhandled += theirs.unhandled;
+        }
+    }
+}
+
+impl Counters {
     /// Counts one drop, in the total, at its site and for its kind: the one place drops
     /// are counted.
     #[inline]

@@ -21,6 +21,7 @@ mod counters;
 mod hooks;
 mod host;
 pub mod parallelism;
+pub mod partition;
 mod query;
 mod rdma;
 mod report;
@@ -85,6 +86,10 @@ pub struct Sim {
     /// Whether anything runs before each event (a probe, the fetch ahead): one test
     /// per event where there is neither.
     before_each: bool,
+    /// The partition this simulator runs, in a partitioned run (see [`partition`]).
+    part: Option<Box<partition::Part>>,
+    /// Frames live in the other replicas of a partitioned run, merged into this one.
+    absorbed_live: u64,
 }
 
 /// The number of ports between switches from which [`Sim::prefetch`] pays: a fabric's
@@ -172,6 +177,10 @@ impl Sim {
     /// model's count and the fetch ahead, out of the loop's way otherwise.
     #[inline(never)]
     fn before_event(&mut self, now: Time, event: Event) {
+        debug_assert!(
+            self.event_node(event).is_none_or(|n| self.owns(n)),
+            "{event:?} at {now} handled outside its partition"
+        );
         if self.probe.is_some() {
             self.probe_event(now, event);
         }
@@ -212,33 +221,10 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn probe_event(&mut self, now: Time, event: Event) {
-        let flow_src = |f: u32| self.flows.get(f as usize).map_or(0, |f| f.src);
-        let (node, from) = match event {
-            Event::Arrive { port } => {
-                let p = &self.net.ports[port as usize];
-                (self.net.ports[p.peer as usize].node, Some(p.node))
-            }
-            Event::PortFree { port } => (self.net.ports[port as usize].node, None),
-            Event::SourceEmit { flow } => (flow_src(flow), None),
-            Event::Timer { timer, .. } => match self.timers.owner(timer) {
-                TimerOwner::Tcp { flow } => match self.flows.get(flow as usize) {
-                    Some(f) => {
-                        let delayed_ack =
-                            self.protocols.tcp.get(f.tcp as usize).is_some_and(|c| c.ack_timer == timer);
-                        match f.dst {
-                            crate::traffic::Destination::Host(d) if delayed_ack => (d, None),
-                            _ => (f.src, None),
-                        }
-                    }
-                    None => (0, None),
-                },
-                TimerOwner::Shaper { flow }
-                | TimerOwner::ReactionPoint { flow }
-                | TimerOwner::Rdma { flow } => (flow_src(flow), None),
-                TimerOwner::LinkControl { .. } => (0, None),
-            },
-            Event::FlowArrives { arrival } => (self.workloads.records[arrival as usize].src, None),
-            Event::Sample => (0, None),
+        let node = self.event_node(event).unwrap_or(0);
+        let from = match event {
+            Event::Arrive { port } => Some(self.net.ports[port as usize].node),
+            _ => None,
         };
         if let Some(probe) = self.probe.as_deref_mut() {
             probe.record(now, node, from);
@@ -283,7 +269,12 @@ impl Sim {
                 Fired::Expired(TimerOwner::Rdma { flow }, _) => self.rdma_timeout(flow, now),
             },
             Event::FlowArrives { arrival } => self.flow_arrives(arrival, now),
-            Event::Sample => self.sample(now),
+            Event::Sample => {
+                if let Some(part) = self.part.as_deref_mut() {
+                    part.samples += 1;
+                }
+                self.sample(now)
+            }
         }
     }
 
@@ -370,6 +361,8 @@ impl Sim {
         let flight = ser + port.to_next_node;
         if port.jittered {
             self.transmit_jittered(p, id, now + flight);
+        } else if port.crosses {
+            self.send_across(p, id, now + flight);
         } else {
             port.in_flight.push_back((now + flight, id));
             if port.in_flight.len() == 1 {

@@ -95,7 +95,7 @@ impl Sim {
     /// on wires), built or not.
     #[inline]
     pub fn frames_live(&self) -> u64 {
-        self.frames.live() + self.unbuilt
+        self.frames.live() + self.unbuilt + self.absorbed_live
     }
 
     /// Counters of port `p`'s queues, one per class.

@@ -58,6 +58,8 @@ impl Sim {
             unbuilt_over_limit: false,
             room: Default::default(),
             workloads: Default::default(),
+            part: None,
+            absorbed_live: 0,
         }
     }
 
@@ -69,6 +71,10 @@ impl Sim {
         let mut first: Vec<(Time, u32, Option<u32>)> = Vec::new();
         for f in 0..self.flows.len() {
             self.schedule_arrivals(f as u32);
+            if !self.owns(self.flows[f].src) {
+                // Another partition's source.
+                continue;
+            }
             let flow = &mut self.flows[f];
             let lane = match flow.pattern {
                 // Jittered sources are not periodic: their events cannot share a lane.
@@ -200,7 +206,7 @@ impl Sim {
 
     /// Makes the frames flow `f`'s deferring source was due to emit up to `until`
     /// (excluded unless `inclusive`), at the times they were due, into its shaper.
-    fn catch_up_source(&mut self, f: u32, until: Time, inclusive: bool) {
+    pub(super) fn catch_up_source(&mut self, f: u32, until: Time, inclusive: bool) {
         while let Some(t) = self.flows[f as usize].deferred {
             if t > until || (t == until && !inclusive) {
                 break;

@@ -1,0 +1,472 @@
+//! The partitioned run: one scenario on several threads, with the same bytes out
+//! whatever their number.
+//!
+//! The network is cut into partitions ([`Partition::of`]: whole pods where the host
+//! counts allow), one per thread. Every thread holds a replica of the whole simulator and
+//! handles the events of its own nodes only (see [`Sim::event_node`]): arrivals at them,
+//! their ports' transmitters, their hosts' sources and timers. A frame sent over a link
+//! into another partition leaves its replica when the window in which it was sent ends
+//! and joins the other's link in flight.
+//!
+//! **Synchronisation**: conservative, in barrier *windows* (as Unison, EuroSys 2024, and
+//! the classic YAWNS scheme do it; null messages would cost a message per link per
+//! lookahead, where a barrier costs one meeting per window). A window runs from the
+//! earliest pending event t₀ of all partitions to t₀ + L, the lookahead L being the
+//! shortest time from a frame's start on a link between two partitions to its arrival
+//! (its propagation and the next node's processing; its serialization only adds to it).
+//! A frame sent in a window therefore arrives after it, and every partition can run its
+//! window alone. At the window's end each thread hands the frames that crossed to their
+//! partitions' mailboxes (one per ordered pair of partitions, each written by one thread
+//! and read by one, never at once) and publishes the earliest time it knows of (its next
+//! event, its crossing frames' arrivals); one barrier later every thread reads the same
+//! minimum, takes in its mail and runs the next window. Published times alternate
+//! between two slots, so a thread already in the next window never overwrites what a
+//! slower one is still reading.
+//!
+//! **Same bytes**: simultaneous events are ordered by their content
+//! ([`Ties::Content`](crate::engine::Ties::Content)), never by when or where they were
+//! scheduled, so each node sees its events in the same order with any number of
+//! partitions, one included; nothing crosses a partition in less than the lookahead; and
+//! every random stream belongs to one node, port, queue or flow. At the end the replicas
+//! are merged ([`merge`]): each port, shared buffer, link loss and source is taken from
+//! the partition that owns it, counters and delivery counts are summed, and each time
+//! series column comes from its owner.
+//!
+//! What does not partition yet is refused when the run is built, with the reason: TCP
+//! and RDMA transports and workloads (a flow's two ends would live in two replicas),
+//! congestion and reaction points, link-level flow control, processing jitter (drawn at
+//! the sender for the next node) and packet traces.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Barrier, Mutex};
+
+pub use super::parallelism::Partition;
+use super::{Counters, Halt, Progress, Sim};
+use crate::engine::{Event, Ties, Time};
+use crate::net::{Frame, FrameId, NodeId, PortId};
+
+/// What a replica knows of its partition.
+pub(crate) struct Part {
+    /// This replica's partition.
+    me: u32,
+    /// The partition of every node.
+    part_of: Vec<u32>,
+    /// The frames sent this window into each other partition: the port they left by,
+    /// when they arrive, and the frame (still held in this replica's arena).
+    outgoing: Vec<Vec<(PortId, Time, FrameId)>>,
+    /// The earliest arrival among `outgoing`.
+    earliest_out: Time,
+    /// Sample events handled: every partition takes each sample, and the merged run
+    /// counts each once.
+    pub(super) samples: u64,
+}
+
+/// A frame that crossed into another partition: the port it left by, its arrival time
+/// and the frame itself.
+pub(crate) type Crossing = (PortId, Time, Frame);
+
+impl Sim {
+    /// Makes this simulator the replica of partition `me` of `partition`, ordering
+    /// simultaneous events by content; call before [`Sim::start`]. Refuses what does not
+    /// partition yet, saying what.
+    pub(crate) fn set_partition(&mut self, me: u32, partition: &Partition) -> Result<(), String> {
+        self.check_partitionable()?;
+        self.events.set_ties(Ties::Content);
+        let part_of = partition.part_of.clone();
+        let peer_nodes: Vec<NodeId> =
+            self.net.ports.iter().map(|p| self.net.ports[p.peer as usize].node).collect();
+        for (port, peer_node) in self.net.ports.iter_mut().zip(peer_nodes) {
+            port.crosses = part_of[port.node as usize] == me && part_of[peer_node as usize] != me;
+        }
+        // Debug builds check that every event handled is this partition's.
+        self.before_each |= cfg!(debug_assertions);
+        self.part = Some(Box::new(Part {
+            me,
+            part_of,
+            outgoing: vec![Vec::new(); partition.parts as usize],
+            earliest_out: Time::MAX,
+            samples: 0,
+        }));
+        Ok(())
+    }
+
+    /// What this replica cannot run as a partition yet, if anything.
+    fn check_partitionable(&self) -> Result<(), String> {
+        let p = &self.protocols;
+        let refuse = |what: &str| Err(format!("{what} cannot be split among threads yet"));
+        if !p.tcp.is_empty() || !self.workloads.entries.is_empty() {
+            return refuse("TCP connections and workloads (a flow's two ends would be in two partitions)");
+        }
+        if !p.rdma.is_empty() {
+            return refuse("RDMA queue pairs (a flow's two ends would be in two partitions)");
+        }
+        if !p.reaction_points.is_empty() || !p.congestion_points.is_empty() {
+            return refuse("congestion and reaction points (their feedback crosses partitions)");
+        }
+        if p.link.is_some() {
+            return refuse("link-level flow control (PAUSE)");
+        }
+        if self.net.ports.iter().any(|port| port.jittered) {
+            return refuse("processing jitter (drawn at the sender for the next node)");
+        }
+        if self.flows.iter().any(|f| !matches!(f.dst, crate::traffic::Destination::Host(_))) {
+            return refuse("flows to a multicast group or to random hosts (their delays are measured in several partitions)");
+        }
+        if self.recorder.trace.is_some() {
+            return refuse("a packet trace (metrics.pcap)");
+        }
+        Ok(())
+    }
+
+    /// Whether node `node` is this replica's to run (always, unpartitioned).
+    #[inline]
+    pub(crate) fn owns(&self, node: NodeId) -> bool {
+        self.part.as_deref().is_none_or(|p| p.part_of[node as usize] == p.me)
+    }
+
+    /// Frame `id`, which port `p` starts sending, arrives at `at` in another partition:
+    /// it waits for the window's end.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn send_across(&mut self, p: PortId, id: FrameId, at: Time) {
+        let peer_node = self.net.ports[self.net.ports[p as usize].peer as usize].node;
+        let part = self.part.as_deref_mut().expect("only a partition's ports cross");
+        let to = part.part_of[peer_node as usize];
+        part.outgoing[to as usize].push((p, at, id));
+        part.earliest_out = part.earliest_out.min(at);
+    }
+
+    /// The node event `event` acts at: an arrival at the node receiving, a transmitter
+    /// at its port's node, a source or a flow's timer at the flow's source host (a TCP
+    /// delayed-ACK timer at its receiver), a workload arrival at its source. `None` for
+    /// a sample, which every partition takes of its own nodes, and for a link-control
+    /// timer.
+    pub(crate) fn event_node(&self, event: Event) -> Option<NodeId> {
+        let flow_src = |f: u32| self.flows.get(f as usize).map(|f| f.src);
+        match event {
+            Event::Arrive { port } => Some(self.net.ports[self.net.ports[port as usize].peer as usize].node),
+            Event::PortFree { port } => Some(self.net.ports[port as usize].node),
+            Event::SourceEmit { flow } => flow_src(flow),
+            Event::Timer { timer, .. } => match self.timers.owner(timer) {
+                super::TimerOwner::Tcp { flow } => {
+                    let f = self.flows.get(flow as usize)?;
+                    let delayed_ack =
+                        self.protocols.tcp.get(f.tcp as usize).is_some_and(|c| c.ack_timer == timer);
+                    match f.dst {
+                        crate::traffic::Destination::Host(d) if delayed_ack => Some(d),
+                        _ => Some(f.src),
+                    }
+                }
+                super::TimerOwner::Shaper { flow }
+                | super::TimerOwner::ReactionPoint { flow }
+                | super::TimerOwner::Rdma { flow } => flow_src(flow),
+                super::TimerOwner::LinkControl { .. } => None,
+            },
+            Event::FlowArrives { arrival } => self.workloads.records.get(arrival as usize).map(|r| r.src),
+            Event::Sample => None,
+        }
+    }
+
+    /// The frames sent into partition `to` since the last call, out of this replica's
+    /// arena, in the order they were sent.
+    fn take_crossings(&mut self, to: u32, into: &mut Vec<Crossing>) {
+        let Some(part) = self.part.as_deref_mut() else { return };
+        for (p, at, id) in part.outgoing[to as usize].drain(..) {
+            into.push((p, at, *self.frames.get(id)));
+            self.frames.free(id);
+        }
+    }
+
+    /// Frames that crossed into this partition join their links in flight.
+    fn take_in(&mut self, crossings: &mut Vec<Crossing>) {
+        for (p, at, frame) in crossings.drain(..) {
+            let id = self.frames.alloc(frame);
+            let port = &mut self.net.ports[p as usize];
+            port.in_flight.push_back((at, id));
+            if port.in_flight.len() == 1 {
+                self.events.schedule(at, Event::Arrive { port: p });
+            }
+        }
+    }
+
+    /// The earliest time this replica knows of: its next event or the arrival of a frame
+    /// it sent across this window.
+    fn earliest(&mut self) -> Time {
+        let part = self.part.as_deref_mut().expect("partitioned");
+        let out = std::mem::replace(&mut part.earliest_out, Time::MAX);
+        self.events.peek_time().unwrap_or(Time::MAX).min(out)
+    }
+}
+
+/// Runs `replicas`, one partition each (as [`Sim::set_partition`] made them), on one
+/// thread each up to their end time, and merges them into one simulator. The first
+/// runs on the calling thread, which alone reports progress to `on_progress`.
+pub fn run_partitioned(
+    replicas: Vec<Sim>,
+    lookahead: Time,
+    on_progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Sim, Halt> {
+    let n = replicas.len();
+    assert!(n > 0, "a partitioned run has a replica");
+    let slots = || (0..n).map(|_| AtomicU64::new(0)).collect::<Vec<_>>();
+    let shared = Shared {
+        mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+        earliest: [slots(), slots()],
+        barrier: Barrier::new(n),
+        events: AtomicU64::new(0),
+        n,
+        lookahead: lookahead.max(1),
+    };
+    let mut replicas = replicas.into_iter();
+    let first = replicas.next().expect("one replica at least");
+    let results: Vec<(Sim, Result<(), Halt>)> = std::thread::scope(|scope| {
+        let shared = &shared;
+        let others: Vec<_> = replicas
+            .enumerate()
+            .map(|(i, mut sim)| {
+                scope.spawn(move || {
+                    let outcome = shared.run(&mut sim, i + 1, &mut |_| true);
+                    (sim, outcome)
+                })
+            })
+            .collect();
+        let mut sim = first;
+        let outcome = shared.run(&mut sim, 0, on_progress);
+        let mut all = vec![(sim, outcome)];
+        all.extend(others.into_iter().map(|h| h.join().expect("a partition's thread panicked")));
+        all
+    });
+    let mut sims = Vec::with_capacity(n);
+    let mut halt: Option<Halt> = None;
+    for (sim, outcome) in results {
+        if let Err(h) = outcome {
+            // A partition's own halt says more than the others' interruption by it.
+            if halt.is_none() || matches!(halt, Some(Halt::Interrupted)) {
+                halt = Some(h);
+            }
+        }
+        sims.push(sim);
+    }
+    if let Some(h) = halt {
+        return Err(h);
+    }
+    let merged = merge(sims);
+    let end = merged.end;
+    on_progress(&Progress { now: end, end, events: merged.counters.events });
+    Ok(merged)
+}
+
+/// What a partition publishes at a barrier: the earliest time it knows of, or that it
+/// halted.
+const HALTED: u64 = u64::MAX;
+
+/// What the threads of a partitioned run share.
+struct Shared {
+    /// Frames crossing from partition `i` to `j` wait in `mail[i·n + j]`.
+    mail: Vec<Mutex<Vec<Crossing>>>,
+    /// What each partition published (the earliest time it knows of, or [`HALTED`]),
+    /// in two slots used in turn.
+    earliest: [Vec<AtomicU64>; 2],
+    barrier: Barrier,
+    /// Events handled by all partitions, as of the last barrier (for progress reports).
+    events: AtomicU64,
+    n: usize,
+    lookahead: Time,
+}
+
+impl Shared {
+    /// Partition `me`'s loop: hand over, publish, meet, take the mail in, run a window;
+    /// until every partition is past the end or one has halted. Then the run's end as
+    /// [`Sim::run`] makes it.
+    fn run(
+        &self,
+        sim: &mut Sim,
+        me: usize,
+        on_progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<(), Halt> {
+        let end = sim.end;
+        let mut outcome = Ok(());
+        let mut inbox = Vec::new();
+        let mut counted = 0u64;
+        for round in 0.. {
+            for to in (0..self.n).filter(|&to| to != me) {
+                let mut mail = self.mail[me * self.n + to].lock().expect("no thread panics holding mail");
+                sim.take_crossings(to as u32, &mut mail);
+            }
+            // A time never reaches u64::MAX picoseconds (213 days): the value is free.
+            let earliest = if outcome.is_err() { HALTED } else { sim.earliest().min(HALTED - 1) };
+            let slot = &self.earliest[round % 2];
+            slot[me].store(earliest, Ordering::Relaxed);
+            self.events.fetch_add(sim.counters.events - counted, Ordering::Relaxed);
+            counted = sim.counters.events;
+            self.barrier.wait();
+            let published = slot.iter().map(|e| e.load(Ordering::Relaxed));
+            let (t0, halted) = published.fold((Time::MAX, false), |(t, h), e| (t.min(e), h || e == HALTED));
+            if halted {
+                outcome = outcome.and(Err(Halt::Interrupted));
+                break;
+            }
+            for from in (0..self.n).filter(|&from| from != me) {
+                inbox.append(
+                    &mut self.mail[from * self.n + me].lock().expect("no thread panics holding mail"),
+                );
+            }
+            sim.take_in(&mut inbox);
+            if t0 >= end {
+                break;
+            }
+            if me == 0 {
+                let p = Progress { now: t0, end, events: self.events.load(Ordering::Relaxed) };
+                if !on_progress(&p) {
+                    outcome = Err(Halt::Interrupted);
+                    continue;
+                }
+            }
+            let until = t0.saturating_add(self.lookahead).min(end);
+            outcome = sim.process_until(until, on_progress);
+        }
+        if outcome.is_ok() {
+            sim.close_partition(end);
+        }
+        outcome
+    }
+}
+
+impl Sim {
+    /// The end of a partition's run: its own sources catch up, and the measurements
+    /// close, as [`Sim::run`] ends.
+    fn close_partition(&mut self, end: Time) {
+        for f in 0..self.flows.len() as u32 {
+            if self.flows[f as usize].deferred.is_some() && self.owns(self.flows[f as usize].src) {
+                self.catch_up_source(f, end, false);
+            }
+        }
+        self.finish();
+    }
+}
+
+/// One simulator from the replicas of a partitioned run, each part from the partition
+/// that ran it: ports (with their queues and disciplines) from their node's, shared
+/// buffers from their switch's, link losses from the receiving node's, flows from their
+/// source's with the deliveries and drops counted elsewhere added; counters summed; time
+/// series columns from their port's partition (queues, utilisation) or summed over
+/// partitions (throughput, which only the receiving partitions count).
+pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
+    let mut replicas = replicas;
+    let mut base = replicas.remove(0);
+    let part_of = base.part.as_deref().map(|p| p.part_of.clone()).unwrap_or_default();
+    if replicas.is_empty() {
+        return base;
+    }
+    let owner = |node: NodeId| part_of[node as usize] as usize;
+    // Replica k (of partition k) is at index k - 1 of `replicas`.
+    for p in 0..base.net.ports.len() {
+        let k = owner(base.net.ports[p].node);
+        if k != 0 {
+            std::mem::swap(&mut base.net.ports[p], &mut replicas[k - 1].net.ports[p]);
+        }
+    }
+    for v in 0..base.net.nodes.len() {
+        let pool = base.net.nodes[v].pool;
+        if pool != crate::net::NONE && owner(v as NodeId) != 0 {
+            let k = owner(v as NodeId);
+            std::mem::swap(&mut base.net.pools[pool as usize], &mut replicas[k - 1].net.pools[pool as usize]);
+        }
+    }
+    for p in 0..base.net.ports.len() {
+        let loss = base.net.ports[p].loss;
+        let k = owner(base.net.ports[base.net.ports[p].peer as usize].node);
+        if loss != crate::net::NONE && k != 0 {
+            std::mem::swap(
+                &mut base.net.losses[loss as usize],
+                &mut replicas[k - 1].net.losses[loss as usize],
+            );
+        }
+    }
+    for f in 0..base.flows.len() {
+        let stats = merged_flow_stats(&base, &replicas, f, &owner);
+        let k = owner(base.flows[f].src);
+        if k != 0 {
+            std::mem::swap(&mut base.flows[f], &mut replicas[k - 1].flows[f]);
+        }
+        base.flows[f].stats = stats;
+    }
+    for r in &replicas {
+        base.counters.absorb(&r.counters);
+        base.counters.events -= r.part.as_deref().map_or(0, |p| p.samples);
+        base.unbuilt += r.unbuilt;
+        base.absorbed_live += r.frames.live();
+    }
+    merge_series(&mut base, &replicas, &owner);
+    base
+}
+
+/// The counters of flow `f` over all partitions: what its source made and sent from
+/// its source's partition, what it delivered (and its delays) from its destination's,
+/// its drops summed over all.
+fn merged_flow_stats(
+    base: &Sim,
+    replicas: &[Sim],
+    f: usize,
+    owner: &dyn Fn(NodeId) -> usize,
+) -> crate::traffic::FlowStats {
+    let replica = |k: usize| if k == 0 { base } else { &replicas[k - 1] };
+    let flow = &base.flows[f];
+    let source = owner(flow.src);
+    let mut stats = replica(source).flows[f].stats.clone();
+    if let crate::traffic::Destination::Host(dst) = flow.dst {
+        let at_dst = &replica(owner(dst)).flows[f].stats;
+        stats.delivered_frames = at_dst.delivered_frames;
+        stats.delivered_bytes = at_dst.delivered_bytes;
+        stats.delay_sum = at_dst.delay_sum;
+        stats.delay.clone_from(&at_dst.delay);
+    }
+    stats.dropped_frames = (0..=replicas.len()).map(|k| replica(k).flows[f].stats.dropped_frames).sum();
+    stats
+}
+
+/// Each time series column of the merged simulator from the partition that owns it.
+fn merge_series(base: &mut Sim, replicas: &[Sim], owner: &dyn Fn(NodeId) -> usize) {
+    let rec = &mut base.recorder;
+    for (i, &p) in rec.queue_ports.clone().iter().enumerate() {
+        let k = owner(base.net.ports[p as usize].node);
+        if k != 0 {
+            let theirs = &replicas[k - 1].recorder;
+            rec.queues.columns[i].values.clone_from(&theirs.queues.columns[i].values);
+            rec.utilisation.columns[i].values.clone_from(&theirs.utilisation.columns[i].values);
+        }
+    }
+    for (i, &p) in rec.avg_ports().to_vec().iter().enumerate() {
+        let k = owner(base.net.ports[p as usize].node);
+        if k != 0 {
+            let theirs = &replicas[k - 1].recorder;
+            rec.avg_queues.columns[i].values.clone_from(&theirs.avg_queues.columns[i].values);
+            rec.max_ps.columns[i].values.clone_from(&theirs.max_ps.columns[i].values);
+        }
+    }
+    for r in replicas {
+        for (col, theirs) in rec.throughput.columns.iter_mut().zip(&r.recorder.throughput.columns) {
+            for (v, t) in col.values.iter_mut().zip(&theirs.values) {
+                *v += t;
+            }
+        }
+    }
+}
+
+impl Counters {
+    /// Adds another partition's counts.
+    pub(crate) fn absorb(&mut self, other: &Counters) {
+        self.events += other.events;
+        self.frame_hops += other.frame_hops;
+        self.created += other.created;
+        self.delivered += other.delivered;
+        self.dropped += other.dropped;
+        self.dropped_at_queues += other.dropped_at_queues;
+        self.dropped_at_sources += other.dropped_at_sources;
+        self.dropped_unroutable += other.dropped_unroutable;
+        self.dropped_at_hosts += other.dropped_at_hosts;
+        self.dropped_on_links += other.dropped_on_links;
+        self.on_wire += other.on_wire;
+        self.absorb_kinds(other);
+    }
+}

@@ -1,0 +1,95 @@
+//! The partitioned engine: the same scenario gives the same bytes on any number of
+//! threads, and what does not partition yet is refused by name.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use cnsim::run::{simulate_on, write_run_files};
+use cnsim::scenario::{parse, Limits, Scenario};
+
+/// A k = 4 fat-tree (16 hosts, 20 switches) with CBR flows between pods at more than
+/// the fabric can carry, RED marking and dropping, a lossy link and sampled series: every
+/// kind of state the partitions split.
+const FABRIC: &str = r#"
+name = "cbr-fabric"
+duration = "3ms"
+seed = 7
+[topology.fat_tree]
+k = 4
+host_link = { rate = "10Gbps", delay = "1us" }
+fabric_link = { rate = "10Gbps", delay = "2us" }
+[switches]
+ecmp = true
+processing_latency = "100ns"
+[queues]
+capacity = "60 frames"
+loss = 0.001
+[protocols.red]
+min_th = "10 frames"
+max_th = "40 frames"
+max_p = 0.1
+[metrics]
+interval = "200us"
+delay_percentiles = true
+plots = false
+"#;
+
+/// The scenario with `flows` CBR flows from host i to host (i·7 + 3) mod 16, at rates
+/// that overload the cores.
+fn fabric(flows: usize) -> Scenario {
+    let mut text = FABRIC.to_string();
+    for i in 0..flows {
+        let (src, dst) = (i % 16 + 1, (i * 7 + 3) % 16 + 1);
+        let dst = if dst == src { dst % 16 + 1 } else { dst };
+        text.push_str(&format!(
+            "[[traffic]]\nname = \"f{i}\"\nkind = \"cbr\"\nfrom = \"h{src}\"\nto = \"h{dst}\"\n\
+             rate = \"{}Mbps\"\nstart = {{ uniform = [\"0us\", \"50us\"] }}\n",
+            3000 + 700 * (i % 5)
+        ));
+    }
+    parse(&text, "fabric.toml", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every file a run writes, by name (timing aside: it is the wall clock's).
+fn outputs(s: &Scenario, threads: Option<u32>, dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let done = simulate_on(s, "fabric.toml", &Limits::machine_default(), threads, &mut |_| true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(dir);
+    write_run_files(s, &done, dir, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).expect("run dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.file_name().is_some_and(|n| n != "timing.json") {
+                let name = path.strip_prefix(dir).expect("inside").display().to_string();
+                files.insert(name, std::fs::read(&path).expect("readable"));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_fabric_gives_the_same_bytes_on_one_to_four_threads() {
+    let s = fabric(24);
+    let root = std::env::temp_dir().join(format!("cnsim-partition-{}", std::process::id()));
+    let one = outputs(&s, Some(1), &root.join("1"));
+    let summary = String::from_utf8(one["summary.json"].clone()).expect("utf-8");
+    assert!(summary.contains("\"dropped_at_queues\""), "{summary}");
+    for threads in 2..=4 {
+        let many = outputs(&s, Some(threads), &root.join(threads.to_string()));
+        assert_eq!(one.keys().collect::<Vec<_>>(), many.keys().collect::<Vec<_>>());
+        for (name, bytes) in &one {
+            assert!(
+                bytes == &many[name],
+                "{name} differs between 1 and {threads} threads:\n{}\n---\n{}",
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(&many[name])
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
