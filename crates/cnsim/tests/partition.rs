@@ -93,3 +93,69 @@ fn a_fabric_gives_the_same_bytes_on_one_to_four_threads() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn what_does_not_partition_yet_is_refused_at_the_threads_key() {
+    let text = r#"
+name = "tcp"
+duration = "1ms"
+[topology.dumbbell]
+senders = 2
+receivers = 1
+sender_link = { rate = "10Gbps", delay = "1us" }
+receiver_link = { rate = "10Gbps", delay = "1us" }
+bottleneck = { rate = "10Gbps", delay = "1us" }
+[[traffic]]
+name = "t"
+kind = "tcp"
+from = "s*"
+to = "d1"
+"#;
+    let s = parse(text, "tcp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let e = match simulate_on(&s, "tcp.toml", &Limits::machine_default(), Some(2), &mut |_| true) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a TCP run split into partitions"),
+    };
+    assert!(e.starts_with("tcp.toml: threads:"), "{e}");
+    assert!(e.contains("TCP connections"), "{e}");
+    // The same scenario runs on the default engine.
+    assert!(simulate_on(&s, "tcp.toml", &Limits::machine_default(), None, &mut |_| true).is_ok());
+}
+
+/// Partitions meet only at window ends, yet a frame's arrival in another partition is
+/// exactly when one engine would have it: each flow's delivered frames and one-way
+/// delay sum are those of the single-partition run, on a two-switch line whose one
+/// crossing link is the lookahead.
+#[test]
+fn a_frame_crossing_partitions_arrives_on_time() {
+    let text = r#"
+name = "line"
+duration = "2ms"
+[topology.chain]
+switches = 2
+hosts_per_switch = 2
+host_link = { rate = "10Gbps", delay = "500ns" }
+trunk = { rate = "10Gbps", delay = "3us" }
+[[traffic]]
+name = "a"
+kind = "cbr"
+from = "h1"
+to = "h3"
+rate = "3Gbps"
+[[traffic]]
+name = "b"
+kind = "poisson"
+from = "h4"
+to = "h2"
+rate = "4Gbps"
+"#;
+    let s = parse(text, "line.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let run = |threads| {
+        let done = simulate_on(&s, "line.toml", &Limits::machine_default(), Some(threads), &mut |_| true)
+            .unwrap_or_else(|e| panic!("{e}"));
+        done.sim.flows().iter().map(|f| (f.stats.delivered_frames, f.stats.delay_sum)).collect::<Vec<_>>()
+    };
+    let one = run(1);
+    assert!(one.iter().all(|&(frames, _)| frames > 400), "{one:?}");
+    assert_eq!(one, run(2));
+}

@@ -18,4 +18,5 @@ pub use frame::{Ecn, Frame, FrameArena, FrameId, Header, HeaderKind, KindCounter
 pub use loss::{LinkLoss, LossSpec};
 pub use queue::{Capacity, EgressQueue, QueueStats, SharedPool};
 pub use routing::{MulticastTrees, Routes, TreeId};
+pub(crate) use topology::Flight;
 pub use topology::{Network, Node, NodeId, NodeKind, Port, PortId, NONE};

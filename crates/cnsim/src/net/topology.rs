@@ -50,6 +50,18 @@ pub struct Node {
     pub(crate) jitter_rng: Option<RngStream>,
 }
 
+/// How the frames a port sends reach the next node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flight {
+    /// After the link's fixed delay, in the order they were sent.
+    Direct,
+    /// With the next node's random processing jitter added (see
+    /// [`Network::set_processing_jitter`]), never overtaking each other.
+    Jittered,
+    /// Into another partition of a partitioned run (see [`crate::sim::partition`]).
+    Crosses,
+}
+
 /// One direction of a link: egress queues (one per class) and a transmitter. Fields are
 /// laid out hottest first (`repr(C)`) and each port starts a cache line: a frame going
 /// straight through an idle port touches its first three lines.
@@ -84,12 +96,8 @@ pub struct Port {
     pub(crate) wake_pending: bool,
     /// Whether saturated sources of this port's host wait for room in its queues.
     pub(crate) sources_wait: bool,
-    /// Whether the next node adds a random processing jitter to the frames this port
-    /// sends.
-    pub(crate) jittered: bool,
-    /// Whether the next node is in another partition of a partitioned run (see
-    /// [`crate::sim::partition`]): the frames this port sends leave the partition.
-    pub(crate) crosses: bool,
+    /// How a frame this port sends reaches the next node.
+    pub(crate) flight: Flight,
     /// Whether the frames this port sends are traced (`metrics.pcap`).
     pub(crate) traced: bool,
     /// Link-local frames (PAUSE) waiting to be sent ahead of every class; allocated
@@ -236,8 +244,7 @@ impl Network {
                 busy_until: 0,
                 wake_pending: false,
                 sources_wait: false,
-                jittered: false,
-                crosses: false,
+                flight: Flight::Direct,
                 traced: false,
                 pool: self.nodes[node as usize].pool,
                 cp: NONE,
@@ -275,7 +282,9 @@ impl Network {
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
             self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
-            self.ports[i].jittered = self.nodes[peer_node as usize].processing_jitter > 0;
+            if self.nodes[peer_node as usize].processing_jitter > 0 {
+                self.ports[i].flight = Flight::Jittered;
+            }
         }
     }
 
@@ -380,7 +389,7 @@ mod tests {
         assert!(offset_of!(Port, link) + 4 <= 64);
         assert!(offset_of!(Port, cp_quiet) + 8 <= 64);
         assert!(offset_of!(Port, classes) < 128);
-        assert!(offset_of!(Port, jittered) < 64, "the jitter test is read with busy_until");
+        assert!(offset_of!(Port, flight) < 64, "the flight test is read with busy_until");
     }
 
     /// A host linked to a switch with a jitter of 1000 ps: a frame due at 100 ps arrives
@@ -397,8 +406,8 @@ mod tests {
         let key = crate::engine::StreamKey { kind: "switch-jitter", name: "s" };
         net.set_processing_jitter(s, 1000, RngStream::new(1, key));
         net.finalize();
-        assert!(net.ports[to_switch as usize].jittered);
-        assert!(!net.ports[to_host as usize].jittered);
+        assert_eq!(net.ports[to_switch as usize].flight, Flight::Jittered);
+        assert_eq!(net.ports[to_host as usize].flight, Flight::Direct);
         let mut draws = RngStream::new(1, key);
         let d = draws.below(1001);
         assert_eq!(net.jittered_arrival(to_switch, 100), 100 + d);

@@ -42,7 +42,7 @@ pub use counters::{Counters, DropSite, Halt, KindCounters, Progress};
 use crate::aqm::Verdict;
 use crate::engine::{Event, EventQueue, Fired, Time, Timers};
 use crate::net::{
-    FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
+    Flight, FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
 };
 use crate::protocol::{AnyLinkControl, AnyReactionPoint, Outbox};
 use crate::traffic::Flow;
@@ -359,10 +359,8 @@ impl Sim {
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
         let flight = ser + port.to_next_node;
-        if port.jittered {
-            self.transmit_jittered(p, id, now + flight);
-        } else if port.crosses {
-            self.send_across(p, id, now + flight);
+        if port.flight != Flight::Direct {
+            self.transmit_elsewhere(p, id, now + flight);
         } else {
             port.in_flight.push_back((now + flight, id));
             if port.in_flight.len() == 1 {
@@ -431,10 +429,20 @@ impl Sim {
         }
     }
 
-    /// [`Sim::transmit`] towards a switch with a processing jitter: the frame, due at
-    /// `at` without it, arrives at [`Network::jittered_arrival`](crate::net::Network::jittered_arrival).
+    /// [`Sim::transmit`] of frame `id`, due at `at`, over a link that is not direct:
+    /// into another partition, or towards a switch with a processing jitter.
     #[cold]
     #[inline(never)]
+    fn transmit_elsewhere(&mut self, p: PortId, id: FrameId, at: Time) {
+        if self.net.ports[p as usize].flight == Flight::Crosses {
+            self.send_across(p, id, at);
+        } else {
+            self.transmit_jittered(p, id, at);
+        }
+    }
+
+    /// [`Sim::transmit`] towards a switch with a processing jitter: the frame, due at
+    /// `at` without it, arrives at [`Network::jittered_arrival`](crate::net::Network::jittered_arrival).
     fn transmit_jittered(&mut self, p: PortId, id: FrameId, at: Time) {
         let at = self.net.jittered_arrival(p, at);
         let port = &mut self.net.ports[p as usize];

@@ -37,8 +37,8 @@
 //! congestion and reaction points, link-level flow control, processing jitter (drawn at
 //! the sender for the next node) and packet traces.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 pub use super::parallelism::Partition;
 use super::{Counters, Halt, Progress, Sim};
@@ -76,7 +76,9 @@ impl Sim {
         let peer_nodes: Vec<NodeId> =
             self.net.ports.iter().map(|p| self.net.ports[p.peer as usize].node).collect();
         for (port, peer_node) in self.net.ports.iter_mut().zip(peer_nodes) {
-            port.crosses = part_of[port.node as usize] == me && part_of[peer_node as usize] != me;
+            if part_of[port.node as usize] == me && part_of[peer_node as usize] != me {
+                port.flight = crate::net::Flight::Crosses;
+            }
         }
         // Debug builds check that every event handled is this partition's.
         self.before_each |= cfg!(debug_assertions);
@@ -106,7 +108,7 @@ impl Sim {
         if p.link.is_some() {
             return refuse("link-level flow control (PAUSE)");
         }
-        if self.net.ports.iter().any(|port| port.jittered) {
+        if self.net.ports.iter().any(|port| port.flight == crate::net::Flight::Jittered) {
             return refuse("processing jitter (drawn at the sender for the next node)");
         }
         if self.flows.iter().any(|f| !matches!(f.dst, crate::traffic::Destination::Host(_))) {
@@ -212,7 +214,7 @@ pub fn run_partitioned(
     let shared = Shared {
         mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
         earliest: [slots(), slots()],
-        barrier: Barrier::new(n),
+        barrier: SpinBarrier::new(n),
         events: AtomicU64::new(0),
         n,
         lookahead: lookahead.max(1),
@@ -267,7 +269,7 @@ struct Shared {
     /// What each partition published (the earliest time it knows of, or [`HALTED`]),
     /// in two slots used in turn.
     earliest: [Vec<AtomicU64>; 2],
-    barrier: Barrier,
+    barrier: SpinBarrier,
     /// Events handled by all partitions, as of the last barrier (for progress reports).
     events: AtomicU64,
     n: usize,
@@ -468,5 +470,70 @@ impl Counters {
         self.dropped_on_links += other.dropped_on_links;
         self.on_wire += other.on_wire;
         self.absorb_kinds(other);
+    }
+}
+
+/// A barrier that spins before it sleeps: a window is often a few microseconds of work,
+/// and a barrier that puts its threads to sleep at once costs as much again to wake
+/// them. With a core per thread a waiting thread spins for up to about a millisecond;
+/// with more threads than cores, a few turns only, as a spinning thread would hold the
+/// core that the thread it waits for needs. Then it sleeps until the last one wakes it.
+struct SpinBarrier {
+    n: usize,
+    /// Turns of spinning before sleeping.
+    spins: u32,
+    /// Threads arrived in the current round.
+    arrived: AtomicUsize,
+    /// Rounds completed; a waiting thread watches it move.
+    round: AtomicUsize,
+    /// Threads asleep (or about to sleep) on `wake`.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Self {
+            n,
+            spins: if n <= cores { 1 << 16 } else { 1 << 6 },
+            arrived: AtomicUsize::new(0),
+            round: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// Waits until all `n` threads have called it in this round. Everything a thread
+    /// wrote before it is visible to every thread after it.
+    fn wait(&self) {
+        let round = self.round.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.arrived.store(0, Ordering::Relaxed);
+            {
+                // Under the lock: a thread going to sleep sees either the old round
+                // (and is then woken) or the new one (and does not sleep).
+                let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+                self.round.fetch_add(1, Ordering::AcqRel);
+            }
+            if self.sleepers.load(Ordering::Acquire) > 0 {
+                self.wake.notify_all();
+            }
+            return;
+        }
+        for _ in 0..self.spins {
+            if self.round.load(Ordering::Acquire) != round {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.sleepers.fetch_add(1, Ordering::AcqRel);
+        while self.round.load(Ordering::Acquire) == round {
+            held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+        self.sleepers.fetch_sub(1, Ordering::AcqRel);
     }
 }
