@@ -177,6 +177,12 @@ enum Command {
         /// Override a scenario key in every benchmark (e.g. --set duration=1s).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Time each case on the partitioned engine on these thread counts
+        /// (comma-separated), instead of the sequential engine; with 1 among them, the
+        /// speed-up of each other count over it is reported (only cases that partition,
+        /// e.g. --scenario fattree-k8-poisson --threads 1,2).
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Vec<u32>,
     },
     /// Run a scenario and report how far a partitioned, window-synchronised parallel run
     /// of it could go: per thread count, the lookahead, events per window and
@@ -423,7 +429,9 @@ fn main() -> ExitCode {
                 ExitCode::from(EXIT_INPUT)
             }
         },
-        Command::Bench { json, runs, scenario, set } => cmd_bench(json, runs.max(1), scenario, &set),
+        Command::Bench { json, runs, scenario, set, threads } => {
+            cmd_bench(json, runs.max(1), scenario, &set, &threads)
+        }
         Command::Parallelism { scenario, set, threads, json, max_memory } => {
             cmd_parallelism(&scenario, &set, &threads, json, &memory_limits(max_memory))
         }
@@ -774,7 +782,7 @@ fn cmd_parallelism(
     ExitCode::SUCCESS
 }
 
-fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String]) -> ExitCode {
+fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String], threads: &[u32]) -> ExitCode {
     if let Some(unknown) = only.iter().find(|o| !cnsim::bench::CASES.iter().any(|c| c.name == o.as_str())) {
         let names: Vec<_> = cnsim::bench::CASES.iter().map(|c| c.name).collect();
         eprintln!("error: no benchmark named {unknown:?}; expected one of {}", names.join(", "));
@@ -785,7 +793,9 @@ fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String]) -> Exit
     if !json {
         eprintln!("running {} scenario(s), {runs} interleaved round(s) after a warm-up…", cases.len());
     }
-    let width = cases.iter().map(|c| c.name.len()).max().unwrap_or(0).max("scenario".len());
+    let engines: Vec<Option<u32>> = threads.iter().map(|&n| Some(n)).collect();
+    let suffix = if threads.is_empty() { 0 } else { " on 1024 threads".len() };
+    let width = cases.iter().map(|c| c.name.len() + suffix).max().unwrap_or(0).max("scenario".len());
     let mut progress = |p: &cnsim::bench::BenchProgress| {
         if !json {
             eprintln!(
@@ -803,7 +813,15 @@ fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String]) -> Exit
     if htsim.is_some() && !set.is_empty() && !json {
         eprintln!("note: HTSIM is not timed with --set: the driver's scenarios are fixed");
     }
-    let report = match cnsim::bench::run_cases(&cases, runs, true, set, htsim.as_deref(), &mut progress) {
+    let report = match cnsim::bench::run_cases_on(
+        &cases,
+        &engines,
+        runs,
+        true,
+        set,
+        htsim.as_deref(),
+        &mut progress,
+    ) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");

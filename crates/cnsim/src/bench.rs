@@ -100,6 +100,14 @@ pub const CASES: &[BenchCase] = &[
         ],
         bottleneck: "tor1->h1",
     },
+    // Open-loop Poisson traffic across the cores of a k = 8 fat-tree: the case the
+    // partitioned engine runs (bench --threads).
+    BenchCase {
+        name: "fattree-k8-poisson",
+        scenario: "fattree-k8-poisson",
+        settings: &["duration=10ms"],
+        bottleneck: "tor17->h65",
+    },
     BenchCase {
         name: "dumbbell-cbr-4096",
         scenario: "dumbbell-cbr-4096",
@@ -375,15 +383,15 @@ pub struct BenchReport {
 
 /// One finished benchmark run, for progress reports.
 #[derive(Clone, Debug)]
-pub struct BenchProgress {
+pub struct BenchProgress<'a> {
     /// Round, from 0 (the warm-up, when there is one).
     pub round: usize,
     /// Rounds in all, the warm-up included.
     pub rounds: usize,
     /// Whether this round is the uncounted warm-up.
     pub warmup: bool,
-    /// The case.
-    pub scenario: &'static str,
+    /// The case (and the engine, when not the sequential one).
+    pub scenario: &'a str,
     /// Its wall time, s.
     pub wall_s: f64,
 }
@@ -436,6 +444,29 @@ pub fn run_cases(
     htsim: Option<&std::path::Path>,
     progress: &mut dyn FnMut(&BenchProgress),
 ) -> Result<BenchReport, String> {
+    run_cases_on(cases, &[None], runs, warmup, overrides, htsim, progress)
+}
+
+/// [`run_cases`] with every case timed on each engine of `engines` in turn: the
+/// sequential one (`None`) or the partitioned one on that many threads. Each case and
+/// engine is a row ("case" or "case on N threads"); with 1 thread among the engines,
+/// each other thread count's speed-up over it is a ratio.
+pub fn run_cases_on(
+    cases: &[&BenchCase],
+    engines: &[Option<u32>],
+    runs: usize,
+    warmup: bool,
+    overrides: &[String],
+    htsim: Option<&std::path::Path>,
+    progress: &mut dyn FnMut(&BenchProgress),
+) -> Result<BenchReport, String> {
+    let engines = if engines.is_empty() { &[None][..] } else { engines };
+    let rows: Vec<(&BenchCase, Option<u32>)> =
+        cases.iter().flat_map(|&c| engines.iter().map(move |&e| (c, e))).collect();
+    let row_name = |(case, engine): &(&BenchCase, Option<u32>)| match engine {
+        None => case.name.to_string(),
+        Some(n) => format!("{} on {n} thread{}", case.name, if *n == 1 { "" } else { "s" }),
+    };
     let htsim = htsim.filter(|_| overrides.is_empty());
     if let Some(d) = htsim.filter(|d| !d.is_file()) {
         return Err(format!(
@@ -444,10 +475,10 @@ pub fn run_cases(
         ));
     }
     let peer = |case: &BenchCase| HTSIM_PEERS.iter().find(|p| p.case == case.name);
-    let mut against_htsim: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
-    let scenarios = cases
+    let mut against_htsim: Vec<Vec<f64>> = vec![Vec::new(); rows.len()];
+    let scenarios = rows
         .iter()
-        .map(|case| {
+        .map(|(case, _)| {
             let text = bundled::get(case.scenario)
                 .ok_or_else(|| format!("no bundled scenario {}", case.scenario))?;
             let mut all: Vec<String> = case.settings.iter().map(|s| s.to_string()).collect();
@@ -455,13 +486,14 @@ pub fn run_cases(
             parse(text, case.scenario, &all).map_err(|e| e.to_string())
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut timed: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
+    let names: Vec<String> = rows.iter().map(row_name).collect();
+    let mut timed: Vec<Vec<Run>> = vec![Vec::new(); rows.len()];
     for round in 0..runs + warmup as usize {
-        for (i, (case, s)) in cases.iter().zip(&scenarios).enumerate() {
+        for (i, ((case, engine), s)) in rows.iter().zip(&scenarios).enumerate() {
             let cpu = cpu_seconds(libc::RUSAGE_SELF);
-            let run = run_once(case, s)?;
+            let run = run_once(case, *engine, s)?;
             let cpu = cpu_seconds(libc::RUSAGE_SELF) - cpu;
-            if let (Some(driver), Some(p)) = (htsim, peer(case)) {
+            if let (Some(driver), Some(p), None) = (htsim, peer(case), engine) {
                 let theirs = htsim_cpu_s(driver, p.args)?;
                 if !(warmup && round == 0) {
                     against_htsim[i].push(cpu / theirs);
@@ -471,7 +503,7 @@ pub fn run_cases(
                 round,
                 rounds: runs + warmup as usize,
                 warmup: warmup && round == 0,
-                scenario: case.name,
+                scenario: &names[i],
                 wall_s: run.wall_s,
             });
             if !(warmup && round == 0) {
@@ -479,11 +511,11 @@ pub fn run_cases(
             }
         }
     }
-    let results = cases.iter().zip(&timed).map(|(case, runs)| summarize(case, runs)).collect();
+    let results = names.iter().zip(&timed).map(|(name, runs)| summarize(name, runs)).collect();
     let ratios = RATIOS
         .iter()
         .filter_map(|r| {
-            let at = |name| cases.iter().position(|c| c.name == name);
+            let at = |name| rows.iter().position(|(c, e)| c.name == name && e.is_none());
             let (a, b) = (at(r.cases.0)?, at(r.cases.1)?);
             let per_round: Vec<f64> = timed[a]
                 .iter()
@@ -500,7 +532,22 @@ pub fn run_cases(
         })
         .collect::<Vec<_>>();
     let mut ratios = ratios;
-    for (case, per_round) in cases.iter().zip(against_htsim) {
+    // Speed-ups of the partitioned engine over its own single thread, round by round.
+    for (i, (case, engine)) in rows.iter().enumerate() {
+        let one = rows.iter().position(|(c, e)| c.name == case.name && *e == Some(1));
+        if let (Some(n), Some(one)) = (engine.filter(|&n| n > 1), one) {
+            let per_round: Vec<f64> =
+                timed[one].iter().zip(&timed[i]).map(|(a, b)| a.wall_s / b.wall_s).collect();
+            ratios.push(RatioResult {
+                name: format!("{}: speed-up on {n} threads over 1, wall s", case.name),
+                min: per_round.iter().copied().fold(f64::INFINITY, f64::min),
+                max: per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                median: median(per_round),
+                target: "see cnsim parallelism".to_string(),
+            });
+        }
+    }
+    for ((case, _), per_round) in rows.iter().zip(against_htsim) {
         if let (false, Some(p)) = (per_round.is_empty(), peer(case)) {
             ratios.push(RatioResult {
                 name: format!("cnsim vs htsim, CPU s, {}", case.name),
@@ -514,9 +561,11 @@ pub fn run_cases(
     Ok(BenchReport { cases: results, ratios })
 }
 
-/// One timed run of `case`.
-fn run_once(case: &BenchCase, s: &crate::scenario::Scenario) -> Result<Run, String> {
-    let done = crate::run::simulate(s, case.name, &mut |_| true).map_err(|e| e.to_string())?;
+/// One timed run of `case` on `engine` (see [`run_cases_on`]).
+fn run_once(case: &BenchCase, engine: Option<u32>, s: &crate::scenario::Scenario) -> Result<Run, String> {
+    let limits = crate::scenario::Limits::machine_default();
+    let done =
+        crate::run::simulate_on(s, case.name, &limits, engine, &mut |_| true).map_err(|e| e.to_string())?;
     let sim = &done.sim;
     let p = sim
         .net()
@@ -534,11 +583,11 @@ fn run_once(case: &BenchCase, s: &crate::scenario::Scenario) -> Result<Run, Stri
     })
 }
 
-fn summarize(case: &BenchCase, runs: &[Run]) -> BenchResult {
+fn summarize(name: &str, runs: &[Run]) -> BenchResult {
     let of = |f: fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<_>>();
     let bps = of(|r| r.bottleneck_frames_per_s);
     BenchResult {
-        scenario: case.name.to_string(),
+        scenario: name.to_string(),
         wall_s: median(of(|r| r.wall_s)),
         events_per_s: median(of(|r| r.events_per_s)),
         frame_hops_per_s: median(of(|r| r.frame_hops_per_s)),

@@ -17,6 +17,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("hpcc-incast", include_str!("../../../../scenarios/hpcc-incast.toml")),
     ("timely-incast", include_str!("../../../../scenarios/timely-incast.toml")),
     ("fattree-websearch", include_str!("../../../../scenarios/fattree-websearch.toml")),
+    ("fattree-k8-poisson", include_str!("../../../../scenarios/fattree-k8-poisson.toml")),
     ("hpcc320-websearch", include_str!("../../../../scenarios/hpcc320-websearch.toml")),
     ("hpcc2019-dcqcn", include_str!("../../../../scenarios/hpcc2019/dcqcn.toml")),
     ("hpcc2019-dcqcn-win", include_str!("../../../../scenarios/hpcc2019/dcqcn-win.toml")),
