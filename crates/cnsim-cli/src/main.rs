@@ -98,6 +98,10 @@ enum Command {
         /// Runs at once [default: number of cores].
         #[arg(long)]
         jobs: Option<usize>,
+        /// Run each run on N threads, one partition of the network each (as `cnsim run
+        /// --threads`); give --jobs too, as each run then takes N cores.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
         /// Also write results_summary.parquet/.csv: mean, std and 95 % CI over seeds per point.
         #[arg(long)]
         summarize: bool,
@@ -314,8 +318,16 @@ fn main() -> ExitCode {
         } => {
             if let Some(k) = repeat.filter(|&k| k != 1) {
                 let args = cnsim::sweep::SweepArgs { repeat: Some(k), seed, ..Default::default() };
-                let options =
-                    SweepCli { out, jobs, summarize: true, allow_mixed: false, csv, dry_run: false, quiet };
+                let options = SweepCli {
+                    out,
+                    jobs,
+                    threads,
+                    summarize: true,
+                    allow_mixed: false,
+                    csv,
+                    dry_run: false,
+                    quiet,
+                };
                 return cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install());
             }
             if let Some(seed) = seed {
@@ -334,6 +346,7 @@ fn main() -> ExitCode {
             set,
             out,
             jobs,
+            threads,
             summarize,
             allow_mixed_versions,
             csv,
@@ -343,6 +356,10 @@ fn main() -> ExitCode {
             dask,
             retries,
         } => {
+            if let (Some(_), Some(_)) = (&dask, threads) {
+                eprintln!("error: --threads: the Dask workers run each run on one thread; expected --threads without --dask");
+                return ExitCode::from(EXIT_INPUT);
+            }
             if let Some(address) = dask.filter(|_| !dry_run) {
                 let mut argv: Vec<String> = vec![scenario, "--dask".into(), address, "--retries".into()];
                 argv.push(retries.to_string());
@@ -373,8 +390,16 @@ fn main() -> ExitCode {
                 return sweep_on_dask(&argv);
             }
             let args = cnsim::sweep::SweepArgs { grid, zip, repeat, seed, ..Default::default() };
-            let options =
-                SweepCli { out, jobs, summarize, allow_mixed: allow_mixed_versions, csv, dry_run, quiet };
+            let options = SweepCli {
+                out,
+                jobs,
+                threads,
+                summarize,
+                allow_mixed: allow_mixed_versions,
+                csv,
+                dry_run,
+                quiet,
+            };
             cmd_sweep(&scenario, &set, &args, options, max_memory, &Signals::install())
         }
         Command::Report { dir } => match report(&dir) {
@@ -987,6 +1012,7 @@ fn report(dir: &std::path::Path) -> Result<PathBuf, String> {
 struct SweepCli {
     out: Option<PathBuf>,
     jobs: Option<usize>,
+    threads: Option<u32>,
     summarize: bool,
     allow_mixed: bool,
     csv: bool,
@@ -1043,6 +1069,7 @@ fn cmd_sweep(
         summarize: cli.summarize,
         limits: scenario::Limits { max_memory: (total / jobs as u64).max(1 << 20) },
         csv: cli.csv,
+        threads: cli.threads,
     };
     let show = !cli.quiet && std::io::stderr().is_terminal();
     let bar = std::sync::OnceLock::<ProgressBar>::new();

@@ -438,7 +438,7 @@ impl Tables {
 /// directory `cnsim run --out` writes (replacing a previous cnsim result only with
 /// `force`).
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, out=None, force=false, max_memory=None))]
+#[pyo3(signature = (scenario, seed=None, out=None, force=false, max_memory=None, threads=None))]
 fn simulate(
     py: Python<'_>,
     scenario: &Scenario,
@@ -446,7 +446,11 @@ fn simulate(
     out: Option<PathBuf>,
     force: bool,
     max_memory: Option<u64>,
+    threads: Option<u32>,
 ) -> PyResult<(String, String, Tables)> {
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads: 0 is not a thread count; expected 1 or more, or None"));
+    }
     let mut s = scenario.resolved.clone();
     if let Some(seed) = seed {
         s.seed = seed;
@@ -461,7 +465,7 @@ fn simulate(
     let file = scenario.file.clone();
     let result = interruptible(py, &stop, || {
         let mut keep_going = |_: &cnsim::sim::Progress| !stop.load(Ordering::SeqCst);
-        let done = cnsim::run::simulate_with(&s, &file, &limits, &mut keep_going)?;
+        let done = cnsim::run::simulate_on(&s, &file, &limits, threads, &mut keep_going)?;
         if let Some(staged) = &staged {
             cnsim::run::write_run_files(&s, &done, staged.path(), &|| false)?;
         }
@@ -626,6 +630,7 @@ impl Plan {
             summarize,
             limits: Limits { max_memory: (total / jobs as u64).max(1 << 20) },
             csv,
+            threads: None,
         };
         let stop = AtomicBool::new(false);
         let plan = &self.plan;

@@ -216,3 +216,13 @@ def test_the_readme_example_shows_the_effect_of_qeq(tmp_path: Path, monkeypatch:
     assert r.summary["frames"]["by_kind"]["cnm"]["created"] > 100, r.summary["frames"]["by_kind"]
     mean = table.groupby("protocols.qcn.cp.qeq")["queues[r1->r2].mean_frames"].mean()
     assert mean["50 frames"] > 1.5 * mean["25 frames"] > 0, mean.to_dict()
+
+
+def test_a_run_on_two_threads_gives_the_results_of_one() -> None:
+    s = cnsim.load("fattree-k8-poisson", {"duration": "2ms"})
+    one = cnsim.run(s, threads=1)
+    two = cnsim.run(s, threads=2)
+    assert one.summary["frame_hops"] > 100_000
+    assert one.summary == two.summary
+    with pytest.raises(ValueError, match="threads"):
+        cnsim.run(s, threads=0)

@@ -95,7 +95,7 @@ fn a_fabric_gives_the_same_bytes_on_one_to_four_threads() {
 }
 
 #[test]
-fn what_does_not_partition_yet_is_refused_at_the_threads_key() {
+fn what_does_not_partition_yet_is_refused_by_name() {
     let text = r#"
 name = "tcp"
 duration = "1ms"
@@ -116,7 +116,7 @@ to = "d1"
         Err(e) => e.to_string(),
         Ok(_) => panic!("a TCP run split into partitions"),
     };
-    assert!(e.starts_with("tcp.toml: threads:"), "{e}");
+    assert!(e.starts_with("tcp.toml: --threads: 2: "), "{e}");
     assert!(e.contains("TCP connections"), "{e}");
     // The same scenario runs on the default engine.
     assert!(simulate_on(&s, "tcp.toml", &Limits::machine_default(), None, &mut |_| true).is_ok());

@@ -55,6 +55,7 @@ def run(
     force: bool = False,
     backend: str = "pandas",
     max_memory: _Optional[int] = None,
+    threads: _Optional[int] = None,
 ) -> Result:
     """Runs a scenario in this process and returns its results.
 
@@ -65,6 +66,9 @@ def run(
             an existing directory is replaced only if cnsim wrote it and `force` is set.
         backend: the DataFrames' library, ``"pandas"`` or ``"polars"``.
         max_memory: most memory the run may need, bytes (default: half the machine's).
+        threads: run on this many threads, one partition of the network each, as
+            ``cnsim run --threads`` does: the results are the same for any number
+            (default: the sequential engine).
 
     The interpreter's lock is released while simulating (other threads run); Ctrl-C
     stops the run within about 50 ms and raises ``KeyboardInterrupt``, writing nothing.
@@ -72,7 +76,7 @@ def run(
     check_backend(backend)
     s = load(scenario)
     summary_json, timing_json, tables = _native.simulate(
-        s._native, seed, None if out is None else _os.fspath(out), force, max_memory
+        s._native, seed, None if out is None else _os.fspath(out), force, max_memory, threads
     )
     import json
 

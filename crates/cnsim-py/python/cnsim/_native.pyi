@@ -92,6 +92,7 @@ def simulate(
     out: Optional[str] = None,
     force: bool = False,
     max_memory: Optional[int] = None,
+    threads: Optional[int] = None,
 ) -> Tuple[str, str, Tables]: ...
 def plan(
     scenario: Scenario,

@@ -329,10 +329,8 @@ impl EventQueue {
         (at as u128) << 64 | tie as u128
     }
 
-    /// The [`Ties::Content`] tie-break of `event` scheduled for `at` (out of line: the
-    /// sequential engine's path stays short; cold only in that it is laid out apart).
-    #[cold]
-    #[inline(never)]
+    /// The [`Ties::Content`] tie-break of `event` scheduled for `at`.
+    #[inline]
     fn content_key(&self, at: Time, event: Event) -> u64 {
         let depth = if at == self.now { (self.front_tie >> DEPTH_SHIFT) + 1 } else { 0 };
         debug_assert!(depth <= MAX_DEPTH, "more than {MAX_DEPTH} events chained at one instant");

@@ -351,7 +351,7 @@ pub fn build_until(
 /// The simulators of a run of scenario `s` on `threads` threads (at least 1), one
 /// replica per partition of the network (see [`crate::sim::partition`]), each within an
 /// equal share of `limits`; with the lookahead of the partition. Refuses, as an error
-/// at the key `threads`, a scenario whose features do not partition yet.
+/// naming `--threads`, a scenario whose features do not partition yet.
 pub fn build_partitioned(
     s: &Scenario,
     file: &str,

@@ -379,6 +379,9 @@ pub struct Options {
     pub limits: Limits,
     /// Also write each run's time series as CSV.
     pub csv: bool,
+    /// Run each run on the partitioned engine on this many threads (see
+    /// [`crate::sim::partition`]); `None`: the sequential engine.
+    pub threads: Option<u32>,
 }
 
 /// What a sweep did.
@@ -777,7 +780,8 @@ pub fn execute(
         |p: SweepProgress| progress(SweepProgress { finished: p.finished.map(|i| prepared.todo[i]), ..p });
     pool::run_all(&prepared.todo, options.jobs, stop, &in_plan, |&i| {
         let r = &plan.runs[i];
-        run_one(&r.scenario, &r.dir, &runs_dir, options.csv, &options.limits, stop).map(|_| ())
+        run_one(&r.scenario, &r.dir, &runs_dir, options.csv, &options.limits, options.threads, stop)
+            .map(|_| ())
     })?;
     finish(plan, dir, options.summarize)?;
     Ok(Outcome {
@@ -806,6 +810,7 @@ pub fn run_one(
     runs_dir: &Path,
     csv: bool,
     limits: &Limits,
+    threads: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<bool, RunError> {
     let target = runs_dir.join(name);
@@ -818,7 +823,7 @@ pub fn run_one(
         s.metrics.csv = true;
     }
     let mut keep_going = |_: &crate::sim::Progress| !stop.load(Ordering::SeqCst);
-    let done = crate::run::simulate_with(&s, name, limits, &mut keep_going)?;
+    let done = crate::run::simulate_on(&s, name, limits, threads, &mut keep_going)?;
     let interrupted = || stop.load(Ordering::SeqCst);
     crate::run::write_run_files(&s, &done, staged.path(), &interrupted)?;
     match staged.commit(&interrupted) {
@@ -855,7 +860,7 @@ pub fn run_resolved(
             crate::VERSION
         )));
     }
-    run_one(&s, name, runs_dir, csv, limits, stop)
+    run_one(&s, name, runs_dir, csv, limits, None, stop)
 }
 
 /// Builds the results table from the run directories on disk and writes it (and the
@@ -980,9 +985,12 @@ plots = false
         let s = scenario::parse(SMALL, "small.toml", &[]).unwrap();
         let id = run_id(&s).unwrap();
         let (limits, stop) = (Limits::machine_default(), AtomicBool::new(false));
-        assert!(run_one(&s, &id, &runs, false, &limits, &stop).unwrap(), "the first time it runs");
+        assert!(run_one(&s, &id, &runs, false, &limits, None, &stop).unwrap(), "the first time it runs");
         let stamp = std::fs::metadata(runs.join(&id).join("summary.json")).unwrap().modified().unwrap();
-        assert!(!run_one(&s, &id, &runs, false, &limits, &stop).unwrap(), "the second time it does not");
+        assert!(
+            !run_one(&s, &id, &runs, false, &limits, None, &stop).unwrap(),
+            "the second time it does not"
+        );
         let again = std::fs::metadata(runs.join(&id).join("summary.json")).unwrap().modified().unwrap();
         assert_eq!(stamp, again);
         std::fs::remove_dir_all(runs).unwrap();
