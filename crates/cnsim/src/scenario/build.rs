@@ -370,8 +370,8 @@ pub fn build_partitioned(
         sim.set_partition(me, partition).map_err(|why| {
             ScenarioError::new(
                 file,
-                "threads",
-                format!("{threads} threads: {why}; expected 1 thread for this scenario"),
+                "--threads",
+                format!("{threads}: {why}; expected the sequential engine (no --threads) for this scenario"),
             )
         })?;
         sim.start();
