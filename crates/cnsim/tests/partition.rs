@@ -94,32 +94,66 @@ fn a_fabric_gives_the_same_bytes_on_one_to_four_threads() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// Every file of a run of `s` is the same on 2, 3 and 4 threads as on 1.
+fn same_on_one_to_four_threads(s: &Scenario, tag: &str) {
+    let root = std::env::temp_dir().join(format!("cnsim-partition-{tag}-{}", std::process::id()));
+    let one = outputs(s, Some(1), &root.join("1"));
+    for threads in 2..=4 {
+        let many = outputs(s, Some(threads), &root.join(threads.to_string()));
+        assert_eq!(one.keys().collect::<Vec<_>>(), many.keys().collect::<Vec<_>>());
+        for (name, bytes) in &one {
+            assert!(bytes == &many[name], "{tag}: {name} differs between 1 and {threads} threads");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// DCTCP bulk transfers on a dumbbell: each connection's sender and receiver are in
+/// different partitions from 2 threads on.
+#[test]
+fn tcp_connections_give_the_same_bytes_on_one_to_four_threads() {
+    let s = cnsim::scenario::load("dctcp-dumbbell", &["duration=20ms".to_string()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    same_on_one_to_four_threads(&s, "dctcp");
+}
+
+/// Web search flows over DCTCP on the k = 8 fat-tree (its PFC left out): workload flows
+/// built in every partition, completion times from their senders'.
+#[test]
+fn a_tcp_workload_gives_the_same_bytes_on_one_to_four_threads() {
+    let text = cnsim::scenario::bundled::get("fattree-websearch").expect("bundled");
+    let (head, rest) = text.split_once("[protocols.pause]").expect("a pause section");
+    let (_, tail) = rest.split_once("[metrics]").expect("a metrics section");
+    let text = format!("{head}[metrics]{tail}");
+    let sets: Vec<String> = [
+        "duration=3ms",
+        "traffic[0].stop=3ms",
+        r#"traffic[0].transport="tcp""#,
+        "traffic[0].tcp={dctcp={}}",
+        "protocols.dcqcn.flows=[]",
+        r#"protocols.dcqcn.congestion_points="none""#,
+        r#"protocols.ecn_threshold={k="65 frames", ports="switches"}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let s = parse(&text, "websearch.toml", &sets).unwrap_or_else(|e| panic!("{e}"));
+    let done = simulate_on(&s, "websearch.toml", &Limits::machine_default(), Some(2), &mut |_| true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let finished = done.sim.workload().iter().filter(|r| r.fct_s.is_some()).count();
+    assert!(finished > 20, "{finished} flows finished");
+    same_on_one_to_four_threads(&s, "websearch");
+}
+
 #[test]
 fn what_does_not_partition_yet_is_refused_by_name() {
-    let text = r#"
-name = "tcp"
-duration = "1ms"
-[topology.dumbbell]
-senders = 2
-receivers = 1
-sender_link = { rate = "10Gbps", delay = "1us" }
-receiver_link = { rate = "10Gbps", delay = "1us" }
-bottleneck = { rate = "10Gbps", delay = "1us" }
-[[traffic]]
-name = "t"
-kind = "tcp"
-from = "s*"
-to = "d1"
-"#;
-    let s = parse(text, "tcp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let e = match simulate_on(&s, "tcp.toml", &Limits::machine_default(), Some(2), &mut |_| true) {
+    let s = cnsim::scenario::load("rdma-incast", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let e = match simulate_on(&s, "rdma.toml", &Limits::machine_default(), Some(2), &mut |_| true) {
         Err(e) => e.to_string(),
-        Ok(_) => panic!("a TCP run split into partitions"),
+        Ok(_) => panic!("an RDMA run split into partitions"),
     };
-    assert!(e.starts_with("tcp.toml: --threads: 2: "), "{e}");
-    assert!(e.contains("TCP connections"), "{e}");
-    // The same scenario runs on the default engine.
-    assert!(simulate_on(&s, "tcp.toml", &Limits::machine_default(), None, &mut |_| true).is_ok());
+    assert!(e.starts_with("rdma.toml: --threads: 2: "), "{e}");
+    assert!(e.contains("RDMA queue pairs"), "{e}");
 }
 
 /// Partitions meet only at window ends, yet a frame's arrival in another partition is

@@ -146,8 +146,10 @@ impl Sim {
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
         while let Some((now, event)) = self.events.front_before(until) {
-            if self.before_each {
-                self.before_event(now, event);
+            if self.before_each && !self.before_event(now, event) {
+                // Another partition's event (see [`partition`]).
+                self.events.retire();
+                continue;
             }
             match self.dispatch(now, event) {
                 Some((at, next)) => self.events.reschedule(at, next),
@@ -173,14 +175,14 @@ impl Sim {
         Ok(())
     }
 
-    /// What runs before each event when [`Sim::before_each`] says so: the speed
-    /// model's count and the fetch ahead, out of the loop's way otherwise.
+    /// What runs before each event when [`Sim::before_each`] says so: in a partitioned
+    /// run, whether the event is this partition's (false: it is passed over); the speed
+    /// model's count and the fetch ahead. Out of the loop's way otherwise.
     #[inline(never)]
-    fn before_event(&mut self, now: Time, event: Event) {
-        debug_assert!(
-            self.event_node(event).is_none_or(|n| self.owns(n)),
-            "{event:?} at {now} handled outside its partition"
-        );
+    fn before_event(&mut self, now: Time, event: Event) -> bool {
+        if self.part.is_some() && !self.handles(event) {
+            return false;
+        }
         if self.probe.is_some() {
             self.probe_event(now, event);
         }
@@ -189,6 +191,7 @@ impl Sim {
                 self.prefetch(next);
             }
         }
+        true
     }
 
     /// Starts fetching into the cache what event `e` will read first, so that its cache
@@ -268,11 +271,12 @@ impl Sim {
                 Fired::Expired(TimerOwner::Tcp { flow }, tag) => self.tcp_timer(flow, tag, now),
                 Fired::Expired(TimerOwner::Rdma { flow }, _) => self.rdma_timeout(flow, now),
             },
-            Event::FlowArrives { arrival } => self.flow_arrives(arrival, now),
+            Event::FlowArrives { arrival } => {
+                self.count_repeated();
+                self.flow_arrives(arrival, now)
+            }
             Event::Sample => {
-                if let Some(part) = self.part.as_deref_mut() {
-                    part.samples += 1;
-                }
+                self.count_repeated();
                 self.sample(now)
             }
         }

@@ -32,9 +32,16 @@
 //! the partition that owns it, counters and delivery counts are summed, and each time
 //! series column comes from its owner.
 //!
-//! What does not partition yet is refused when the run is built, with the reason: TCP
-//! and RDMA transports and workloads (a flow's two ends would live in two replicas),
-//! congestion and reaction points, link-level flow control, processing jitter (drawn at
+//! **Flows with two ends.** A TCP connection's sender runs in its source's partition
+//! and its receiver in its destination's; the merged connection takes each half from
+//! where it ran. Workload flows are built by *every* partition, at each arrival, in the
+//! same slots (finished flows are kept, not recycled, since when a slot frees depends on
+//! frames in flight everywhere), and each partition runs only its own end of each.
+//!
+//! What does not partition yet is refused when the run is built, with the reason: RDMA
+//! queue pairs, congestion and reaction points, link-level flow control, incast
+//! applications (their rounds join several hosts' flows), flows to a group or to random
+//! hosts (their delays are measured in several partitions), processing jitter (drawn at
 //! the sender for the next node) and packet traces.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -56,9 +63,9 @@ pub(crate) struct Part {
     outgoing: Vec<Vec<(PortId, Time, FrameId)>>,
     /// The earliest arrival among `outgoing`.
     earliest_out: Time,
-    /// Sample events handled: every partition takes each sample, and the merged run
-    /// counts each once.
-    pub(super) samples: u64,
+    /// Events every partition handles (samples, workload arrivals), counted: the merged
+    /// run counts each once.
+    repeated: u64,
 }
 
 /// A frame that crossed into another partition: the port it left by, its arrival time
@@ -80,14 +87,16 @@ impl Sim {
                 port.flight = crate::net::Flight::Crosses;
             }
         }
-        // Debug builds check that every event handled is this partition's.
-        self.before_each |= cfg!(debug_assertions);
+        // Each event is handled by its node's partition only (see [`Sim::handles`]).
+        self.before_each |= partition.parts > 1;
+        // Every partition builds every workload flow, in the same slots (see the module).
+        self.keep_finished_flows();
         self.part = Some(Box::new(Part {
             me,
             part_of,
             outgoing: vec![Vec::new(); partition.parts as usize],
             earliest_out: Time::MAX,
-            samples: 0,
+            repeated: 0,
         }));
         Ok(())
     }
@@ -96,10 +105,12 @@ impl Sim {
     fn check_partitionable(&self) -> Result<(), String> {
         let p = &self.protocols;
         let refuse = |what: &str| Err(format!("{what} cannot be split among threads yet"));
-        if !p.tcp.is_empty() || !self.workloads.entries.is_empty() {
-            return refuse("TCP connections and workloads (a flow's two ends would be in two partitions)");
+        if !p.incast.is_empty() {
+            return refuse("an incast application (its rounds join flows of several hosts)");
         }
-        if !p.rdma.is_empty() {
+        let rdma_workload =
+            self.workloads.entries.iter().any(|e| matches!(e.recipe.transport, super::Transport::Rdma(_)));
+        if !p.rdma.is_empty() || rdma_workload {
             return refuse("RDMA queue pairs (a flow's two ends would be in two partitions)");
         }
         if !p.reaction_points.is_empty() || !p.congestion_points.is_empty() {
@@ -118,6 +129,23 @@ impl Sim {
             return refuse("a packet trace (metrics.pcap)");
         }
         Ok(())
+    }
+
+    /// Whether this replica handles event `event`: its node's partition does; every
+    /// partition takes each sample (of its own nodes) and builds each workload flow.
+    pub(super) fn handles(&self, event: Event) -> bool {
+        match event {
+            Event::Sample | Event::FlowArrives { .. } => true,
+            _ => self.event_node(event).is_none_or(|n| self.owns(n)),
+        }
+    }
+
+    /// Counts an event that every partition handles, for the merged count.
+    #[inline]
+    pub(super) fn count_repeated(&mut self) {
+        if let Some(part) = self.part.as_deref_mut() {
+            part.repeated += 1;
+        }
     }
 
     /// Whether node `node` is this replica's to run (always, unpartitioned).
@@ -357,6 +385,8 @@ pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
     let mut replicas = replicas;
     let mut base = replicas.remove(0);
     let part_of = base.part.as_deref().map(|p| p.part_of.clone()).unwrap_or_default();
+    // Every partition holds every workload flow to the end, whatever their number.
+    base.workloads.peak_active = base.workloads.slot_record.len() as u64;
     if replicas.is_empty() {
         return base;
     }
@@ -393,9 +423,16 @@ pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
         }
         base.flows[f].stats = stats;
     }
+    merge_connections(&mut base, &mut replicas, &owner);
+    for r in 0..base.workloads.records.len() {
+        let k = owner(base.workloads.records[r].src);
+        if k != 0 {
+            base.workloads.records[r] = replicas[k - 1].workloads.records[r];
+        }
+    }
     for r in &replicas {
         base.counters.absorb(&r.counters);
-        base.counters.events -= r.part.as_deref().map_or(0, |p| p.samples);
+        base.counters.events -= r.part.as_deref().map_or(0, |p| p.repeated);
         base.unbuilt += r.unbuilt;
         base.absorbed_live += r.frames.live();
     }
@@ -425,6 +462,40 @@ fn merged_flow_stats(
     }
     stats.dropped_frames = (0..=replicas.len()).map(|k| replica(k).flows[f].stats.dropped_frames).sum();
     stats
+}
+
+/// Each TCP connection from its sender's partition, its receiver's half (and what that
+/// half counts: segments delivered, ACKs sent) from its receiver's, the ACKs dropped
+/// summed over all.
+fn merge_connections(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(NodeId) -> usize) {
+    for f in 0..base.flows.len() {
+        let c = base.flows[f].tcp;
+        let crate::traffic::Destination::Host(dst) = base.flows[f].dst else { continue };
+        if c == crate::net::NONE {
+            continue;
+        }
+        let c = c as usize;
+        let dropped: u64 = base.protocols.tcp[c].acks_dropped
+            + replicas.iter().map(|r| r.protocols.tcp[c].acks_dropped).sum::<u64>();
+        let (ks, kd) = (owner(base.flows[f].src), owner(dst));
+        if ks != 0 {
+            std::mem::swap(&mut base.protocols.tcp[c], &mut replicas[ks - 1].protocols.tcp[c]);
+        }
+        if kd != ks {
+            let at_dst = if kd == 0 {
+                // The base's own was swapped into the sender's replica.
+                &mut replicas[ks - 1].protocols.tcp[c]
+            } else {
+                &mut replicas[kd - 1].protocols.tcp[c]
+            };
+            let mine = &mut base.protocols.tcp[c];
+            std::mem::swap(&mut mine.receiver, &mut at_dst.receiver);
+            mine.delivered = at_dst.delivered;
+            mine.ack_armed = at_dst.ack_armed;
+            mine.acks_sent = at_dst.acks_sent;
+        }
+        base.protocols.tcp[c].acks_dropped = dropped;
+    }
 }
 
 /// Each time series column of the merged simulator from the partition that owns it.

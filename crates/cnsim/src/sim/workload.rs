@@ -156,7 +156,7 @@ pub struct Workloads {
     /// other traffic entries').
     first_slot: u32,
     /// The record each slot holds now.
-    slot_record: Vec<u32>,
+    pub(super) slot_record: Vec<u32>,
     /// Finished flows whose frames are still in flight.
     finishing: Vec<u32>,
     /// Whether finished flows' slots are used again (off: every flow keeps its own, to
@@ -370,7 +370,8 @@ impl Sim {
             }
         };
         let flow = &self.flows[f as usize];
-        if flow.start >= flow.stop {
+        if flow.start >= flow.stop || !self.owns(flow.src) {
+            // Nothing to send, or another partition's sender (see [`super::partition`]).
             return None;
         }
         if flow.tcp != NONE {
