@@ -145,15 +145,43 @@ fn a_tcp_workload_gives_the_same_bytes_on_one_to_four_threads() {
     same_on_one_to_four_threads(&s, "websearch");
 }
 
+/// The HPCC paper's 320-host fabric, web search over RDMA with DCQCN and PFC, briefly:
+/// queue pairs, reaction and notification points, marking switch ports, pause state.
+#[test]
+fn the_hpcc_fabric_gives_the_same_bytes_on_one_to_four_threads() {
+    let sets = ["duration=1ms".to_string(), "traffic[0].stop=700us".to_string()];
+    let s = cnsim::scenario::load("hpcc320-websearch", &sets).unwrap_or_else(|e| panic!("{e}"));
+    same_on_one_to_four_threads(&s, "hpcc320");
+}
+
+/// An 8:1 RDMA incast under PFC alone: pauses go upstream across partitions.
+#[test]
+fn a_paused_incast_gives_the_same_bytes_on_one_to_four_threads() {
+    let sets: Vec<String> = [
+        "duration=2ms",
+        "topology.dumbbell.senders=8",
+        "protocols.dcqcn.flows=[]",
+        r#"protocols.dcqcn.congestion_points="none""#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let s = cnsim::scenario::load("dcqcn-incast", &sets).unwrap_or_else(|e| panic!("{e}"));
+    let done = simulate_on(&s, "incast.toml", &Limits::machine_default(), Some(3), &mut |_| true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(super::dcqcn::pauses(&done.sim) > 0, "no PAUSE sent");
+    same_on_one_to_four_threads(&s, "incast");
+}
+
 #[test]
 fn what_does_not_partition_yet_is_refused_by_name() {
-    let s = cnsim::scenario::load("rdma-incast", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let e = match simulate_on(&s, "rdma.toml", &Limits::machine_default(), Some(2), &mut |_| true) {
+    let s = cnsim::scenario::load("devkota2010-incast", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let e = match simulate_on(&s, "incast.toml", &Limits::machine_default(), Some(2), &mut |_| true) {
         Err(e) => e.to_string(),
-        Ok(_) => panic!("an RDMA run split into partitions"),
+        Ok(_) => panic!("an incast application split into partitions"),
     };
-    assert!(e.starts_with("rdma.toml: --threads: 2: "), "{e}");
-    assert!(e.contains("RDMA queue pairs"), "{e}");
+    assert!(e.starts_with("incast.toml: --threads: 2: "), "{e}");
+    assert!(e.contains("incast application"), "{e}");
 }
 
 /// Partitions meet only at window ends, yet a frame's arrival in another partition is

@@ -172,6 +172,11 @@ impl Recorder {
         &self.avg_ports
     }
 
+    /// The reaction points of `rates` and `cnms`, in column order.
+    pub(crate) fn rate_rps(&self) -> &[u32] {
+        &self.rate_rps
+    }
+
     /// Takes one sample of every series at `now`.
     pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow], rps: &mut [AnyReactionPoint]) {
         let t = as_secs(now);

@@ -1125,6 +1125,28 @@ macro_rules! each_link_control {
 }
 
 impl AnyLinkControl {
+    /// The node a link-control timer acts at (see [`crate::sim::partition`]).
+    pub(crate) fn timer_node(&self, timer: LinkTimer, node_of_port: impl Fn(PortId) -> NodeId) -> NodeId {
+        match (self, timer) {
+            (AnyLinkControl::Pause(p), LinkTimer::Pause(role)) => p.timer_node(role, node_of_port),
+        }
+    }
+
+    /// Takes from `other`, another partition's replica, the state at the nodes `theirs`
+    /// says are its.
+    pub(crate) fn take_from(
+        &mut self,
+        other: &mut AnyLinkControl,
+        node_of_port: impl Fn(PortId) -> NodeId,
+        theirs: impl Fn(NodeId) -> bool,
+    ) {
+        match (self, other) {
+            (AnyLinkControl::Pause(mine), AnyLinkControl::Pause(other)) => {
+                mine.take_from(other, node_of_port, theirs)
+            }
+        }
+    }
+
     /// Whether class `class` of a port whose link state is `slot` (`NONE` for a port no
     /// link control concerns) may send under `link`, if any.
     #[inline]

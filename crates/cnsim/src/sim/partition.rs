@@ -51,6 +51,7 @@ pub use super::parallelism::Partition;
 use super::{Counters, Halt, Progress, Sim};
 use crate::engine::{Event, Ties, Time};
 use crate::net::{Frame, FrameId, NodeId, PortId};
+use crate::wire::int::IntStack;
 
 /// What a replica knows of its partition.
 pub(crate) struct Part {
@@ -68,9 +69,9 @@ pub(crate) struct Part {
     repeated: u64,
 }
 
-/// A frame that crossed into another partition: the port it left by, its arrival time
-/// and the frame itself.
-pub(crate) type Crossing = (PortId, Time, Frame);
+/// A frame that crossed into another partition: the port it left by, its arrival time,
+/// the frame itself and its telemetry, when the run collects any.
+pub(crate) type Crossing = (PortId, Time, Frame, Option<IntStack>);
 
 impl Sim {
     /// Makes this simulator the replica of partition `me` of `partition`, ordering
@@ -108,16 +109,10 @@ impl Sim {
         if !p.incast.is_empty() {
             return refuse("an incast application (its rounds join flows of several hosts)");
         }
-        let rdma_workload =
-            self.workloads.entries.iter().any(|e| matches!(e.recipe.transport, super::Transport::Rdma(_)));
-        if !p.rdma.is_empty() || rdma_workload {
-            return refuse("RDMA queue pairs (a flow's two ends would be in two partitions)");
-        }
-        if !p.reaction_points.is_empty() || !p.congestion_points.is_empty() {
-            return refuse("congestion and reaction points (their feedback crosses partitions)");
-        }
-        if p.link.is_some() {
-            return refuse("link-level flow control (PAUSE)");
+        if p.reaction_points.iter().any(|rp| rp.minrate_sample().is_some()) {
+            return refuse(
+                "QCN reaction points (Devkota & Reddy's minrate is a minimum over every source at each sample)",
+            );
         }
         if self.net.ports.iter().any(|port| port.flight == crate::net::Flight::Jittered) {
             return refuse("processing jitter (drawn at the sender for the next node)");
@@ -168,9 +163,9 @@ impl Sim {
 
     /// The node event `event` acts at: an arrival at the node receiving, a transmitter
     /// at its port's node, a source or a flow's timer at the flow's source host (a TCP
-    /// delayed-ACK timer at its receiver), a workload arrival at its source. `None` for
-    /// a sample, which every partition takes of its own nodes, and for a link-control
-    /// timer.
+    /// delayed-ACK timer at its receiver), a link-control timer at its port's or host's
+    /// node, a workload arrival at its source. `None` for a sample, which every
+    /// partition takes of its own nodes.
     pub(crate) fn event_node(&self, event: Event) -> Option<NodeId> {
         let flow_src = |f: u32| self.flows.get(f as usize).map(|f| f.src);
         match event {
@@ -190,7 +185,10 @@ impl Sim {
                 super::TimerOwner::Shaper { flow }
                 | super::TimerOwner::ReactionPoint { flow }
                 | super::TimerOwner::Rdma { flow } => flow_src(flow),
-                super::TimerOwner::LinkControl { .. } => None,
+                super::TimerOwner::LinkControl { owner } => {
+                    let net = &self.net;
+                    self.protocols.link.as_ref().map(|l| l.timer_node(owner, |p| net.ports[p as usize].node))
+                }
             },
             Event::FlowArrives { arrival } => self.workloads.records.get(arrival as usize).map(|r| r.src),
             Event::Sample => None,
@@ -202,15 +200,18 @@ impl Sim {
     fn take_crossings(&mut self, to: u32, into: &mut Vec<Crossing>) {
         let Some(part) = self.part.as_deref_mut() else { return };
         for (p, at, id) in part.outgoing[to as usize].drain(..) {
-            into.push((p, at, *self.frames.get(id)));
+            into.push((p, at, *self.frames.get(id), self.frames.int(id).copied()));
             self.frames.free(id);
         }
     }
 
     /// Frames that crossed into this partition join their links in flight.
     fn take_in(&mut self, crossings: &mut Vec<Crossing>) {
-        for (p, at, frame) in crossings.drain(..) {
+        for (p, at, frame, int) in crossings.drain(..) {
             let id = self.frames.alloc(frame);
+            if let (Some(int), Some(stack)) = (int, self.frames.int_mut(id)) {
+                *stack = int;
+            }
             let port = &mut self.net.ports[p as usize];
             port.in_flight.push_back((at, id));
             if port.in_flight.len() == 1 {
@@ -371,6 +372,14 @@ impl Sim {
                 self.catch_up_source(f, end, false);
             }
         }
+        for f in 0..self.flows.len() as u32 {
+            if self.flows[f as usize].rp != crate::net::NONE && self.owns(self.flows[f as usize].src) {
+                self.rp_catch_up(f);
+            }
+        }
+        // Another partition's congestion points are left as they were: the merge takes
+        // each from its port's partition.
+        self.cp_catch_up_all();
         self.finish();
     }
 }
@@ -424,6 +433,7 @@ pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
         base.flows[f].stats = stats;
     }
     merge_connections(&mut base, &mut replicas, &owner);
+    merge_transport_state(&mut base, &mut replicas, &owner);
     for r in 0..base.workloads.records.len() {
         let k = owner(base.workloads.records[r].src);
         if k != 0 {
@@ -498,6 +508,80 @@ fn merge_connections(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(NodeId
     }
 }
 
+/// The rest of the protocols' state, each part from the partition that ran it: queue
+/// pairs from their sender's (the responder's half and what it counts from their
+/// receiver's), reaction points from their flow's source's, notification points from
+/// their flow's destination's, congestion points and telemetry counts from their port's,
+/// link control from each port's and host's.
+fn merge_transport_state(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(NodeId) -> usize) {
+    for f in 0..base.flows.len() {
+        let (src, dst) = match base.flows[f].dst {
+            crate::traffic::Destination::Host(d) => (base.flows[f].src, d),
+            _ => continue,
+        };
+        let (ks, kd) = (owner(src), owner(dst));
+        let qp = base.flows[f].qp;
+        if qp != crate::net::NONE {
+            let q = qp as usize;
+            if ks != 0 {
+                std::mem::swap(&mut base.protocols.rdma[q], &mut replicas[ks - 1].protocols.rdma[q]);
+            }
+            if kd != ks {
+                let at_dst = if kd == 0 {
+                    &mut replicas[ks - 1].protocols.rdma[q]
+                } else {
+                    &mut replicas[kd - 1].protocols.rdma[q]
+                };
+                let mine = &mut base.protocols.rdma[q];
+                std::mem::swap(&mut mine.responder, &mut at_dst.responder);
+                mine.stats.acks_sent = at_dst.stats.acks_sent;
+                mine.stats.naks_sent = at_dst.stats.naks_sent;
+            }
+        }
+        let rp = base.flows[f].rp;
+        if rp != crate::net::NONE && ks != 0 {
+            let r = rp as usize;
+            std::mem::swap(
+                &mut base.protocols.reaction_points[r],
+                &mut replicas[ks - 1].protocols.reaction_points[r],
+            );
+        }
+        if kd != 0 && f < base.protocols.notification_points.len() {
+            std::mem::swap(
+                &mut base.protocols.notification_points[f],
+                &mut replicas[kd - 1].protocols.notification_points[f],
+            );
+        }
+    }
+    for p in 0..base.net.ports.len() {
+        let k = owner(base.net.ports[p].node);
+        if k == 0 {
+            continue;
+        }
+        // The port itself came over already: its congestion point index is the same.
+        let cp = base.net.ports[p].cp;
+        if cp != crate::net::NONE {
+            let c = cp as usize;
+            std::mem::swap(
+                &mut base.protocols.congestion_points[c],
+                &mut replicas[k - 1].protocols.congestion_points[c],
+            );
+        }
+        if let Some(tx) = base.int_tx.get_mut(p) {
+            *tx = replicas[k - 1].int_tx[p];
+        }
+    }
+    if base.protocols.link.is_some() {
+        let node_of: Vec<NodeId> = base.net.ports.iter().map(|p| p.node).collect();
+        for (j, r) in replicas.iter_mut().enumerate() {
+            let (Some(mine), Some(theirs)) = (base.protocols.link.as_mut(), r.protocols.link.as_mut()) else {
+                continue;
+            };
+            mine.take_from(theirs, |p| node_of[p as usize], |n| owner(n) == j + 1);
+        }
+    }
+}
+
 /// Each time series column of the merged simulator from the partition that owns it.
 fn merge_series(base: &mut Sim, replicas: &[Sim], owner: &dyn Fn(NodeId) -> usize) {
     let rec = &mut base.recorder;
@@ -515,6 +599,20 @@ fn merge_series(base: &mut Sim, replicas: &[Sim], owner: &dyn Fn(NodeId) -> usiz
             let theirs = &replicas[k - 1].recorder;
             rec.avg_queues.columns[i].values.clone_from(&theirs.avg_queues.columns[i].values);
             rec.max_ps.columns[i].values.clone_from(&theirs.max_ps.columns[i].values);
+        }
+    }
+    let mut source_of_rp = vec![0; base.protocols.reaction_points.len()];
+    for f in &base.flows {
+        if f.rp != crate::net::NONE {
+            source_of_rp[f.rp as usize] = f.src;
+        }
+    }
+    for (i, &rp) in rec.rate_rps().to_vec().iter().enumerate() {
+        let k = owner(source_of_rp[rp as usize]);
+        if k != 0 {
+            let theirs = &replicas[k - 1].recorder;
+            rec.rates.columns[i].values.clone_from(&theirs.rates.columns[i].values);
+            rec.cnms.columns[i].values.clone_from(&theirs.cnms.columns[i].values);
         }
     }
     for r in replicas {

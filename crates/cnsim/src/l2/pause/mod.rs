@@ -285,6 +285,37 @@ pub struct HostSpec {
 }
 
 impl Pause {
+    /// The node a timer of `role` acts at, given each port's node: a port's for its
+    /// pause and refresh timers, a host's for its input's.
+    pub(crate) fn timer_node(&self, role: TimerRole, node_of_port: impl Fn(PortId) -> NodeId) -> NodeId {
+        match role {
+            TimerRole::Unpause { slot } | TimerRole::Refresh { slot, .. } => {
+                node_of_port(self.ports[slot as usize].port)
+            }
+            TimerRole::Service { host } | TimerRole::HostRefresh { host } => self.hosts[host as usize].host,
+        }
+    }
+
+    /// Takes from `other` (another partition's replica of the same state) the ports and
+    /// host inputs at the nodes `theirs` says are its.
+    pub(crate) fn take_from(
+        &mut self,
+        other: &mut Pause,
+        node_of_port: impl Fn(PortId) -> NodeId,
+        theirs: impl Fn(NodeId) -> bool,
+    ) {
+        for (mine, other) in self.ports.iter_mut().zip(&mut other.ports) {
+            if theirs(node_of_port(mine.port)) {
+                std::mem::swap(mine, other);
+            }
+        }
+        for (mine, other) in self.hosts.iter_mut().zip(&mut other.hosts) {
+            if theirs(mine.host) {
+                std::mem::swap(mine, other);
+            }
+        }
+    }
+
     /// PAUSE state for `ports` (their `link` index is their position) and `hosts`, in a
     /// network of `nodes` nodes. Their timers are added to `timers`.
     pub fn new(
