@@ -152,6 +152,15 @@ fn the_hpcc_fabric_gives_the_same_bytes_on_one_to_four_threads() {
     let sets = ["duration=1ms".to_string(), "traffic[0].stop=700us".to_string()];
     let s = cnsim::scenario::load("hpcc320-websearch", &sets).unwrap_or_else(|e| panic!("{e}"));
     same_on_one_to_four_threads(&s, "hpcc320");
+    // HPCC in place of DCQCN: its packets' telemetry crosses partitions with them.
+    let hpcc = [
+        "protocols.dcqcn.flows=[]",
+        r#"protocols.dcqcn.congestion_points="none""#,
+        r#"protocols.hpcc={flows="*", max_stage=0, int_multi=4, window="bdp"}"#,
+    ];
+    let sets: Vec<String> = sets.iter().cloned().chain(hpcc.iter().map(|s| s.to_string())).collect();
+    let s = cnsim::scenario::load("hpcc320-websearch", &sets).unwrap_or_else(|e| panic!("{e}"));
+    same_on_one_to_four_threads(&s, "hpcc320-int");
 }
 
 /// An 8:1 RDMA incast under PFC alone: pauses go upstream across partitions.
