@@ -180,7 +180,7 @@ impl Sim {
     /// model's count and the fetch ahead. Out of the loop's way otherwise.
     #[inline(never)]
     fn before_event(&mut self, now: Time, event: Event) -> bool {
-        if self.part.is_some() && !self.handles(event) {
+        if self.part.as_deref().is_some_and(partition::Part::split) && !self.handles(event) {
             return false;
         }
         if self.probe.is_some() {

@@ -69,6 +69,14 @@ pub(crate) struct Part {
     repeated: u64,
 }
 
+impl Part {
+    /// Whether there are other partitions (with one, every event is this one's).
+    #[inline]
+    pub(super) fn split(&self) -> bool {
+        self.outgoing.len() > 1
+    }
+}
+
 /// A frame that crossed into another partition: the port it left by, its arrival time,
 /// the frame itself and its telemetry, when the run collects any.
 pub(crate) type Crossing = (PortId, Time, Frame, Option<IntStack>);
