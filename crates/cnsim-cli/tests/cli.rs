@@ -264,6 +264,36 @@ fn bench_runs_the_cases_it_is_given_and_their_ratio() {
     assert!(stderr(&o).contains("no benchmark named \"no-such-case\""), "stderr: {}", stderr(&o));
 }
 
+/// `run --threads` writes the same files on 1 and 2 threads; `bench --threads 1,2`
+/// times both and reports the speed-up; a thread count of 0 and a scenario that does
+/// not partition are refused.
+#[test]
+fn threads_give_the_same_files_and_bench_reports_their_speed_up() {
+    let dir = TempDir::new("threads");
+    let short = ["--set", "duration=1ms", "--set", "metrics.plots=false"];
+    for n in ["1", "2"] {
+        let mut args = vec!["run", "fattree-k8-poisson", "--quiet", "--threads", n, "--out", n];
+        args.extend(short);
+        let o = cnsim(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    }
+    let read = |n: &str| std::fs::read(dir.path().join(n).join("summary.json")).expect("summary.json");
+    assert_eq!(read("1"), read("2"));
+    let mut args = vec!["bench", "--runs", "1", "--scenario", "fattree-k8-poisson", "--threads", "1,2"];
+    args.extend(short);
+    let o = cnsim(dir.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("fattree-k8-poisson on 2 threads"), "stdout: {out}");
+    assert!(out.contains("fattree-k8-poisson: speed-up on 2 threads over 1"), "stdout: {out}");
+    let o = cnsim(dir.path(), &["run", "fattree-k8-poisson", "--threads", "0"]);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    let o = cnsim(dir.path(), &["run", "devkota2010-incast", "--quiet", "--threads", "2", "--out", "x"]);
+    assert_eq!(o.status.code(), Some(EXIT_INPUT), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("--threads: 2: an incast application"), "stderr: {}", stderr(&o));
+    assert!(!dir.path().join("x").exists(), "a refused run leaves no directory");
+}
+
 #[test]
 fn validate_names_a_missing_file() {
     let dir = TempDir::new("validate-missing");
