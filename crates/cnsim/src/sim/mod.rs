@@ -217,10 +217,9 @@ impl Sim {
         }
     }
 
-    /// Counts event `event` at `now` in the speed model, at the node it acts at: an
-    /// arrival at the node receiving, a port's transmitter at its node, a source or a
-    /// flow's timer at the flow's source host (a TCP delayed-ACK timer at its receiver),
-    /// a link-control timer or a sample on the first partition.
+    /// Counts event `event` at `now` in the speed model, at the node it acts at, as the
+    /// partitioned engine places it ([`Sim::event_node`]); a sample on the first
+    /// partition.
     #[cold]
     #[inline(never)]
     fn probe_event(&mut self, now: Time, event: Event) {

@@ -44,7 +44,7 @@
 //! hosts (their delays are measured in several partitions), processing jitter (drawn at
 //! the sender for the next node) and packet traces.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 pub use super::parallelism::Partition;
@@ -264,15 +264,15 @@ pub fn run_partitioned(
             .enumerate()
             .map(|(i, mut sim)| {
                 scope.spawn(move || {
-                    let outcome = shared.run(&mut sim, i + 1, &mut |_| true);
+                    let outcome = shared.run_guarded(&mut sim, i + 1, &mut |_| true);
                     (sim, outcome)
                 })
             })
             .collect();
         let mut sim = first;
-        let outcome = shared.run(&mut sim, 0, on_progress);
+        let outcome = shared.run_guarded(&mut sim, 0, on_progress);
         let mut all = vec![(sim, outcome)];
-        all.extend(others.into_iter().map(|h| h.join().expect("a partition's thread panicked")));
+        all.extend(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
         all
     });
     let mut sims = Vec::with_capacity(n);
@@ -314,6 +314,22 @@ struct Shared {
 }
 
 impl Shared {
+    /// [`Shared::run`], except that a panic (a defect) breaks the barrier first, so that
+    /// the other partitions stop rather than wait for this one for ever; the panic then
+    /// goes on.
+    fn run_guarded(
+        &self,
+        sim: &mut Sim,
+        me: usize,
+        on_progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<(), Halt> {
+        let run = std::panic::AssertUnwindSafe(|| self.run(sim, me, on_progress));
+        std::panic::catch_unwind(run).unwrap_or_else(|panic| {
+            self.barrier.break_all();
+            std::panic::resume_unwind(panic)
+        })
+    }
+
     /// Partition `me`'s loop: hand over, publish, meet, take the mail in, run a window;
     /// until every partition is past the end or one has halted. Then the run's end as
     /// [`Sim::run`] makes it.
@@ -338,7 +354,11 @@ impl Shared {
             slot[me].store(earliest, Ordering::Relaxed);
             self.events.fetch_add(sim.counters.events - counted, Ordering::Relaxed);
             counted = sim.counters.events;
-            self.barrier.wait();
+            if !self.barrier.wait() {
+                // Another partition panicked.
+                outcome = outcome.and(Err(Halt::Interrupted));
+                break;
+            }
             let published = slot.iter().map(|e| e.load(Ordering::Relaxed));
             let (t0, halted) = published.fold((Time::MAX, false), |(t, h), e| (t.min(e), h || e == HALTED));
             if halted {
@@ -665,6 +685,8 @@ struct SpinBarrier {
     round: AtomicUsize,
     /// Threads asleep (or about to sleep) on `wake`.
     sleepers: AtomicUsize,
+    /// Set when a thread will never come (it panicked): every wait returns false.
+    broken: AtomicBool,
     lock: Mutex<()>,
     wake: Condvar,
 }
@@ -678,15 +700,27 @@ impl SpinBarrier {
             arrived: AtomicUsize::new(0),
             round: AtomicUsize::new(0),
             sleepers: AtomicUsize::new(0),
+            broken: AtomicBool::new(false),
             lock: Mutex::new(()),
             wake: Condvar::new(),
         }
     }
 
-    /// Waits until all `n` threads have called it in this round. Everything a thread
-    /// wrote before it is visible to every thread after it.
-    fn wait(&self) {
+    /// Releases every waiting thread for good: one of them will never come.
+    fn break_all(&self) {
+        self.broken.store(true, Ordering::Release);
+        let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.wake.notify_all();
+    }
+
+    /// Waits until all `n` threads have called it in this round (true), or until the
+    /// barrier is broken (false). Everything a thread wrote before it is visible to
+    /// every thread after it.
+    fn wait(&self) -> bool {
         let round = self.round.load(Ordering::Acquire);
+        if self.broken.load(Ordering::Acquire) {
+            return false;
+        }
         if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
             self.arrived.store(0, Ordering::Relaxed);
             {
@@ -698,19 +732,61 @@ impl SpinBarrier {
             if self.sleepers.load(Ordering::Acquire) > 0 {
                 self.wake.notify_all();
             }
-            return;
+            return true;
         }
+        let waiting = || self.round.load(Ordering::Acquire) == round && !self.broken.load(Ordering::Acquire);
         for _ in 0..self.spins {
-            if self.round.load(Ordering::Acquire) != round {
-                return;
+            if !waiting() {
+                return !self.broken.load(Ordering::Acquire);
             }
             std::hint::spin_loop();
         }
         let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         self.sleepers.fetch_add(1, Ordering::AcqRel);
-        while self.round.load(Ordering::Acquire) == round {
+        while waiting() {
             held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner());
         }
         self.sleepers.fetch_sub(1, Ordering::AcqRel);
+        !self.broken.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads, three rounds each: after every wait each sees what the other wrote
+    /// before it.
+    #[test]
+    fn the_barrier_makes_each_round_visible_to_all() {
+        let barrier = SpinBarrier::new(2);
+        let slots = [AtomicU64::new(0), AtomicU64::new(0)];
+        std::thread::scope(|scope| {
+            for me in 0..2 {
+                let (barrier, slots) = (&barrier, &slots);
+                scope.spawn(move || {
+                    for round in 1..=3u64 {
+                        slots[me].store(round * 10 + me as u64, Ordering::Relaxed);
+                        assert!(barrier.wait());
+                        assert_eq!(slots[1 - me].load(Ordering::Relaxed), round * 10 + (1 - me) as u64);
+                        assert!(barrier.wait());
+                    }
+                });
+            }
+        });
+    }
+
+    /// A thread that will never come (it panicked) breaks the barrier: the waiting one
+    /// is released with false, and later waits return at once.
+    #[test]
+    fn a_broken_barrier_releases_its_waiters() {
+        let barrier = SpinBarrier::new(3);
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| barrier.wait());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            barrier.break_all();
+            assert!(!waiter.join().expect("the waiter returns"));
+        });
+        assert!(!barrier.wait());
     }
 }
