@@ -49,7 +49,8 @@ enum Command {
         /// Run on N threads, one partition of the network each: the results are the same
         /// for every N, 1 included, and may differ from the default single-threaded
         /// engine's only in the order of simultaneous events [default: that engine].
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        /// `auto`: one per core, at most 8, on a fabric; 1 elsewhere.
+        #[arg(long, value_name = "N|auto", value_parser = parse_threads)]
         threads: Option<u32>,
         /// Seed of the run (the first seed with --repeat) [default: the scenario's].
         #[arg(long)]
@@ -99,8 +100,8 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
         /// Run each run on N threads, one partition of the network each (as `cnsim run
-        /// --threads`); give --jobs too, as each run then takes N cores.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        /// --threads`, `auto` too); give --jobs too, as each run then takes N cores.
+        #[arg(long, value_name = "N|auto", value_parser = parse_threads)]
         threads: Option<u32>,
         /// Also write results_summary.parquet/.csv: mean, std and 95 % CI over seeds per point.
         #[arg(long)]
@@ -805,6 +806,17 @@ fn cmd_parallelism(
         model.barrier_events
     );
     ExitCode::SUCCESS
+}
+
+/// `--threads`: a count from 1 to 1024, or `auto` (0 to the library).
+fn parse_threads(s: &str) -> Result<u32, String> {
+    if s == "auto" {
+        return Ok(0);
+    }
+    match s.parse::<u32>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("\"{s}\" is not a thread count; expected 1 to 1024 or auto")),
+    }
 }
 
 fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String], threads: &[u32]) -> ExitCode {

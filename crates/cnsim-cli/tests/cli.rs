@@ -264,14 +264,14 @@ fn bench_runs_the_cases_it_is_given_and_their_ratio() {
     assert!(stderr(&o).contains("no benchmark named \"no-such-case\""), "stderr: {}", stderr(&o));
 }
 
-/// `run --threads` writes the same files on 1 and 2 threads; `bench --threads 1,2`
+/// `run --threads` writes the same files on 1, 2 and `auto` threads; `bench --threads 1,2`
 /// times both and reports the speed-up; a thread count of 0 and a scenario that does
 /// not partition are refused.
 #[test]
 fn threads_give_the_same_files_and_bench_reports_their_speed_up() {
     let dir = TempDir::new("threads");
     let short = ["--set", "duration=1ms", "--set", "metrics.plots=false"];
-    for n in ["1", "2"] {
+    for n in ["1", "2", "auto"] {
         let mut args = vec!["run", "fattree-k8-poisson", "--quiet", "--threads", n, "--out", n];
         args.extend(short);
         let o = cnsim(dir.path(), &args);
@@ -279,6 +279,7 @@ fn threads_give_the_same_files_and_bench_reports_their_speed_up() {
     }
     let read = |n: &str| std::fs::read(dir.path().join(n).join("summary.json")).expect("summary.json");
     assert_eq!(read("1"), read("2"));
+    assert_eq!(read("1"), read("auto"));
     let mut args = vec!["bench", "--runs", "1", "--scenario", "fattree-k8-poisson", "--threads", "1,2"];
     args.extend(short);
     let o = cnsim(dir.path(), &args);

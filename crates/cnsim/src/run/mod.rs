@@ -113,8 +113,8 @@ pub fn simulate_with(
 }
 
 /// [`simulate_with`] on the sequential engine (`threads` `None`) or partitioned on
-/// `threads` threads (see [`crate::sim::partition`]), whose results are the same for
-/// any number of threads, 1 included.
+/// `threads` threads (see [`crate::sim::partition`]; 0: as many as pay on this
+/// machine), whose results are the same for any number of threads, 1 included.
 pub fn simulate_on(
     s: &Scenario,
     file: &str,

@@ -348,9 +348,10 @@ pub fn build_until(
     Ok(sim)
 }
 
-/// The simulators of a run of scenario `s` on `threads` threads (at least 1), one
-/// replica per partition of the network (see [`crate::sim::partition`]), each within an
-/// equal share of `limits`; with the lookahead of the partition. Refuses, as an error
+/// The simulators of a run of scenario `s` on `threads` threads (0: as many as
+/// [`crate::sim::partition::auto_threads`] picks), one replica per partition of the
+/// network (see [`crate::sim::partition`]), each within an equal share of `limits`;
+/// with the lookahead of the partition. Refuses, as an error
 /// naming `--threads`, a scenario whose features do not partition yet.
 pub fn build_partitioned(
     s: &Scenario,
@@ -359,12 +360,24 @@ pub fn build_partitioned(
     threads: u32,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<(Vec<Sim>, crate::engine::Time), BuildError> {
-    let threads = threads.max(1);
+    let mut first = None;
+    let threads = match threads {
+        0 => {
+            let sim = build_unstarted(s, file, limits, keep_going)?;
+            let n = crate::sim::partition::auto_threads(sim.net());
+            first = Some(sim).filter(|_| n == 1);
+            n
+        }
+        n => n,
+    };
     let share = limits.shared_by(threads as usize);
     let mut replicas = Vec::with_capacity(threads as usize);
     let mut partition = None;
     for me in 0..threads {
-        let mut sim = build_unstarted(s, file, &share, keep_going)?;
+        let mut sim = match first.take() {
+            Some(sim) => sim,
+            None => build_unstarted(s, file, &share, keep_going)?,
+        };
         let partition =
             partition.get_or_insert_with(|| crate::sim::partition::Partition::of(sim.net(), threads));
         sim.set_partition(me, partition).map_err(|why| {

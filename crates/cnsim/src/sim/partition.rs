@@ -237,6 +237,21 @@ impl Sim {
     }
 }
 
+/// The thread count `--threads auto` picks for `net` on this machine: one per core, at
+/// most 8, on a fabric (at least 64 ports between switches, where a window holds
+/// hundreds of events or more per partition); 1 elsewhere, where a barrier per window
+/// would cost more than it saves. The results are the same either way.
+pub fn auto_threads(net: &crate::net::Network) -> u32 {
+    let switch = |n: NodeId| net.nodes[n as usize].kind == crate::net::NodeKind::Switch;
+    let fabric_ports =
+        net.ports.iter().filter(|p| switch(p.node) && switch(net.ports[p.peer as usize].node)).count();
+    if fabric_ports < super::PREFETCH_FABRIC_PORTS {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.clamp(1, 8) as u32
+}
+
 /// Runs `replicas`, one partition each (as [`Sim::set_partition`] made them), on one
 /// thread each up to their end time, and merges them into one simulator. The first
 /// runs on the calling thread, which alone reports progress to `on_progress`.
