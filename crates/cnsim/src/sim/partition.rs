@@ -29,20 +29,22 @@
 //! partitions, one included; nothing crosses a partition in less than the lookahead; and
 //! every random stream belongs to one node, port, queue or flow. At the end the replicas
 //! are merged ([`merge`]): each port, shared buffer, link loss and source is taken from
-//! the partition that owns it, counters and delivery counts are summed, and each time
+//! the partition that owns it, counters, drops and deliveries are summed, and each time
 //! series column comes from its owner.
 //!
-//! **Flows with two ends.** A TCP connection's sender runs in its source's partition
-//! and its receiver in its destination's; the merged connection takes each half from
-//! where it ran. Workload flows are built by *every* partition, at each arrival, in the
-//! same slots (finished flows are kept, not recycled, since when a slot frees depends on
-//! frames in flight everywhere), and each partition runs only its own end of each.
+//! **Flows with two ends.** A TCP connection's or RDMA queue pair's sender (and its
+//! reaction point) runs in its source's partition, its receiver (and its notification
+//! point) in its destination's; the merge takes each half from where it ran. Congestion
+//! points, telemetry counts and PAUSE state belong to their port's or host's node.
+//! Workload flows are built by *every* partition, at each arrival, in the same slots
+//! (finished flows are kept, not recycled, since when a slot frees depends on frames in
+//! flight everywhere), and each partition runs only its own end of each.
 //!
-//! What does not partition yet is refused when the run is built, with the reason: RDMA
-//! queue pairs, congestion and reaction points, link-level flow control, incast
-//! applications (their rounds join several hosts' flows), flows to a group or to random
-//! hosts (their delays are measured in several partitions), processing jitter (drawn at
-//! the sender for the next node) and packet traces.
+//! What does not partition yet is refused when the run is built, with the reason:
+//! incast applications (their rounds join several hosts' flows), QCN reaction points
+//! (Devkota & Reddy's minrate is a minimum over every source at each sample), flows to a
+//! group or to random hosts (their delays are measured in several partitions),
+//! processing jitter (drawn at the sender for the next node) and packet traces.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
