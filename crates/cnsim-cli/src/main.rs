@@ -850,21 +850,14 @@ fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String], threads
     if htsim.is_some() && !set.is_empty() && !json {
         eprintln!("note: HTSIM is not timed with --set: the driver's scenarios are fixed");
     }
-    let report = match cnsim::bench::run_cases_on(
-        &cases,
-        &engines,
-        runs,
-        true,
-        set,
-        htsim.as_deref(),
-        &mut progress,
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_INPUT);
-        }
-    };
+    let report =
+        match cnsim::bench::run_cases(&cases, &engines, runs, true, set, htsim.as_deref(), &mut progress) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_INPUT);
+            }
+        };
     if json {
         println!("{}", serde_json::to_string_pretty(&report).expect("serializable"));
         return ExitCode::SUCCESS;

@@ -436,22 +436,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// followed in every round by a run of the driver on the same scenario, and the median
 /// of the rounds' ratios of CPU seconds (the simulation in this process against the
 /// driver's whole process) is reported with the ratios.
+///
+/// Every case is timed on each engine of `engines` in turn: the sequential one
+/// (`None`, also when `engines` is empty) or the partitioned one on that many threads.
+/// Each case and engine is a row ("case" or "case on N threads"); with 1 thread among
+/// the engines, each other thread count's speed-up over it is a ratio. The htsim
+/// driver runs beside the sequential rows only.
 pub fn run_cases(
-    cases: &[&BenchCase],
-    runs: usize,
-    warmup: bool,
-    overrides: &[String],
-    htsim: Option<&std::path::Path>,
-    progress: &mut dyn FnMut(&BenchProgress),
-) -> Result<BenchReport, String> {
-    run_cases_on(cases, &[None], runs, warmup, overrides, htsim, progress)
-}
-
-/// [`run_cases`] with every case timed on each engine of `engines` in turn: the
-/// sequential one (`None`) or the partitioned one on that many threads. Each case and
-/// engine is a row ("case" or "case on N threads"); with 1 thread among the engines,
-/// each other thread count's speed-up over it is a ratio.
-pub fn run_cases_on(
     cases: &[&BenchCase],
     engines: &[Option<u32>],
     runs: usize,
@@ -561,7 +552,7 @@ pub fn run_cases_on(
     Ok(BenchReport { cases: results, ratios })
 }
 
-/// One timed run of `case` on `engine` (see [`run_cases_on`]).
+/// One timed run of `case` on `engine` (see [`run_cases`]).
 fn run_once(case: &BenchCase, engine: Option<u32>, s: &crate::scenario::Scenario) -> Result<Run, String> {
     let limits = crate::scenario::Limits::machine_default();
     let done =

@@ -98,6 +98,13 @@ pub struct Sim {
 /// 4096-sender dumbbells, 6–13 % faster on the HPCC paper's fabric).
 const PREFETCH_FABRIC_PORTS: usize = 64;
 
+/// Whether `net` is a fabric: [`PREFETCH_FABRIC_PORTS`] or more ports between switches.
+fn is_fabric(net: &Network) -> bool {
+    let switch = |n: NodeId| net.nodes[n as usize].kind == NodeKind::Switch;
+    let between = net.ports.iter().filter(|p| switch(p.node) && switch(net.ports[p.peer as usize].node));
+    between.count() >= PREFETCH_FABRIC_PORTS
+}
+
 /// A [`Ctx`] over the simulator's timers, events and outbox.
 macro_rules! ctx {
     ($sim:ident, $now:expr) => {

@@ -64,8 +64,6 @@ pub(crate) struct Part {
     /// The frames sent this window into each other partition: the port they left by,
     /// when they arrive, and the frame (still held in this replica's arena).
     outgoing: Vec<Vec<(PortId, Time, FrameId)>>,
-    /// The earliest arrival among `outgoing`.
-    earliest_out: Time,
     /// Events every partition handles (samples, workload arrivals), counted: the merged
     /// run counts each once.
     repeated: u64,
@@ -106,7 +104,6 @@ impl Sim {
             me,
             part_of,
             outgoing: vec![Vec::new(); partition.parts as usize],
-            earliest_out: Time::MAX,
             repeated: 0,
         }));
         Ok(())
@@ -168,7 +165,6 @@ impl Sim {
         let part = self.part.as_deref_mut().expect("only a partition's ports cross");
         let to = part.part_of[peer_node as usize];
         part.outgoing[to as usize].push((p, at, id));
-        part.earliest_out = part.earliest_out.min(at);
     }
 
     /// The node event `event` acts at: an arrival at the node receiving, a transmitter
@@ -206,13 +202,16 @@ impl Sim {
     }
 
     /// The frames sent into partition `to` since the last call, out of this replica's
-    /// arena, in the order they were sent.
-    fn take_crossings(&mut self, to: u32, into: &mut Vec<Crossing>) {
-        let Some(part) = self.part.as_deref_mut() else { return };
+    /// arena, in the order they were sent; returns the earliest of their arrivals.
+    fn take_crossings(&mut self, to: u32, into: &mut Vec<Crossing>) -> Time {
+        let Some(part) = self.part.as_deref_mut() else { return Time::MAX };
+        let mut earliest = Time::MAX;
         for (p, at, id) in part.outgoing[to as usize].drain(..) {
             into.push((p, at, *self.frames.get(id), self.frames.int(id).copied()));
             self.frames.free(id);
+            earliest = earliest.min(at);
         }
+        earliest
     }
 
     /// Frames that crossed into this partition join their links in flight.
@@ -229,14 +228,6 @@ impl Sim {
             }
         }
     }
-
-    /// The earliest time this replica knows of: its next event or the arrival of a frame
-    /// it sent across this window.
-    fn earliest(&mut self) -> Time {
-        let part = self.part.as_deref_mut().expect("partitioned");
-        let out = std::mem::replace(&mut part.earliest_out, Time::MAX);
-        self.events.peek_time().unwrap_or(Time::MAX).min(out)
-    }
 }
 
 /// The thread count `--threads auto` picks for `net` on this machine: one per core, at
@@ -244,10 +235,7 @@ impl Sim {
 /// hundreds of events or more per partition); 1 elsewhere, where a barrier per window
 /// would cost more than it saves. The results are the same either way.
 pub fn auto_threads(net: &crate::net::Network) -> u32 {
-    let switch = |n: NodeId| net.nodes[n as usize].kind == crate::net::NodeKind::Switch;
-    let fabric_ports =
-        net.ports.iter().filter(|p| switch(p.node) && switch(net.ports[p.peer as usize].node)).count();
-    if fabric_ports < super::PREFETCH_FABRIC_PORTS {
+    if !super::is_fabric(net) {
         return 1;
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -361,12 +349,15 @@ impl Shared {
         let mut inbox = Vec::new();
         let mut counted = 0u64;
         for round in 0.. {
+            // The earliest time this partition knows of: its next event or the arrival
+            // of a frame it sent across this window.
+            let mut known = sim.events.peek_time().unwrap_or(Time::MAX);
             for to in (0..self.n).filter(|&to| to != me) {
                 let mut mail = self.mail[me * self.n + to].lock().expect("no thread panics holding mail");
-                sim.take_crossings(to as u32, &mut mail);
+                known = known.min(sim.take_crossings(to as u32, &mut mail));
             }
             // A time never reaches u64::MAX picoseconds (213 days): the value is free.
-            let earliest = if outcome.is_err() { HALTED } else { sim.earliest().min(HALTED - 1) };
+            let earliest = if outcome.is_err() { HALTED } else { known.min(HALTED - 1) };
             let slot = &self.earliest[round % 2];
             slot[me].store(earliest, Ordering::Relaxed);
             self.events.fetch_add(sim.counters.events - counted, Ordering::Relaxed);
@@ -430,11 +421,13 @@ impl Sim {
 }
 
 /// One simulator from the replicas of a partitioned run, each part from the partition
-/// that ran it: ports (with their queues and disciplines) from their node's, shared
-/// buffers from their switch's, link losses from the receiving node's, flows from their
-/// source's with the deliveries and drops counted elsewhere added; counters summed; time
-/// series columns from their port's partition (queues, utilisation) or summed over
-/// partitions (throughput, which only the receiving partitions count).
+/// that ran it: ports (with their queues, disciplines, congestion points and telemetry
+/// counts) from their node's, shared buffers from their switch's, link losses from the
+/// receiving node's, flows from their source's with the deliveries and drops counted
+/// elsewhere added, the protocols' state as [`merge_transport_state`] takes it;
+/// counters summed; time series columns from their port's partition (queues,
+/// utilisation) or summed over partitions (throughput, which only the receiving
+/// partitions count).
 pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
     let mut replicas = replicas;
     let mut base = replicas.remove(0);
@@ -446,10 +439,24 @@ pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
     }
     let owner = |node: NodeId| part_of[node as usize] as usize;
     // Replica k (of partition k) is at index k - 1 of `replicas`.
+    // Each port with its congestion point and telemetry count.
     for p in 0..base.net.ports.len() {
         let k = owner(base.net.ports[p].node);
-        if k != 0 {
-            std::mem::swap(&mut base.net.ports[p], &mut replicas[k - 1].net.ports[p]);
+        if k == 0 {
+            continue;
+        }
+        let theirs = &mut replicas[k - 1];
+        std::mem::swap(&mut base.net.ports[p], &mut theirs.net.ports[p]);
+        let cp = base.net.ports[p].cp;
+        if cp != crate::net::NONE {
+            let c = cp as usize;
+            std::mem::swap(
+                &mut base.protocols.congestion_points[c],
+                &mut theirs.protocols.congestion_points[c],
+            );
+        }
+        if let Some(tx) = base.int_tx.get_mut(p) {
+            *tx = theirs.int_tx[p];
         }
     }
     for v in 0..base.net.nodes.len() {
@@ -477,7 +484,6 @@ pub(crate) fn merge(replicas: Vec<Sim>) -> Sim {
         }
         base.flows[f].stats = stats;
     }
-    merge_connections(&mut base, &mut replicas, &owner);
     merge_transport_state(&mut base, &mut replicas, &owner);
     for r in 0..base.workloads.records.len() {
         let k = owner(base.workloads.records[r].src);
@@ -519,71 +525,51 @@ fn merged_flow_stats(
     stats
 }
 
-/// Each TCP connection from its sender's partition, its receiver's half (and what that
-/// half counts: segments delivered, ACKs sent) from its receiver's, the ACKs dropped
-/// summed over all.
-fn merge_connections(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(NodeId) -> usize) {
-    for f in 0..base.flows.len() {
-        let c = base.flows[f].tcp;
-        let crate::traffic::Destination::Host(dst) = base.flows[f].dst else { continue };
-        if c == crate::net::NONE {
-            continue;
-        }
-        let c = c as usize;
-        let dropped: u64 = base.protocols.tcp[c].acks_dropped
-            + replicas.iter().map(|r| r.protocols.tcp[c].acks_dropped).sum::<u64>();
-        let (ks, kd) = (owner(base.flows[f].src), owner(dst));
-        if ks != 0 {
-            std::mem::swap(&mut base.protocols.tcp[c], &mut replicas[ks - 1].protocols.tcp[c]);
-        }
-        if kd != ks {
-            let at_dst = if kd == 0 {
-                // The base's own was swapped into the sender's replica.
-                &mut replicas[ks - 1].protocols.tcp[c]
-            } else {
-                &mut replicas[kd - 1].protocols.tcp[c]
-            };
-            let mine = &mut base.protocols.tcp[c];
-            std::mem::swap(&mut mine.receiver, &mut at_dst.receiver);
-            mine.delivered = at_dst.delivered;
-            mine.ack_armed = at_dst.ack_armed;
-            mine.acks_sent = at_dst.acks_sent;
-        }
-        base.protocols.tcp[c].acks_dropped = dropped;
-    }
-}
-
-/// The rest of the protocols' state, each part from the partition that ran it: queue
-/// pairs from their sender's (the responder's half and what it counts from their
-/// receiver's), reaction points from their flow's source's, notification points from
-/// their flow's destination's, congestion points and telemetry counts from their port's,
-/// link control from each port's and host's.
+/// The protocols' per-flow and per-node state, each part from the partition that ran
+/// it: TCP connections and queue pairs from their sender's, with the receiver's half
+/// (and what it counts) from their receiver's and TCP's dropped ACKs summed over all;
+/// reaction points from their flow's source's, notification points from their flow's
+/// destination's; link control from each port's and host's.
 fn merge_transport_state(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(NodeId) -> usize) {
     for f in 0..base.flows.len() {
         let (src, dst) = match base.flows[f].dst {
             crate::traffic::Destination::Host(d) => (base.flows[f].src, d),
             _ => continue,
         };
-        let (ks, kd) = (owner(src), owner(dst));
-        let qp = base.flows[f].qp;
-        if qp != crate::net::NONE {
-            let q = qp as usize;
-            if ks != 0 {
-                std::mem::swap(&mut base.protocols.rdma[q], &mut replicas[ks - 1].protocols.rdma[q]);
-            }
-            if kd != ks {
-                let at_dst = if kd == 0 {
-                    &mut replicas[ks - 1].protocols.rdma[q]
-                } else {
-                    &mut replicas[kd - 1].protocols.rdma[q]
-                };
-                let mine = &mut base.protocols.rdma[q];
-                std::mem::swap(&mut mine.responder, &mut at_dst.responder);
-                mine.stats.acks_sent = at_dst.stats.acks_sent;
-                mine.stats.naks_sent = at_dst.stats.naks_sent;
-            }
+        let ends = (owner(src), owner(dst));
+        let (tcp, qp, rp) = (base.flows[f].tcp, base.flows[f].qp, base.flows[f].rp);
+        if tcp != crate::net::NONE {
+            let c = tcp as usize;
+            let dropped: u64 = base.protocols.tcp[c].acks_dropped
+                + replicas.iter().map(|r| r.protocols.tcp[c].acks_dropped).sum::<u64>();
+            take_two_ended(
+                base,
+                replicas,
+                ends,
+                |s| &mut s.protocols.tcp[c],
+                |mine, at_dst| {
+                    std::mem::swap(&mut mine.receiver, &mut at_dst.receiver);
+                    mine.delivered = at_dst.delivered;
+                    mine.ack_armed = at_dst.ack_armed;
+                    mine.acks_sent = at_dst.acks_sent;
+                },
+            );
+            base.protocols.tcp[c].acks_dropped = dropped;
         }
-        let rp = base.flows[f].rp;
+        if qp != crate::net::NONE {
+            take_two_ended(
+                base,
+                replicas,
+                ends,
+                |s| &mut s.protocols.rdma[qp as usize],
+                |mine, at_dst| {
+                    std::mem::swap(&mut mine.responder, &mut at_dst.responder);
+                    mine.stats.acks_sent = at_dst.stats.acks_sent;
+                    mine.stats.naks_sent = at_dst.stats.naks_sent;
+                },
+            );
+        }
+        let (ks, kd) = ends;
         if rp != crate::net::NONE && ks != 0 {
             let r = rp as usize;
             std::mem::swap(
@@ -598,24 +584,6 @@ fn merge_transport_state(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(No
             );
         }
     }
-    for p in 0..base.net.ports.len() {
-        let k = owner(base.net.ports[p].node);
-        if k == 0 {
-            continue;
-        }
-        // The port itself came over already: its congestion point index is the same.
-        let cp = base.net.ports[p].cp;
-        if cp != crate::net::NONE {
-            let c = cp as usize;
-            std::mem::swap(
-                &mut base.protocols.congestion_points[c],
-                &mut replicas[k - 1].protocols.congestion_points[c],
-            );
-        }
-        if let Some(tx) = base.int_tx.get_mut(p) {
-            *tx = replicas[k - 1].int_tx[p];
-        }
-    }
     if base.protocols.link.is_some() {
         let node_of: Vec<NodeId> = base.net.ports.iter().map(|p| p.node).collect();
         for (j, r) in replicas.iter_mut().enumerate() {
@@ -624,6 +592,26 @@ fn merge_transport_state(base: &mut Sim, replicas: &mut [Sim], owner: &dyn Fn(No
             };
             mine.take_from(theirs, |p| node_of[p as usize], |n| owner(n) == j + 1);
         }
+    }
+}
+
+/// A flow's two-ended state, `part` of each replica: taken whole from its sender's
+/// partition `ends.0`, then `receiver_half` moves into it what its receiver's
+/// partition `ends.1` ran.
+fn take_two_ended<T>(
+    base: &mut Sim,
+    replicas: &mut [Sim],
+    (ks, kd): (usize, usize),
+    part: impl Fn(&mut Sim) -> &mut T,
+    receiver_half: impl FnOnce(&mut T, &mut T),
+) {
+    if ks != 0 {
+        std::mem::swap(part(base), part(&mut replicas[ks - 1]));
+    }
+    if kd != ks {
+        // The base's own state went to the sender's replica in the swap above.
+        let at_dst = part(&mut replicas[if kd == 0 { ks } else { kd } - 1]);
+        receiver_half(part(base), at_dst);
     }
 }
 

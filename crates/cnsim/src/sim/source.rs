@@ -32,10 +32,7 @@ impl Sim {
             frames.enable_int();
         }
         let int_tx = if protocols.int_multi > 0 { vec![0; net.ports.len()] } else { Vec::new() };
-        let switch = |n: NodeId| net.nodes[n as usize].kind == crate::net::NodeKind::Switch;
-        let fabric_ports =
-            net.ports.iter().filter(|p| switch(p.node) && switch(net.ports[p.peer as usize].node)).count();
-        let prefetch_ahead = fabric_ports >= super::PREFETCH_FABRIC_PORTS;
+        let prefetch_ahead = super::is_fabric(&net);
         Self {
             probe: None,
             before_each: prefetch_ahead,
