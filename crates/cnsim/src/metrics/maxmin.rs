@@ -32,56 +32,235 @@ pub struct Demand {
 /// The max-min fair rates of `flows` over resources of `capacities` (same unit as the
 /// demands). A flow that crosses no resource and demands without bound gets infinity.
 pub fn water_fill(capacities: &[f64], flows: &[Demand]) -> Vec<f64> {
-    let mut alloc = vec![0.0; flows.len()];
-    let mut frozen: Vec<bool> = flows.iter().map(|f| f.demand <= 0.0).collect();
-    let mut residual = capacities.to_vec();
-    // Relative tolerance of "full" and "satisfied": float rounding of the increments.
-    let eps = 1e-9;
-    while frozen.iter().any(|f| !f) {
-        let mut crossing = vec![0usize; capacities.len()];
-        for (_, d) in flows.iter().enumerate().filter(|(f, _)| !frozen[*f]) {
-            for &r in &d.resources {
-                crossing[r] += 1;
+    let demands: Vec<f64> = flows.iter().map(|f| f.demand).collect();
+    Filling::new(capacities, flows.iter().map(|f| f.resources.as_slice())).fill(&demands)
+}
+
+/// Relative tolerance of "full" and "satisfied": float rounding of the increments.
+const EPS: f64 = 1e-9;
+
+/// A water-filling problem's structure — which resources each flow crosses, which flows
+/// each resource carries — built once and filled for any number of demand vectors.
+///
+/// Every flow not yet frozen holds the same allocation, the *level*, so the filling
+/// moves from level to level instead of by increments over all flows: the next level is
+/// the smaller of the least demand not yet met (flows sorted by demand) and the least
+/// level at which a resource fills, `(capacity − load of its frozen flows) / its flows
+/// not frozen` (a heap of resources, an entry renewed whenever one of its flows freezes).
+/// A frozen flow keeps the level it froze at. Each flow freezes once and touches only its
+/// own resources then: O((flows × path length) · log) per filling, where filling by
+/// increments over every flow and resource costs that per distinct level. 4096 CBR
+/// senders starting one by one over 4.5 ms have thousands of distinct demands in each
+/// early phase: their 1-second run spent 2.55 G instructions filling by increments, more
+/// than the simulation, and spends 0.11 G filling by levels (cachegrind), the same rates
+/// to the last digit or two of a double.
+struct Filling<'a> {
+    capacities: &'a [f64],
+    /// Flow `f` crosses `path[path_at[f]..path_at[f + 1]]`.
+    path_at: Vec<usize>,
+    path: Vec<usize>,
+    /// Resource `r` carries `carried[carried_at[r]..carried_at[r + 1]]`.
+    carried_at: Vec<usize>,
+    carried: Vec<usize>,
+}
+
+/// A resource's heap entry: the level at which it fills, as of its `version`.
+#[derive(Clone, Copy, PartialEq)]
+struct Fills {
+    level: f64,
+    resource: usize,
+    version: u32,
+}
+
+impl Eq for Fills {}
+
+impl Ord for Fills {
+    /// Reversed, for a min-heap: the lowest level first, then the lowest index.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.level.total_cmp(&self.level).then(other.resource.cmp(&self.resource))
+    }
+}
+
+impl PartialOrd for Fills {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<'a> Filling<'a> {
+    fn new<'p>(capacities: &'a [f64], paths: impl Iterator<Item = &'p [usize]>) -> Self {
+        let (mut path_at, mut path) = (vec![0], Vec::new());
+        for p in paths {
+            path.extend_from_slice(p);
+            path_at.push(path.len());
+        }
+        let mut carried_at = vec![0; capacities.len() + 1];
+        for &r in &path {
+            carried_at[r + 1] += 1;
+        }
+        for r in 0..capacities.len() {
+            carried_at[r + 1] += carried_at[r];
+        }
+        let mut carried = vec![0; path.len()];
+        let mut next = carried_at.clone();
+        for f in 0..path_at.len() - 1 {
+            for &r in &path[path_at[f]..path_at[f + 1]] {
+                carried[next[r]] = f;
+                next[r] += 1;
             }
         }
-        let by_demand = flows
-            .iter()
-            .enumerate()
-            .filter(|(f, _)| !frozen[*f])
-            .map(|(f, d)| d.demand - alloc[f])
-            .fold(f64::INFINITY, f64::min);
-        let by_resource = (0..capacities.len())
-            .filter(|&r| crossing[r] > 0)
-            .map(|r| residual[r].max(0.0) / crossing[r] as f64)
-            .fold(f64::INFINITY, f64::min);
-        let delta = by_demand.min(by_resource);
-        if delta.is_infinite() {
-            // Unbounded demands over no resource at all.
-            for (f, a) in alloc.iter_mut().enumerate() {
-                if !frozen[f] {
-                    *a = f64::INFINITY;
-                    frozen[f] = true;
+        Self { capacities, path_at, path, carried_at, carried }
+    }
+
+    fn path(&self, f: usize) -> &[usize] {
+        &self.path[self.path_at[f]..self.path_at[f + 1]]
+    }
+
+    /// The max-min fair allocation of `demands` (one per flow).
+    fn fill(&self, demands: &[f64]) -> Vec<f64> {
+        let caps = self.capacities;
+        let mut state = State {
+            alloc: vec![0.0; demands.len()],
+            frozen: demands.iter().map(|&d| d <= 0.0).collect(),
+            load: vec![0.0; caps.len()],
+            crossing: vec![0; caps.len()],
+            version: vec![0; caps.len()],
+            heap: std::collections::BinaryHeap::new(),
+            level: 0.0,
+            unfrozen: 0,
+        };
+        for f in (0..demands.len()).filter(|&f| !state.frozen[f]) {
+            state.unfrozen += 1;
+            for &r in self.path(f) {
+                state.crossing[r] += 1;
+            }
+        }
+        for r in 0..caps.len() {
+            if state.crossing[r] > 0 {
+                state.renew(caps, r);
+            }
+        }
+        let mut order: Vec<usize> = (0..demands.len()).filter(|&f| !state.frozen[f]).collect();
+        order.sort_by(|&a, &b| demands[a].total_cmp(&demands[b]));
+        // Above any resource's tolerance: entries this close to the level are checked.
+        let slack = EPS * caps.iter().fold(1.0, |m: f64, &c| m.max(c));
+        let (mut next, mut candidates, mut full) = (0, Vec::new(), Vec::new());
+        while state.unfrozen > 0 {
+            while next < order.len() && state.frozen[order[next]] {
+                next += 1;
+            }
+            let by_demand = order.get(next).map_or(f64::INFINITY, |&f| demands[f]);
+            let by_resource = state.top().map_or(f64::INFINITY, |e| e.level);
+            let level = by_demand.min(by_resource);
+            if level.is_infinite() {
+                // Unbounded demands over no resource at all.
+                for f in 0..demands.len() {
+                    if !state.frozen[f] {
+                        state.alloc[f] = f64::INFINITY;
+                    }
+                }
+                break;
+            }
+            state.level = state.level.max(level);
+            let level = state.level;
+            // The resources full at this level: those within their tolerance of it.
+            candidates.clear();
+            full.clear();
+            while let Some(e) = state.top() {
+                if e.level > level + slack {
+                    break;
+                }
+                state.heap.pop();
+                let r = e.resource;
+                let residual = caps[r] - state.load[r] - f64::from(state.crossing[r]) * level;
+                if residual <= EPS * caps[r].max(1.0) {
+                    full.push(r);
+                } else {
+                    candidates.push(e);
                 }
             }
-            break;
-        }
-        for (f, d) in flows.iter().enumerate().filter(|(f, _)| !frozen[*f]) {
-            alloc[f] += delta;
-            for &r in &d.resources {
-                residual[r] -= delta;
+            state.heap.extend(candidates.drain(..));
+            let before = state.unfrozen;
+            // Satisfied flows: demands sorted, and `d − EPS·max(d, 1)` grows with `d`.
+            for &f in &order[next..] {
+                let d = demands[f];
+                if !d.is_finite() || d - level > EPS * d.max(1.0) {
+                    break;
+                }
+                if !state.frozen[f] {
+                    state.freeze(self, f);
+                }
+            }
+            for &r in &full {
+                for &f in &self.carried[self.carried_at[r]..self.carried_at[r + 1]] {
+                    if !state.frozen[f] {
+                        state.freeze(self, f);
+                    }
+                }
+            }
+            if state.unfrozen == before {
+                // Rounding left the resource that set the level a hair short of full.
+                let r = state.top().expect("a finite level comes from a demand or a resource").resource;
+                state.heap.pop();
+                for &f in &self.carried[self.carried_at[r]..self.carried_at[r + 1]] {
+                    if !state.frozen[f] {
+                        state.freeze(self, f);
+                    }
+                }
             }
         }
-        let full: Vec<bool> = (0..capacities.len())
-            .map(|r| crossing[r] > 0 && residual[r] <= eps * capacities[r].max(1.0))
-            .collect();
-        for (f, d) in flows.iter().enumerate() {
-            let satisfied = d.demand.is_finite() && d.demand - alloc[f] <= eps * d.demand.max(1.0);
-            if !frozen[f] && (satisfied || d.resources.iter().any(|&r| full[r])) {
-                frozen[f] = true;
+        state.alloc
+    }
+}
+
+/// A filling in progress (see [`Filling`]).
+struct State {
+    alloc: Vec<f64>,
+    frozen: Vec<bool>,
+    /// Per resource: the allocations of its frozen flows.
+    load: Vec<f64>,
+    /// Per resource: its flows not frozen (a flow crossing it twice counts twice).
+    crossing: Vec<u32>,
+    /// Per resource: which of its heap entries is current.
+    version: Vec<u32>,
+    heap: std::collections::BinaryHeap<Fills>,
+    level: f64,
+    unfrozen: usize,
+}
+
+impl State {
+    /// Enters resource `r`'s filling level anew (its earlier entries go stale).
+    fn renew(&mut self, caps: &[f64], r: usize) {
+        self.version[r] += 1;
+        let share = (caps[r] - self.load[r]) / f64::from(self.crossing[r]);
+        self.heap.push(Fills { level: share.max(self.level), resource: r, version: self.version[r] });
+    }
+
+    /// The lowest current heap entry of a resource with flows not frozen (stale ones
+    /// dropped on the way).
+    fn top(&mut self) -> Option<Fills> {
+        while let Some(&e) = self.heap.peek() {
+            if e.version == self.version[e.resource] && self.crossing[e.resource] > 0 {
+                return Some(e);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// Freezes flow `f` at the present level.
+    fn freeze(&mut self, filling: &Filling, f: usize) {
+        self.frozen[f] = true;
+        self.alloc[f] = self.level;
+        self.unfrozen -= 1;
+        for &r in filling.path(f) {
+            self.load[r] += self.level;
+            self.crossing[r] -= 1;
+            if self.crossing[r] > 0 {
+                self.renew(filling.capacities, r);
             }
         }
     }
-    alloc
 }
 
 /// A flow's offered load over time, bit/s.
@@ -214,6 +393,7 @@ pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time
         points = (0..=n).map(|k| (u128::from(end) * k / n) as Time).collect();
         points.dedup();
     }
+    let filling = Filling::new(capacities, flows.iter().map(|f| f.resources.as_slice()));
     let mut total = vec![0.0; flows.len()];
     let mut last: Option<(Vec<f64>, Vec<f64>)> = None;
     for w in points.windows(2) {
@@ -221,21 +401,14 @@ pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time
         let len = (b - a) as f64;
         let demands: Vec<f64> =
             flows.iter().map(|f| f.load.rate() * f.load.on_time(a, b) as f64 / len).collect();
-        let alloc = match &last {
-            Some((d, alloc)) if *d == demands => alloc.clone(),
-            _ => {
-                let problem: Vec<Demand> = flows
-                    .iter()
-                    .zip(&demands)
-                    .map(|(f, &demand)| Demand { demand, resources: f.resources.clone() })
-                    .collect();
-                water_fill(capacities, &problem)
-            }
-        };
-        for (t, r) in total.iter_mut().zip(&alloc) {
+        if last.as_ref().is_none_or(|(d, _)| *d != demands) {
+            let alloc = filling.fill(&demands);
+            last = Some((demands, alloc));
+        }
+        let (_, alloc) = last.as_ref().expect("filled above");
+        for (t, r) in total.iter_mut().zip(alloc) {
             *t += r * len;
         }
-        last = Some((demands, alloc));
     }
     total.into_iter().map(|t| t / end as f64).collect()
 }
@@ -405,6 +578,99 @@ mod tests {
         assert!(close(&water_fill(&caps, &flows), &[1.0, 7.0, 2.0, 2.0]));
         // No resources and no bound: infinite; zero demand: zero.
         assert_eq!(water_fill(&[], &[flow(f64::INFINITY, &[]), flow(0.0, &[])]), [f64::INFINITY, 0.0]);
+    }
+
+    /// Progressive filling by increments, literally: every flow not frozen grows by the
+    /// same amount until a demand is met or a resource fills, over every flow and
+    /// resource at each step. The yardstick of [`Filling`].
+    fn filled_by_increments(capacities: &[f64], flows: &[Demand]) -> Vec<f64> {
+        let mut alloc = vec![0.0; flows.len()];
+        let mut frozen: Vec<bool> = flows.iter().map(|f| f.demand <= 0.0).collect();
+        let mut residual = capacities.to_vec();
+        while frozen.iter().any(|f| !f) {
+            let mut crossing = vec![0usize; capacities.len()];
+            for (_, d) in flows.iter().enumerate().filter(|(f, _)| !frozen[*f]) {
+                for &r in &d.resources {
+                    crossing[r] += 1;
+                }
+            }
+            let unfrozen = || flows.iter().enumerate().filter(|(f, _)| !frozen[*f]);
+            let by_demand = unfrozen().map(|(f, d)| d.demand - alloc[f]).fold(f64::INFINITY, f64::min);
+            let by_resource = (0..capacities.len())
+                .filter(|&r| crossing[r] > 0)
+                .map(|r| residual[r].max(0.0) / crossing[r] as f64)
+                .fold(f64::INFINITY, f64::min);
+            let delta = by_demand.min(by_resource);
+            if delta.is_infinite() {
+                for (f, a) in alloc.iter_mut().enumerate() {
+                    if !frozen[f] {
+                        *a = f64::INFINITY;
+                    }
+                }
+                break;
+            }
+            for (f, d) in flows.iter().enumerate().filter(|(f, _)| !frozen[*f]) {
+                alloc[f] += delta;
+                for &r in &d.resources {
+                    residual[r] -= delta;
+                }
+            }
+            let full: Vec<bool> = (0..capacities.len())
+                .map(|r| crossing[r] > 0 && residual[r] <= EPS * capacities[r].max(1.0))
+                .collect();
+            for (f, d) in flows.iter().enumerate() {
+                let satisfied = d.demand.is_finite() && d.demand - alloc[f] <= EPS * d.demand.max(1.0);
+                if !frozen[f] && (satisfied || d.resources.iter().any(|&r| full[r])) {
+                    frozen[f] = true;
+                }
+            }
+        }
+        alloc
+    }
+
+    proptest::proptest! {
+        /// Level by level gives what increments give, on random networks: demands
+        /// met, unbounded or nil, shared and private resources, flows crossing none.
+        #[test]
+        fn levels_fill_as_increments_do(
+            caps in proptest::collection::vec(1u32..40, 1..7),
+            raw in proptest::collection::vec((0u32..50, proptest::collection::vec(0usize..7, 0..4)), 1..14),
+        ) {
+            let flows: Vec<Demand> = raw
+                .iter()
+                .map(|(d, path)| {
+                    let demand = match d % 10 { 0 => f64::INFINITY, 1 => 0.0, _ => f64::from(*d) };
+                    let mut resources: Vec<usize> = path.iter().map(|&r| r % caps.len()).collect();
+                    resources.sort_unstable();
+                    resources.dedup();
+                    flow(demand, &resources)
+                })
+                .collect();
+            let caps: Vec<f64> = caps.iter().map(|&c| f64::from(c)).collect();
+            let (got, want) = (water_fill(&caps, &flows), filled_by_increments(&caps, &flows));
+            let same = got.iter().zip(&want).all(|(a, b)| a == b || (a - b).abs() <= 1e-9 * b.abs().max(1.0));
+            proptest::prop_assert!(same, "{got:?} != {want:?}");
+        }
+    }
+
+    /// 4096 flows with 4096 different demands over one shared resource: each is met
+    /// in turn, or gets the share of what the smaller ones left.
+    #[test]
+    fn thousands_of_distinct_demands_fill_in_one_pass() {
+        let n = 4096;
+        let flows: Vec<Demand> = (0..n).map(|i| flow(f64::from(i + 1), &[0])).collect();
+        // The first k flows are met while (n − k)·(k + 1) + k(k + 1)/2 > C; C = 4096·2048.
+        let cap = f64::from(n) * 2048.0;
+        let got = water_fill(&[cap], &flows);
+        let total: f64 = got.iter().sum();
+        assert!((total - cap).abs() <= 1e-6 * cap, "the resource is full: {total} of {cap}");
+        let share = got[n as usize - 1];
+        for (i, &a) in got.iter().enumerate() {
+            let d = (i + 1) as f64;
+            assert!(a == d || (a - share).abs() <= 1e-9 * share, "flow {i}: {a}, demand {d}, share {share}");
+            assert!(a <= d * (1.0 + 1e-12));
+        }
+        assert_eq!(got, filled_by_increments(&[cap], &flows));
     }
 
     const MS: Time = 1_000_000_000;
