@@ -52,8 +52,8 @@ const EPS: f64 = 1e-9;
 /// increments over every flow and resource costs that per distinct level. 4096 CBR
 /// senders starting one by one over 4.5 ms have thousands of distinct demands in each
 /// early phase: their 1-second run spent 2.55 G instructions filling by increments, more
-/// than the simulation, and spends 0.11 G filling by levels (cachegrind), the same rates
-/// to the last digit or two of a double.
+/// than the simulation; filling by levels, the whole fair-share computation costs 0.01 G
+/// (cachegrind), and the rates agree to the last digit or two of a double.
 struct Filling<'a> {
     capacities: &'a [f64],
     /// Flow `f` crosses `path[path_at[f]..path_at[f + 1]]`.
