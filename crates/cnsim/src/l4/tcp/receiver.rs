@@ -20,7 +20,7 @@
 //! segment whose CE differs from the held segments' first sends their ACK at once, with
 //! their state (the `early` ACK), then is considered as usual.
 
-use std::collections::BTreeSet;
+use std::collections::VecDeque;
 
 use crate::engine::Time;
 
@@ -57,8 +57,9 @@ pub struct Receipt {
 pub struct Receiver {
     /// Highest in-order segment received (−1 before any).
     pub(crate) next_ack: i64,
-    /// Segments received beyond a hole.
-    above: BTreeSet<i64>,
+    /// Segments received beyond a hole, in increasing order (they mostly arrive so: a
+    /// push at the back).
+    above: VecDeque<i64>,
     /// Segments received, duplicates included.
     pub(crate) received: u64,
     /// Of which already held (retransmissions of delivered segments).
@@ -127,17 +128,19 @@ impl Receiver {
     /// in-order (delivered to the application) with it.
     pub fn on_segment(&mut self, seq: i64) -> (i64, u64) {
         self.received += 1;
-        if seq <= self.next_ack || self.above.contains(&seq) {
+        let place = if seq <= self.next_ack { Ok(0) } else { self.above.binary_search(&seq) };
+        let Err(place) = place else {
             self.duplicates += 1;
             return (self.next_ack, 0);
-        }
+        };
         if seq != self.next_ack + 1 {
-            self.above.insert(seq);
+            self.above.insert(place, seq);
             return (self.next_ack, 0);
         }
         let before = self.next_ack;
         self.next_ack = seq;
-        while self.above.remove(&(self.next_ack + 1)) {
+        while self.above.front() == Some(&(self.next_ack + 1)) {
+            self.above.pop_front();
             self.next_ack += 1;
         }
         (self.next_ack, (self.next_ack - before) as u64)
@@ -199,6 +202,24 @@ mod tests {
         // A needless retransmission: a duplicate ACK.
         assert_eq!(r.on_segment(3), (4, 0));
         assert_eq!((r.received, r.duplicates), (6, 1));
+    }
+
+    /// Segments beyond a hole in any order, one of them twice: each is held once, and
+    /// the segment filling the hole delivers every one held in sequence behind it, not
+    /// those past a second hole.
+    #[test]
+    fn segments_held_out_of_order_are_delivered_in_order() {
+        let mut r = Receiver::new();
+        assert_eq!(r.on_segment(0), (0, 1));
+        for seq in [5, 3, 4, 8, 3, 2] {
+            assert_eq!(r.on_segment(seq), (0, 0), "segment {seq} is held");
+        }
+        assert_eq!(r.duplicates, 1, "the second 3");
+        assert_eq!(r.on_segment(1), (5, 5), "1 fills the hole: 1 to 5");
+        assert_eq!(r.on_segment(7), (5, 0));
+        assert_eq!(r.on_segment(6), (8, 3), "6 fills the second: 6 to 8");
+        assert_eq!(r.on_segment(8), (8, 0));
+        assert_eq!((r.received, r.duplicates), (11, 2));
     }
 
     /// The echo holds the highest level until CWR, then starts over from that segment's.
