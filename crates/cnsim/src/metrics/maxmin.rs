@@ -116,6 +116,10 @@ impl<'a> Filling<'a> {
         &self.path[self.path_at[f]..self.path_at[f + 1]]
     }
 
+    fn carried(&self, r: usize) -> &[usize] {
+        &self.carried[self.carried_at[r]..self.carried_at[r + 1]]
+    }
+
     /// The max-min fair allocation of `demands` (one per flow).
     fn fill(&self, demands: &[f64]) -> Vec<f64> {
         let caps = self.capacities;
@@ -129,8 +133,9 @@ impl<'a> Filling<'a> {
             level: 0.0,
             unfrozen: 0,
         };
-        for f in (0..demands.len()).filter(|&f| !state.frozen[f]) {
-            state.unfrozen += 1;
+        let mut order: Vec<usize> = (0..demands.len()).filter(|&f| !state.frozen[f]).collect();
+        state.unfrozen = order.len();
+        for &f in &order {
             for &r in self.path(f) {
                 state.crossing[r] += 1;
             }
@@ -140,7 +145,6 @@ impl<'a> Filling<'a> {
                 state.renew(caps, r);
             }
         }
-        let mut order: Vec<usize> = (0..demands.len()).filter(|&f| !state.frozen[f]).collect();
         order.sort_by(|&a, &b| demands[a].total_cmp(&demands[b]));
         // Above any resource's tolerance: entries this close to the level are checked.
         let slack = EPS * caps.iter().fold(1.0, |m: f64, &c| m.max(c));
@@ -192,21 +196,13 @@ impl<'a> Filling<'a> {
                 }
             }
             for &r in &full {
-                for &f in &self.carried[self.carried_at[r]..self.carried_at[r + 1]] {
-                    if !state.frozen[f] {
-                        state.freeze(self, f);
-                    }
-                }
+                state.freeze_carried(self, r);
             }
             if state.unfrozen == before {
                 // Rounding left the resource that set the level a hair short of full.
                 let r = state.top().expect("a finite level comes from a demand or a resource").resource;
                 state.heap.pop();
-                for &f in &self.carried[self.carried_at[r]..self.carried_at[r + 1]] {
-                    if !state.frozen[f] {
-                        state.freeze(self, f);
-                    }
-                }
+                state.freeze_carried(self, r);
             }
         }
         state.alloc
@@ -246,6 +242,15 @@ impl State {
             self.heap.pop();
         }
         None
+    }
+
+    /// Freezes every flow of resource `r` not frozen yet, at the present level.
+    fn freeze_carried(&mut self, filling: &Filling, r: usize) {
+        for &f in filling.carried(r) {
+            if !self.frozen[f] {
+                self.freeze(filling, f);
+            }
+        }
     }
 
     /// Freezes flow `f` at the present level.
@@ -328,16 +333,10 @@ impl Load {
     fn settled(&self, end: Time) -> Time {
         let inside = |t: Time| if 0 < t && t < end { t } else { 0 };
         match *self {
-            Load::Steady { from, to, .. } => inside(from).max(inside(to)),
-            Load::OnOff { from, to, on, off, .. } if on > 0 && off > 0 => {
-                // Switching until `to`, or until the end.
-                if to < end {
-                    inside(from).max(inside(to))
-                } else {
-                    end
-                }
-            }
-            Load::OnOff { from, to, .. } => inside(from).max(inside(to)),
+            // Still switching at the end.
+            Load::OnOff { to, on, off, .. } if on > 0 && off > 0 && to >= end => end,
+            // Switches, if any, end by `to`.
+            Load::Steady { from, to, .. } | Load::OnOff { from, to, .. } => inside(from).max(inside(to)),
         }
     }
 
