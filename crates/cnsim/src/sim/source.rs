@@ -32,11 +32,12 @@ impl Sim {
             frames.enable_int();
         }
         let int_tx = if protocols.int_multi > 0 { vec![0; net.ports.len()] } else { Vec::new() };
-        let prefetch_ahead = super::is_fabric(&net);
+        let fabric = super::is_fabric(&net);
         Self {
             probe: None,
-            before_each: prefetch_ahead,
-            prefetch_ahead,
+            before_each: fabric,
+            prefetch_ahead: fabric,
+            arrival_per_frame: fabric,
             int_tx,
             net,
             routes,
