@@ -465,24 +465,6 @@ impl EventQueue {
         Some((at, event))
     }
 
-    /// The event likely to come after the one [`front`](Self::front) returned: the
-    /// earliest of the heap's second level, the front's successor in its lane and the
-    /// timer lane's head. It is a hint for fetching that event's data early, never an
-    /// order: events the front schedules may come first.
-    #[inline]
-    pub fn likely_next(&self) -> Option<Event> {
-        let c = self.heap.slots.get(..1 + ARITY)?;
-        let mut best = c[1..].iter().fold(&self.timers.head, |b, e| if e.key < b.key { e } else { b });
-        if c[0].lane != NO_LANE && !self.front_is_timer() {
-            if let Some(e) = self.lanes[c[0].lane as usize].rest.front() {
-                if e.key < best.key {
-                    best = e;
-                }
-            }
-        }
-        (best.key != SENTINEL.key).then_some(best.event)
-    }
-
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
@@ -719,32 +701,6 @@ mod tests {
             ]
         );
         assert_eq!(q.now(), 30);
-    }
-
-    /// The hint names the event after the front: from the heap, from the front's own
-    /// lane, or the earliest timer, whichever is earliest.
-    #[test]
-    fn likely_next_names_the_event_after_the_front() {
-        let mut q = EventQueue::new();
-        assert_eq!(q.likely_next(), None);
-        q.schedule(30, Event::PortFree { port: 3 });
-        q.schedule(10, Event::PortFree { port: 1 });
-        q.schedule(20, Event::PortFree { port: 2 });
-        assert_eq!(q.front(), Some((10, Event::PortFree { port: 1 })));
-        assert_eq!(q.likely_next(), Some(Event::PortFree { port: 2 }));
-        q.retire();
-        let lane = q.add_lane();
-        q.schedule_in_lane(lane, 21, Event::Arrive { port: 7 });
-        q.schedule_in_lane(lane, 22, Event::Arrive { port: 8 });
-        assert_eq!(q.front(), Some((20, Event::PortFree { port: 2 })));
-        assert_eq!(q.likely_next(), Some(Event::Arrive { port: 7 }));
-        q.retire();
-        assert_eq!(q.front(), Some((21, Event::Arrive { port: 7 })));
-        assert_eq!(q.likely_next(), Some(Event::Arrive { port: 8 }));
-        q.schedule(25, Event::Timer { timer: 4, generation: 0 });
-        q.retire();
-        assert_eq!(q.front(), Some((22, Event::Arrive { port: 8 })));
-        assert_eq!(q.likely_next(), Some(Event::Timer { timer: 4, generation: 0 }));
     }
 
     #[test]

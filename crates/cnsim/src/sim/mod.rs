@@ -78,9 +78,6 @@ pub struct Sim {
     /// Bytes each port has sent, as in-band telemetry reports them (empty when no flow
     /// collects telemetry).
     int_tx: Vec<u64>,
-    /// Whether the traffic spreads over more ports than stay cached, so that the data
-    /// of the next event is worth fetching ahead (see [`Sim::prefetch`]).
-    prefetch_ahead: bool,
     /// Whether every frame on a link has an `Arrive` event of its own, scheduled as it
     /// is sent, rather than only the first in flight (whose arrival then schedules the
     /// next one's). On a fabric, where hundreds of links are busy at once, an arrival
@@ -95,7 +92,7 @@ pub struct Sim {
     arrival_per_frame: bool,
     /// The speed model's accounting, when asked for (see [`parallelism`]).
     probe: Option<Box<parallelism::Probe>>,
-    /// Whether anything runs before each event (a probe, the fetch ahead): one test
+    /// Whether anything runs before each event (a probe, a partition's filter): one test
     /// per event where there is neither.
     before_each: bool,
     /// The partition this simulator runs, in a partitioned run (see [`partition`]).
@@ -104,17 +101,17 @@ pub struct Sim {
     absorbed_live: u64,
 }
 
-/// The number of ports between switches from which [`Sim::prefetch`] pays: a fabric's
-/// traffic spreads over them all. A dumbbell's crosses one, however many its hosts,
-/// and there the hints only cost time (measured: 5–10 % slower on the 64- and
-/// 4096-sender dumbbells, 6–13 % faster on the HPCC paper's fabric).
-const PREFETCH_FABRIC_PORTS: usize = 64;
+/// The number of ports between switches from which a network is a fabric: its traffic
+/// spreads over them all and keeps many of its links busy at once (see
+/// [`Sim::arrival_per_frame`] and [`partition::auto_threads`]). A dumbbell's crosses
+/// one, however many its hosts.
+const FABRIC_PORTS: usize = 64;
 
-/// Whether `net` is a fabric: [`PREFETCH_FABRIC_PORTS`] or more ports between switches.
+/// Whether `net` is a fabric: [`FABRIC_PORTS`] or more ports between switches.
 fn is_fabric(net: &Network) -> bool {
     let switch = |n: NodeId| net.nodes[n as usize].kind == NodeKind::Switch;
     let between = net.ports.iter().filter(|p| switch(p.node) && switch(net.ports[p.peer as usize].node));
-    between.count() >= PREFETCH_FABRIC_PORTS
+    between.count() >= FABRIC_PORTS
 }
 
 /// A [`Ctx`] over the simulator's timers, events and outbox.
@@ -196,7 +193,7 @@ impl Sim {
 
     /// What runs before each event when [`Sim::before_each`] says so: in a partitioned
     /// run, whether the event is this partition's (false: it is passed over); the speed
-    /// model's count and the fetch ahead. Out of the loop's way otherwise.
+    /// model's count. Out of the loop's way otherwise.
     #[inline(never)]
     fn before_event(&mut self, now: Time, event: Event) -> bool {
         if self.part.as_deref().is_some_and(partition::Part::split) && !self.handles(event) {
@@ -205,35 +202,7 @@ impl Sim {
         if self.probe.is_some() {
             self.probe_event(now, event);
         }
-        if self.prefetch_ahead {
-            if let Some(next) = self.events.likely_next() {
-                self.prefetch(next);
-            }
-        }
         true
-    }
-
-    /// Starts fetching into the cache what event `e` will read first, so that its cache
-    /// misses overlap the work of the event before it: on a fabric of hundreds of ports
-    /// the port, its in-flight list and the arriving frame are seldom cached.
-    #[inline(always)]
-    fn prefetch(&self, e: Event) {
-        match e {
-            Event::Arrive { port } => {
-                if let Some(p) = self.net.ports.get(port as usize) {
-                    prefetch_line(&p.in_flight);
-                    if let Some(&(_, id)) = p.in_flight.front() {
-                        prefetch_line(self.frames.get(id));
-                    }
-                }
-            }
-            Event::PortFree { port } => {
-                if let Some(p) = self.net.ports.get(port as usize) {
-                    prefetch_line(&p.classes);
-                }
-            }
-            _ => {}
-        }
     }
 
     /// Counts event `event` at `now` in the speed model, at the node it acts at, as the
@@ -615,19 +584,4 @@ impl Sim {
         self.frames.free(id);
         self.counters.count_drop(site, kind);
     }
-}
-
-/// Asks the processor to bring the cache line that `value` starts in into its cache; a
-/// hint only, which changes no result.
-#[inline(always)]
-fn prefetch_line<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch never faults, whatever the address, and SSE, which it
-        // needs, is part of every x86-64 processor.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }

@@ -32,12 +32,10 @@ impl Sim {
             frames.enable_int();
         }
         let int_tx = if protocols.int_multi > 0 { vec![0; net.ports.len()] } else { Vec::new() };
-        let fabric = super::is_fabric(&net);
         Self {
             probe: None,
-            before_each: fabric,
-            prefetch_ahead: fabric,
-            arrival_per_frame: fabric,
+            before_each: false,
+            arrival_per_frame: super::is_fabric(&net),
             int_tx,
             net,
             routes,
