@@ -438,6 +438,13 @@ impl Sim {
     /// `at` without it, arrives at [`Network::jittered_arrival`](crate::net::Network::jittered_arrival).
     fn transmit_jittered(&mut self, p: PortId, id: FrameId, at: Time) {
         let at = self.net.jittered_arrival(p, at);
+        self.put_in_flight(p, id, at);
+    }
+
+    /// Frame `id` joins the frames in flight on port `p`'s link, due at the next node at
+    /// `at`, with an `Arrive` event if it needs one (see [`Sim::arrival_per_frame`]):
+    /// as [`Sim::transmit`] does it, at an absolute time rather than in a delay's lane.
+    fn put_in_flight(&mut self, p: PortId, id: FrameId, at: Time) {
         let port = &mut self.net.ports[p as usize];
         port.in_flight.push_back((at, id));
         if self.arrival_per_frame || port.in_flight.len() == 1 {

@@ -221,11 +221,7 @@ impl Sim {
             if let (Some(int), Some(stack)) = (int, self.frames.int_mut(id)) {
                 *stack = int;
             }
-            let port = &mut self.net.ports[p as usize];
-            port.in_flight.push_back((at, id));
-            if self.arrival_per_frame || port.in_flight.len() == 1 {
-                self.events.schedule(at, Event::Arrive { port: p });
-            }
+            self.put_in_flight(p, id, at);
         }
     }
 }
