@@ -127,8 +127,13 @@ pub struct QueueSummary {
 
 /// Everything `summary.json` holds. Deterministic: no wall-clock figures (those go to
 /// `timing.json`), so equal seeds give byte-identical files.
+///
+/// The per-flow and per-queue records are `F` and `Q`: lists built in memory by
+/// [`Summary::of`], or [`FlowRecords`] and [`QueueRecords`], which make each record as
+/// it is written ([`Summary::streamed`]). A run with thousands of senders has a record
+/// per flow and per port, and holding them all at once would double its peak memory.
 #[derive(Clone, Debug, Serialize)]
-pub struct Summary {
+pub struct Summary<F = Vec<FlowSummary>, Q = Vec<QueueSummary>> {
     /// cnsim version.
     pub(crate) cnsim_version: String,
     /// Scenario name.
@@ -144,12 +149,12 @@ pub struct Summary {
     /// Frame totals; conservation holds (checked before writing).
     pub frames: FrameTotals,
     /// Per flow (not the flows of workloads: see `fct`).
-    pub flows: Vec<FlowSummary>,
+    pub flows: F,
     /// The workload flows' completion times and slowdowns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fct: Option<super::fct::FctSummary>,
     /// Per egress queue of every port that carried traffic.
-    pub queues: Vec<QueueSummary>,
+    pub queues: Q,
     /// Ports (link directions) that carried nothing, left out of `queues`.
     pub(crate) idle_ports: u64,
     /// Jain's index over the unicast flows' `maxmin_share` (Jain's fairness against the
@@ -189,28 +194,35 @@ fn capacity_text(c: Capacity) -> String {
     }
 }
 
-impl Summary {
-    /// Summarises a finished run.
-    pub fn of(sim: &Sim, scenario: &str, seed: u64) -> Self {
-        let (net, end) = (sim.net(), sim.end());
-        let secs = as_secs(end);
-        let node_name = |n: u32| net.nodes[n as usize].name.clone();
-        let fair = super::maxmin::of_sim(sim);
+/// A finished run's flow records, made one at a time: serialized as the list
+/// [`Summary::of`] builds, without holding it.
+#[derive(Clone, Copy)]
+pub struct FlowRecords<'a> {
+    sim: &'a Sim,
+    /// Each flow's max-min fair rate ([`super::maxmin::of_sim`]).
+    fair: &'a [Option<f64>],
+}
+
+impl std::fmt::Debug for FlowRecords<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowRecords").field("flows", &self.sim.flows().len()).finish()
+    }
+}
+
+impl<'a> FlowRecords<'a> {
+    /// The records, in flow order: every flow but those of workloads.
+    pub fn iter(self) -> impl Iterator<Item = FlowSummary> + 'a {
+        let (sim, secs) = (self.sim, as_secs(self.sim.end()));
         let run = sim.finished();
-        let flows: Vec<FlowSummary> = sim
-            .flows()
-            .iter()
-            .zip(&fair)
-            .enumerate()
-            .filter(|(_, (f, _))| !f.workload)
-            .map(|(i, (f, &fair))| {
+        let node_name = |n: u32| sim.net().nodes[n as usize].name.clone();
+        sim.flows().iter().zip(self.fair).enumerate().filter(|(_, (f, _))| !f.workload).map(
+            move |(i, (f, &fair))| {
                 let throughput_bps = f.stats.delivered_bytes as f64 * 8.0 / secs;
-                let dst = f.dst_name.clone();
                 let d = f.stats.delivered_frames;
                 FlowSummary {
                     name: f.name.clone(),
                     src: node_name(f.src),
-                    dst,
+                    dst: f.dst_name.clone(),
                     stats: f.stats.clone(),
                     throughput_bps,
                     maxmin_bps: fair,
@@ -222,22 +234,41 @@ impl Summary {
                     delay_variation_s: f.stats.delay.variation_s(),
                     transport: crate::protocol::FlowSections::of(&run, i as u32),
                 }
-            })
-            .collect();
-        let shares: Vec<f64> = flows.iter().filter_map(|f| f.maxmin_share).collect();
-        let maxmin_fairness = (!shares.is_empty()).then(|| super::jain_index(&shares));
-        let mut queues = Vec::new();
-        let mut idle_ports = 0;
-        for (p, port) in net.ports.iter().enumerate() {
-            if !port.classes.queues().any(|q| q.arrived_frames() > 0) {
-                idle_ports += 1;
-                continue;
-            }
+            },
+        )
+    }
+}
+
+impl Serialize for FlowRecords<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+/// A finished run's queue records, made one at a time: serialized as the list
+/// [`Summary::of`] builds, without holding it.
+#[derive(Clone, Copy)]
+pub struct QueueRecords<'a> {
+    sim: &'a Sim,
+}
+
+impl std::fmt::Debug for QueueRecords<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueueRecords").field("ports", &self.sim.net().ports.len()).finish()
+    }
+}
+
+impl<'a> QueueRecords<'a> {
+    /// The records, in port and class order: every class of every port that carried
+    /// traffic.
+    pub fn iter(self) -> impl Iterator<Item = QueueSummary> + 'a {
+        let (net, end) = (self.sim.net(), self.sim.end());
+        net.ports.iter().enumerate().filter(|(_, port)| carried_traffic(port)).flat_map(move |(p, port)| {
             let several = port.classes.count() > 1;
-            for (class, q) in (0u8..).zip(port.classes.queues()) {
+            (0u8..).zip(port.classes.queues()).map(move |(class, q)| {
                 let s = &q.stats;
                 let (mean, std) = s.mean_std_frames(end);
-                queues.push(QueueSummary {
+                QueueSummary {
                     port: net.port_name(p as u32),
                     class: several.then_some(class),
                     capacity: capacity_text(q.capacity),
@@ -254,9 +285,41 @@ impl Summary {
                     mean_bytes: s.mean_bytes(end),
                     max_bytes: s.max_bytes,
                     aqm: q.discipline.summary(),
-                });
-            }
-        }
+                }
+            })
+        })
+    }
+}
+
+impl Serialize for QueueRecords<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+/// Whether `port` has a queue record: some class of it was offered a frame.
+fn carried_traffic(port: &crate::net::Port) -> bool {
+    port.classes.queues().any(|q| q.arrived_frames() > 0)
+}
+
+impl Summary {
+    /// Summarises a finished run, every record in memory.
+    pub fn of(sim: &Sim, scenario: &str, seed: u64) -> Self {
+        let fair = super::maxmin::of_sim(sim);
+        let s = Summary::streamed(sim, &fair, scenario, seed);
+        let (flows, queues) = (s.flows.iter().collect(), s.queues.iter().collect());
+        s.with_records(flows, queues)
+    }
+}
+
+impl<'a> Summary<FlowRecords<'a>, QueueRecords<'a>> {
+    /// Summarises a finished run whose flows have the max-min fair rates `fair`
+    /// ([`super::maxmin::of_sim`]); the records are made as they are written.
+    pub fn streamed(sim: &'a Sim, fair: &'a [Option<f64>], scenario: &str, seed: u64) -> Self {
+        let flows = FlowRecords { sim, fair };
+        let shares: Vec<f64> = flows.iter().filter_map(|f| f.maxmin_share).collect();
+        let maxmin_fairness = (!shares.is_empty()).then(|| super::jain_index(&shares));
+        let idle_ports = sim.net().ports.iter().filter(|p| !carried_traffic(p)).count() as u64;
         let c = sim.counters();
         let fct = super::fct::FctSummary::of(&super::fct::rows(sim))
             .map(|f| super::fct::FctSummary { peak_active_flows: Some(sim.peak_active_flows()), ..f });
@@ -264,7 +327,7 @@ impl Summary {
             cnsim_version: crate::VERSION.to_string(),
             scenario: scenario.to_string(),
             seed,
-            duration_s: secs,
+            duration_s: as_secs(sim.end()),
             events: c.events,
             frame_hops: c.frame_hops,
             frames: FrameTotals {
@@ -285,24 +348,54 @@ impl Summary {
             },
             flows,
             fct,
-            queues,
+            queues: QueueRecords { sim },
             idle_ports,
             maxmin_fairness,
-            protocols: crate::protocol::Sections::of(&run),
+            protocols: crate::protocol::Sections::of(&sim.finished()),
             links: LinkSummary::of(sim),
             warnings: Vec::new(),
         }
     }
 
-    /// The summary of a run of scenario `scenario` with seed `seed`, with the scenario's
-    /// `warnings` (each "key path: message") and the packet trace's when it filled up.
-    pub fn with_warnings(sim: &Sim, scenario: &str, seed: u64, warnings: Vec<String>) -> Self {
-        let mut summary = Summary::of(sim, scenario, seed);
+    /// The summary of a run of scenario `scenario` with seed `seed` (flows' fair rates
+    /// `fair`), with the scenario's `warnings` (each "key path: message") and the packet
+    /// trace's when it filled up.
+    pub fn with_warnings(
+        sim: &'a Sim,
+        fair: &'a [Option<f64>],
+        scenario: &str,
+        seed: u64,
+        warnings: Vec<String>,
+    ) -> Self {
+        let mut summary = Summary::streamed(sim, fair, scenario, seed);
         summary.warnings = warnings;
         if let Some(full) = sim.recorder().trace.as_deref().and_then(|t| t.full_warning()) {
             summary.warnings.push(full);
         }
         summary
+    }
+}
+
+impl<F, Q> Summary<F, Q> {
+    /// The same summary with the records `flows` and `queues`.
+    fn with_records<F2, Q2>(self, flows: F2, queues: Q2) -> Summary<F2, Q2> {
+        Summary {
+            cnsim_version: self.cnsim_version,
+            scenario: self.scenario,
+            seed: self.seed,
+            duration_s: self.duration_s,
+            events: self.events,
+            frame_hops: self.frame_hops,
+            frames: self.frames,
+            flows,
+            fct: self.fct,
+            queues,
+            idle_ports: self.idle_ports,
+            maxmin_fairness: self.maxmin_fairness,
+            protocols: self.protocols,
+            links: self.links,
+            warnings: self.warnings,
+        }
     }
 }
 
@@ -322,5 +415,56 @@ impl LinkSummary {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The records made as they are written serialize to the same bytes as the lists
+    /// [`Summary::of`] builds: flows of two kinds (CBR, and TCP with its transport
+    /// section), queues of a port with two classes, and idle ports left out.
+    #[test]
+    fn streamed_records_write_what_the_built_lists_write() {
+        let text = r#"
+name = "records"
+duration = "2ms"
+[topology.dumbbell]
+senders = 3
+sender_link = { rate = "10Gbps", delay = "2us" }
+bottleneck = { rate = "10Gbps", delay = "10us" }
+receiver_link = { rate = "10Gbps", delay = "2us" }
+[queues]
+capacity = "100 frames"
+classes = 2
+[[traffic]]
+name = "cbr"
+kind = "cbr"
+from = ["s1", "s2"]
+to = "d1"
+rate = "6Gbps"
+priority = 5
+[[traffic]]
+name = "tcp"
+kind = "tcp"
+from = "s3"
+to = "d1"
+"#;
+        let s = crate::scenario::parse(text, "records.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = crate::scenario::build(&s, "records.toml").unwrap_or_else(|e| panic!("{e}"));
+        sim.run_to_end();
+        let built = Summary::of(&sim, "records", 1);
+        assert_eq!(built.flows.len(), 3);
+        assert!(built.flows[2].transport.tcp.is_some(), "the TCP flow has its section");
+        assert!(built.queues.iter().any(|q| q.class == Some(1)), "the classes are named");
+        assert!(
+            built.idle_ports > 0 && built.queues.iter().all(|q| q.arrived_frames > 0 || q.class.is_some())
+        );
+        let fair = crate::metrics::maxmin::of_sim(&sim);
+        let streamed = Summary::streamed(&sim, &fair, "records", 1);
+        let (built, streamed) =
+            (serde_json::to_string_pretty(&built), serde_json::to_string_pretty(&streamed));
+        assert_eq!(built.expect("serializable"), streamed.expect("serializable"));
     }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::metrics::output::{write_csv, write_json, write_parquet};
-use crate::metrics::summary::Summary;
+use crate::metrics::summary::{FlowRecords, Summary};
 use crate::metrics::TimeSeries;
 use crate::report::plot::{line_chart, plot_time_series, ChartStyle, Line, Role, Step};
 use crate::scenario::{build_partitioned, build_until, BuildError, Limits, Scenario, ScenarioError};
@@ -211,7 +211,8 @@ pub fn write_run_files(
     std::fs::create_dir_all(dir.join("plots")).map_err(|e| out(format!("{}: {e}", dir.display())))?;
     std::fs::write(dir.join("scenario.toml"), resolved_scenario_text(s).map_err(out)?)
         .map_err(|e| out(format!("scenario.toml: {e}")))?;
-    let summary = Summary::of_run(&done.sim, s);
+    let fair = crate::metrics::maxmin::of_sim(&done.sim);
+    let summary = Summary::of_run(&done.sim, &fair, s);
     write_json(&summary, &dir.join("summary.json")).map_err(out)?;
     write_json(&done.timing(), &dir.join("timing.json")).map_err(out)?;
     if let Some(trace) = done.sim.recorder().trace.as_deref() {
@@ -250,7 +251,7 @@ pub fn write_run_files(
         write_table(s, table, dir, scale, &unit, style).map_err(out)?;
     }
     if s.metrics.plots {
-        write_fair_share_plot(s, &summary, dir).map_err(out)?;
+        write_fair_share_plot(s, summary.flows, dir).map_err(out)?;
     }
     let fct = crate::metrics::fct::rows(&done.sim);
     if let (true, Some(f)) = (s.metrics.plots, &summary.fct) {
@@ -314,8 +315,8 @@ fn write_png_beside(path: &Path) -> Result<(), String> {
 /// the flows sorted from the worst served, against the line at 1 where every flow gets
 /// its fair share: who is starved and by how much, at a glance, whatever the number of
 /// flows. Nothing where no flow has a fair rate.
-fn write_fair_share_plot(s: &Scenario, summary: &Summary, dir: &Path) -> Result<(), String> {
-    let mut shares: Vec<f64> = summary.flows.iter().filter_map(|f| f.maxmin_share).collect();
+fn write_fair_share_plot(s: &Scenario, flows: FlowRecords, dir: &Path) -> Result<(), String> {
+    let mut shares: Vec<f64> = flows.iter().filter_map(|f| f.maxmin_share).collect();
     if shares.is_empty() {
         return Ok(());
     }

@@ -405,12 +405,15 @@ fn build_unstarted(
     let mut budget = Budget::new(limits, file);
     pace.check()?;
     check_run_keys(s, file)?;
-    let topo = expand_topology(s, file, &mut budget)?;
+    let mut topo = expand_topology(s, file, &mut budget)?;
     pace.check()?;
-
+    // The link list is done with once the ports exist; the names serve to the end.
+    let links = std::mem::take(&mut topo.links);
     let (mut net, names) = add_nodes(s, &topo, &mut pace, file)?;
 
-    let slowest_link = add_links_and_queues(s, &topo, &names, &mut net, &mut pace, &mut budget, file)?;
+    let slowest_link =
+        add_links_and_queues(s, &topo, &links, &names, &mut net, &mut pace, &mut budget, file)?;
+    drop(links);
     let mut routes =
         Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
     routes.set_load_balancing(s.switches.ecmp_seed, s.switches.spray);
@@ -453,20 +456,21 @@ fn build_unstarted(
     Ok(sim)
 }
 
-/// The links of the expanded topology with their queues (capacities, classes,
+/// The links of the expanded topology (`links`, taken out of `topo`) with their queues (capacities, classes,
 /// scheduler, per-port settings, shared buffers, losses); returns the slowest link's
 /// rate and the key that sets it, against which frame sizes are checked.
 #[allow(clippy::too_many_arguments)]
 fn add_links_and_queues(
     s: &Scenario,
     topo: &Generated,
+    links: &[GenLink],
     names: &NodeNames,
     net: &mut Network,
     pace: &mut Pace,
     budget: &mut Budget,
     file: &str,
 ) -> Result<Option<(u64, String)>, BuildError> {
-    let explicit_links_from = topo.links.len() - s.topology.links.len();
+    let explicit_links_from = links.len() - s.topology.links.len();
     let host_cap = s.queues.host_capacity.unwrap_or(s.queues.capacity);
     // Nodes are numbered in the expanded topology's order; a generated tier may set
     // its switches' buffers.
@@ -481,8 +485,8 @@ fn add_links_and_queues(
     };
     // Two ports per link, reserved at once: a doubling table would hold three times
     // the ports' memory while it moves.
-    net.ports.reserve_exact(2 * topo.links.len());
-    for (i, l) in topo.links.iter().enumerate() {
+    net.ports.reserve_exact(2 * links.len());
+    for (i, l) in links.iter().enumerate() {
         pace.step(1)?;
         // Generated links name existing nodes; only explicit ones can name a wrong one.
         let end = |key: &str| {
@@ -505,11 +509,8 @@ fn add_links_and_queues(
         net.add_link(a, b, l.params.rate.0, l.params.delay.0, ca, cb);
     }
     // The slowest link, against which frame sizes are checked.
-    let slowest_link: Option<(u64, String)> = topo
-        .links
-        .iter()
-        .min_by_key(|l| l.params.rate.0)
-        .map(|l| (l.params.rate.0, format!("{}.rate", l.path)));
+    let slowest_link: Option<(u64, String)> =
+        links.iter().min_by_key(|l| l.params.rate.0).map(|l| (l.params.rate.0, format!("{}.rate", l.path)));
     if let Some(shared) = s.switches.shared_buffer {
         for n in 0..net.nodes.len() as NodeId {
             if net.nodes[n as usize].kind == NodeKind::Switch {
@@ -858,6 +859,9 @@ fn add_flows(
         // The hops of this entry's unicast routes, which the summary's max-min fair
         // shares hold.
         let mut route_hops = 0u64;
+        // At most a flow per source: reserved, not doubled (thousands of senders).
+        flows.reserve(srcs.len());
+        flow_entry.reserve(srcs.len());
         for (k, &src) in srcs.iter().enumerate() {
             // A flow, and a multicast tree's search over every node.
             let tree_steps = if group_index.contains_key(t.to.as_str()) { net.nodes.len() as u64 } else { 0 };

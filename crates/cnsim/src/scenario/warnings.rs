@@ -3,17 +3,19 @@
 //! not mistaken for one that makes no difference.
 
 use super::{Scenario, ScenarioError};
-use crate::metrics::summary::Summary;
+use crate::metrics::summary::{FlowRecords, QueueRecords, Summary};
 use crate::net::NONE;
 use crate::sim::Sim;
 use crate::traffic::Destination;
 
-impl Summary {
-    /// The summary of a run of scenario `s`, with its warnings.
-    pub fn of_run(sim: &Sim, s: &Scenario) -> Self {
+impl<'a> Summary<FlowRecords<'a>, QueueRecords<'a>> {
+    /// The summary of a run of scenario `s` (flows' fair rates `fair`, from
+    /// [`crate::metrics::maxmin::of_sim`]), with its warnings; the records are made as
+    /// they are written.
+    pub fn of_run(sim: &'a Sim, fair: &'a [Option<f64>], s: &Scenario) -> Self {
         let warnings =
             warnings(s, sim, "").into_iter().map(|w| format!("{}: {}", w.path, w.message)).collect();
-        Summary::with_warnings(sim, &s.name, s.seed, warnings)
+        Summary::with_warnings(sim, fair, &s.name, s.seed, warnings)
     }
 }
 
