@@ -145,7 +145,7 @@ impl Recorder {
             let (columns, name_bytes) = names.fold((0u64, 0u64), |(c, b), n| (c + 1, b + n as u64));
             TableShape { name, columns, name_bytes }
         };
-        let port = |p: &PortId| net.port_names().get(*p as usize).map_or(0, String::len);
+        let port = |p: &PortId| net.port_name(*p).len();
         let rps = || flows.iter().filter(|f| rates && f.rp_recorded()).map(|f| f.name.len());
         [
             shape("queue_length", &mut queue_ports.iter().map(port)),

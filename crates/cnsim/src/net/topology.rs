@@ -48,6 +48,9 @@ pub struct Node {
     pub(crate) processing_jitter: Time,
     /// The stream the jitter is drawn from.
     pub(crate) jitter_rng: Option<RngStream>,
+    /// Whether two of the node's links lead to the same node (then its ports' names
+    /// number them); set by [`Network::finalize`].
+    pub(crate) parallel_links: bool,
 }
 
 /// How the frames a port sends reach the next node.
@@ -171,11 +174,9 @@ pub struct Network {
     pub(crate) pools: Vec<SharedPool>,
     /// Loss processes of the lossy links (see [`crate::net::loss`]).
     pub losses: Vec<crate::net::LinkLoss>,
-    /// Name of every port, made by [`Network::finalize`].
-    port_names: Vec<String>,
-    /// Port of every name, made by [`Network::finalize`].
-    port_index: HashMap<String, PortId>,
-    /// Node of every name, made by [`Network::finalize`].
+    /// Node of every name, made by [`Network::finalize`]. Ports' names are made when
+    /// asked for, from their nodes': a table of them cost a thousand nodes' worth of
+    /// memory on a dumbbell of 4096 senders.
     node_index: HashMap<String, NodeId>,
 }
 
@@ -195,6 +196,7 @@ impl Network {
             pool: NONE,
             processing_jitter: 0,
             jitter_rng: None,
+            parallel_links: false,
         });
         (self.nodes.len() - 1) as NodeId
     }
@@ -264,20 +266,12 @@ impl Network {
     /// Fills in each port's delay to the next node's forwarding decision. Call once after
     /// all nodes and links exist.
     pub fn finalize(&mut self) {
-        // Names in one pass per node: the k-th link of a node to the same neighbour is "#k".
-        let mut names = vec![String::new(); self.ports.len()];
-        for node in &self.nodes {
-            let mut links_to: HashMap<NodeId, u32> = HashMap::new();
-            for &p in &node.ports {
-                let next = self.next_node(p);
-                let k = links_to.entry(next).or_insert(0);
-                *k += 1;
-                let base = format!("{}->{}", node.name, self.nodes[next as usize].name);
-                names[p as usize] = if *k == 1 { base } else { format!("{base}#{k}") };
-            }
+        // Which nodes have parallel links: only their ports' names count the links before.
+        for n in 0..self.nodes.len() {
+            let mut next: Vec<NodeId> = self.nodes[n].ports.iter().map(|&p| self.next_node(p)).collect();
+            next.sort_unstable();
+            self.nodes[n].parallel_links = next.windows(2).any(|w| w[0] == w[1]);
         }
-        self.port_names = names;
-        self.port_index = self.port_names.iter().enumerate().map(|(p, n)| (n.clone(), p as PortId)).collect();
         self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as NodeId)).collect();
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
@@ -336,37 +330,37 @@ impl Network {
     }
 
     /// Human name of port `p`: "owner->next" (e.g. "r1->r2"), with "#k" appended for the
-    /// k-th parallel link between the same pair.
+    /// k-th parallel link between the same pair. Made when asked for: in constant time,
+    /// or linear in the owner's ports where it has parallel links (or before
+    /// [`Network::finalize`] has said which nodes have them).
     pub fn port_name(&self, p: PortId) -> String {
-        match self.port_names.get(p as usize) {
-            Some(name) => name.clone(),
-            None => self.compute_port_name(p),
-        }
-    }
-
-    /// The port named `name` ("r1->r2"), after [`Network::finalize`].
-    pub fn port_by_name(&self, name: &str) -> Option<PortId> {
-        self.port_index.get(name).copied()
-    }
-
-    /// Every port's name, in port order, after [`Network::finalize`].
-    pub fn port_names(&self) -> &[String] {
-        &self.port_names
-    }
-
-    /// Name of port `p`, counting the parallel links before it (linear in the owner's
-    /// ports; used only before [`Network::finalize`] names every port at once).
-    fn compute_port_name(&self, p: PortId) -> String {
         let port = &self.ports[p as usize];
         let owner = &self.nodes[port.node as usize];
         let next = self.next_node(p);
-        let parallel = owner.ports.iter().filter(|&&q| q < p && self.next_node(q) == next).count();
         let base = format!("{}->{}", owner.name, self.nodes[next as usize].name);
+        if !owner.parallel_links && !self.node_index.is_empty() {
+            return base;
+        }
+        let parallel = owner.ports.iter().filter(|&&q| q < p && self.next_node(q) == next).count();
         if parallel == 0 {
             base
         } else {
             format!("{base}#{}", parallel + 1)
         }
+    }
+
+    /// The port named `name` ("r1->r2"), after [`Network::finalize`]: among the ports of
+    /// the node whose name comes before an "->" of `name`, the one of that name.
+    pub fn port_by_name(&self, name: &str) -> Option<PortId> {
+        name.match_indices("->").find_map(|(at, _)| {
+            let owner = *self.node_index.get(&name[..at])?;
+            self.nodes[owner as usize].ports.iter().copied().find(|&p| self.port_name(p) == name)
+        })
+    }
+
+    /// Every port's name, in port order.
+    pub fn port_names(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.ports.len() as PortId).map(|p| self.port_name(p))
     }
 
     /// Ids of all host nodes, in declaration order.
@@ -416,6 +410,31 @@ mod tests {
         assert_eq!(net.jittered_arrival(to_switch, 100), 5000);
         let later = draws.below(1001);
         assert_eq!(net.jittered_arrival(to_switch, 6000), 6000 + later);
+    }
+
+    /// Ports are named "owner->next", the k-th of parallel links "#k" (k ≥ 2), before
+    /// and after `finalize`; every name finds its port, even with "->" in a node's name.
+    #[test]
+    fn ports_are_named_from_their_nodes_and_found_by_name() {
+        let mut net = Network::new();
+        let (a, b) = (net.add_node("a", NodeKind::Switch, 0), net.add_node("b", NodeKind::Switch, 0));
+        let odd = net.add_node("x->y", NodeKind::Host, 0);
+        let cap = Capacity::Frames(10);
+        let (ab, ba) = net.add_link(a, b, 1_000_000_000, 0, cap, cap);
+        let (odd_a, a_odd) = net.add_link(odd, a, 1_000_000_000, 0, cap, cap);
+        let (ab2, ba2) = net.add_link(a, b, 1_000_000_000, 0, cap, cap);
+        let names = |net: &Network| net.port_names().collect::<Vec<_>>();
+        let expected = ["a->b", "b->a", "x->y->a", "a->x->y", "a->b#2", "b->a#2"];
+        assert_eq!(names(&net), expected);
+        net.finalize();
+        assert_eq!(names(&net), expected);
+        assert!(net.nodes[a as usize].parallel_links && !net.nodes[odd as usize].parallel_links);
+        for (name, port) in expected.iter().zip([ab, ba, odd_a, a_odd, ab2, ba2]) {
+            assert_eq!(net.port_by_name(name), Some(port), "{name}");
+        }
+        for unknown in ["a->b#3", "b->x->y", "a-b", "", "->"] {
+            assert_eq!(net.port_by_name(unknown), None, "{unknown}");
+        }
     }
 
     /// An arrival at the instant the frame on the wire finishes, with frames waiting and

@@ -1465,10 +1465,11 @@ fn install_losses(
 
 pub(crate) fn find_port(net: &Network, name: &str, path: &str, file: &str) -> Result<PortId, ScenarioError> {
     net.port_by_name(name).ok_or_else(|| {
-        let names = net.port_names().iter().map(String::as_str);
-        let hint =
-            did_you_mean(name, names).map(|m| format!("; did you mean \"{m}\"?")).unwrap_or_else(|| {
-                let example = net.port_names().first().map_or("r1->r2", String::as_str);
+        let names: Vec<String> = net.port_names().collect();
+        let hint = did_you_mean(name, names.iter().map(String::as_str))
+            .map(|m| format!("; did you mean \"{m}\"?"))
+            .unwrap_or_else(|| {
+                let example = names.first().map_or("r1->r2", String::as_str);
                 format!("; expected a port named \"node->next\", e.g. \"{example}\"")
             });
         ScenarioError::new(file, path, format!("no port named \"{name}\"{hint}"))

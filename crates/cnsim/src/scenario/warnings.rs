@@ -160,7 +160,7 @@ pub fn warnings(s: &Scenario, sim: &Sim, file: &str) -> Vec<ScenarioError> {
         }
     }
     for (path, name) in named_congestion_points(s) {
-        let Some(p) = (0..net.ports.len() as u32).find(|&p| net.port_name(p) == name) else { continue };
+        let Some(p) = net.port_by_name(&name) else { continue };
         if net.ports[p as usize].cp != NONE && !crossed[p as usize] {
             out.push(ScenarioError::new(
                 file,
