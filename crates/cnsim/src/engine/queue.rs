@@ -46,6 +46,10 @@ pub enum Event {
     /// The first frame in flight on the link of port `port` reaches the next node (after
     /// that node's processing latency).
     Arrive { port: u32 },
+    /// Frame `frame`, sent by port `port`, reaches the next node (after that node's
+    /// processing latency): a frame with an event of its own, which needs no place in
+    /// the link's list of frames in flight.
+    ArriveFrame { port: u32, frame: u32 },
     /// A generic timer (see [`super::timer`]) fires; `generation` tells a live event
     /// from one its timer has superseded.
     Timer { timer: u32, generation: u32 },
@@ -217,7 +221,8 @@ const MAX_DEPTH: u64 = 0xff;
 fn content_tie(event: Event, depth: u64) -> u64 {
     let (kind, id, generation) = match event {
         Event::Sample => (0, 0, 0),
-        Event::Arrive { port } => (1, port, 0),
+        // One kind: a link's frames arrive one at a time, by either event.
+        Event::Arrive { port } | Event::ArriveFrame { port, .. } => (1, port, 0),
         Event::PortFree { port } => (2, port, 0),
         Event::SourceEmit { flow } => (3, flow, 0),
         Event::Timer { timer, generation } => (4, timer, generation),

@@ -114,6 +114,10 @@ pub struct Port {
     /// This port's link loss process (index into [`Network::losses`]), or [`NONE`]: read
     /// at each arrival, beside the frames in flight.
     pub loss: u32,
+    /// The node at the far end of the link: read at each arrival, beside the frames in
+    /// flight, rather than from the far port (one cache line fewer per hop on a fabric,
+    /// whose hundreds of ports do not stay cached).
+    pub(crate) next: NodeId,
     /// Frames waiting to be sent, one queue per traffic class.
     pub classes: Classes,
     /// Link rate in bit/s.
@@ -174,6 +178,8 @@ pub struct Network {
     pub(crate) pools: Vec<SharedPool>,
     /// Loss processes of the lossy links (see [`crate::net::loss`]).
     pub losses: Vec<crate::net::LinkLoss>,
+    /// Every node's kind, as [`Node::kind`] (see [`Network::kind`]).
+    kinds: Vec<NodeKind>,
     /// Node of every name, made by [`Network::finalize`]. Ports' names are made when
     /// asked for, from their nodes': a table of them cost a thousand nodes' worth of
     /// memory on a dumbbell of 4096 senders.
@@ -188,6 +194,7 @@ impl Network {
 
     /// Adds a node and returns its id.
     pub fn add_node(&mut self, name: &str, kind: NodeKind, processing: Time) -> NodeId {
+        self.kinds.push(kind);
         self.nodes.push(Node {
             name: name.to_string(),
             kind,
@@ -234,10 +241,11 @@ impl Network {
     ) -> (PortId, PortId) {
         let pa = self.ports.len() as PortId;
         let pb = pa + 1;
-        for (node, peer, cap) in [(a, pb, capacity_a), (b, pa, capacity_b)] {
+        for (node, peer, next, cap) in [(a, pb, b, capacity_a), (b, pa, a, capacity_b)] {
             self.ports.push(Port {
                 node,
                 peer,
+                next,
                 rate_bps,
                 delay,
                 to_next_node: 0,
@@ -326,7 +334,14 @@ impl Network {
     /// The node at the far end of port `p`.
     #[inline]
     pub fn next_node(&self, p: PortId) -> NodeId {
-        self.ports[self.ports[p as usize].peer as usize].node
+        self.ports[p as usize].next
+    }
+
+    /// Whether node `n` is a host or a switch (from a table of one byte per node, which
+    /// every arrival reads and which stays cached).
+    #[inline]
+    pub fn kind(&self, n: NodeId) -> NodeKind {
+        self.kinds[n as usize]
     }
 
     /// Human name of port `p`: "owner->next" (e.g. "r1->r2"), with "#k" appended for the
@@ -384,6 +399,9 @@ mod tests {
         assert!(offset_of!(Port, cp_quiet) + 8 <= 64);
         assert!(offset_of!(Port, classes) < 128);
         assert!(offset_of!(Port, flight) < 64, "the flight test is read with busy_until");
+        let line = |offset: usize| offset / 64;
+        let arrival = [offset_of!(Port, in_flight), offset_of!(Port, loss), offset_of!(Port, next)];
+        assert!(arrival.iter().all(|&o| line(o) == line(arrival[0])), "an arrival reads one line");
     }
 
     /// A host linked to a switch with a jitter of 1000 ps: a frame due at 100 ps arrives

@@ -175,7 +175,9 @@ impl Sim {
     pub(crate) fn event_node(&self, event: Event) -> Option<NodeId> {
         let flow_src = |f: u32| self.flows.get(f as usize).map(|f| f.src);
         match event {
-            Event::Arrive { port } => Some(self.net.ports[self.net.ports[port as usize].peer as usize].node),
+            Event::Arrive { port } | Event::ArriveFrame { port, .. } => {
+                Some(self.net.ports[port as usize].next)
+            }
             Event::PortFree { port } => Some(self.net.ports[port as usize].node),
             Event::SourceEmit { flow } => flow_src(flow),
             Event::Timer { timer, .. } => match self.timers.owner(timer) {
