@@ -22,34 +22,47 @@ pub struct EcnThresholdParams {
     pub(crate) ports: crate::units::select::PortSel,
 }
 
-/// The marker's state: its threshold and counters.
-#[derive(Clone, Debug, PartialEq)]
+/// The marker: its threshold K in one word, so that it sits in its queue rather than
+/// behind a pointer (on a fabric, where every switch port marks and hundreds of ports
+/// do not stay cached, the pointer's target was a first-level cache miss per hop). The
+/// frames it marks are counted by the queue (`marked_frames`).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EcnThreshold {
-    /// Threshold K.
-    pub(crate) k: Size,
-    /// Frames marked CE.
-    pub(crate) marked: u64,
+    /// K, with [`IN_BYTES`] set when it counts bytes rather than frames.
+    k: u64,
 }
 
+/// The bit of [`EcnThreshold::k`] that says K counts bytes.
+const IN_BYTES: u64 = 1 << 63;
+
 impl EcnThreshold {
-    /// A marker with threshold `k`.
+    /// A marker with threshold `k` (at most 2^63 − 1 frames or bytes: beyond any queue).
     pub fn new(k: Size) -> Self {
-        Self { k, marked: 0 }
+        let k = match k {
+            Size::Frames(n) => n.min(IN_BYTES - 1),
+            Size::Bytes(b) => b.min(IN_BYTES - 1) | IN_BYTES,
+        };
+        Self { k }
+    }
+
+    /// The threshold K.
+    pub fn k(self) -> Size {
+        if self.k & IN_BYTES != 0 {
+            Size::Bytes(self.k & !IN_BYTES)
+        } else {
+            Size::Frames(self.k)
+        }
     }
 
     /// An arrival: drop if it does not fit, mark if ECN-capable and the queue holds more
     /// than K, else queue.
     #[inline]
-    pub fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame) -> Verdict {
+    pub fn on_enqueue(self, queue: QueueView, frame: &mut Frame) -> Verdict {
         if !queue.admits(frame.size) {
             return Verdict::Drop;
         }
-        let occupancy = match self.k {
-            Size::Frames(_) => queue.frames,
-            Size::Bytes(_) => queue.bytes,
-        };
-        if occupancy > self.k.value() && frame.ecn.capable() {
-            self.marked += 1;
+        let occupancy = if self.k & IN_BYTES != 0 { queue.bytes } else { queue.frames };
+        if occupancy > self.k & !IN_BYTES && frame.ecn.capable() {
             frame.ecn = crate::wire::Ecn::Ce;
             Verdict::Mark
         } else {
@@ -70,19 +83,22 @@ mod tests {
     #[test]
     fn marks_above_k_only_ecn_capable_frames() {
         // K = 4 frames: an arrival finding 4 waiting is not marked, one finding 5 is.
-        let mut m = EcnThreshold::new(Size::Frames(4));
+        let m = EcnThreshold::new(Size::Frames(4));
+        assert_eq!(m.k(), Size::Frames(4));
         let ect = Frame { size: 1500, ecn: Ecn::Ect0, ..Frame::default() };
         let not_ect = Frame { size: 1500, ..Frame::default() };
         assert_eq!(m.on_enqueue(view(4), &mut ect.clone()), Verdict::Enqueue);
-        assert_eq!(m.on_enqueue(view(5), &mut ect.clone()), Verdict::Mark);
+        let mut marked = ect;
+        assert_eq!(m.on_enqueue(view(5), &mut marked), Verdict::Mark);
+        assert_eq!(marked.ecn, Ecn::Ce);
         assert_eq!(m.on_enqueue(view(5), &mut not_ect.clone()), Verdict::Enqueue);
-        assert_eq!(m.marked, 1);
     }
 
     #[test]
     fn threshold_in_bytes_and_full_queue_drops() {
         // K = 6000 B: 4 frames of 1500 B (6000 B) do not exceed it, 5 do.
-        let mut m = EcnThreshold::new(Size::Bytes(6000));
+        let m = EcnThreshold::new(Size::Bytes(6000));
+        assert_eq!(m.k(), Size::Bytes(6000));
         let ect = Frame { size: 1500, ecn: Ecn::Ce, ..Frame::default() };
         assert_eq!(m.on_enqueue(view(4), &mut ect.clone()), Verdict::Enqueue);
         assert_eq!(m.on_enqueue(view(5), &mut ect.clone()), Verdict::Mark);

@@ -83,15 +83,17 @@ impl Capacity {
     }
 }
 
-/// A queue discipline: the seam's one enum. Drop-tail keeps no state; every other
-/// discipline lives behind one box ([`Aqm`]), so an egress queue stays one pointer wide
-/// for the drop-tail majority.
+/// A queue discipline: the seam's one enum. Drop-tail keeps no state and the ECN
+/// threshold marker one word, both in the queue; every other discipline lives behind
+/// one box ([`Aqm`]), so an egress queue stays two words wide.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum AnyDiscipline {
     /// Drop-tail: queue while the capacity allows, drop beyond.
     #[default]
     DropTail,
-    /// A discipline with state.
+    /// Drop-tail with CE marking above a threshold (DCTCP's switch).
+    EcnThreshold(EcnThreshold),
+    /// A discipline with more state.
     Aqm(Box<Aqm>),
 }
 
@@ -99,8 +101,6 @@ pub enum AnyDiscipline {
 #[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)] // boxed whole in AnyDiscipline
 pub enum Aqm {
-    /// Drop-tail with CE marking above a threshold.
-    EcnThreshold(EcnThreshold),
     /// RED or Adaptive RED.
     Red(Red),
     /// MECN or Adaptive MECN.
@@ -174,7 +174,6 @@ pub struct AqmSummary {
 macro_rules! each_discipline {
     ($aqm:expr, $d:ident => $body:expr) => {
         match $aqm {
-            Aqm::EcnThreshold($d) => $body,
             Aqm::Red($d) => $body,
             Aqm::Mecn($d) => $body,
             Aqm::Dcqcn($d) => $body,
@@ -187,14 +186,18 @@ impl AnyDiscipline {
     pub fn name(&self) -> &'static str {
         match self {
             AnyDiscipline::DropTail => "drop-tail",
+            AnyDiscipline::EcnThreshold(d) => Discipline::name(d),
             AnyDiscipline::Aqm(a) => each_discipline!(&**a, d => Discipline::name(d)),
         }
     }
 
     /// Whether the discipline may mark an ECN-capable frame CE (or with an MECN level).
     pub fn marks(&self) -> bool {
-        let AnyDiscipline::Aqm(a) = self else { return false };
-        each_discipline!(&**a, d => Discipline::marks(d))
+        match self {
+            AnyDiscipline::DropTail => false,
+            AnyDiscipline::EcnThreshold(d) => Discipline::marks(d),
+            AnyDiscipline::Aqm(a) => each_discipline!(&**a, d => Discipline::marks(d)),
+        }
     }
 
     /// The average queue the discipline keeps, if it keeps one.
@@ -227,6 +230,7 @@ impl AnyDiscipline {
                     Verdict::Drop
                 }
             }
+            AnyDiscipline::EcnThreshold(d) => EcnThreshold::on_enqueue(*d, queue, frame),
             AnyDiscipline::Aqm(a) => a.on_enqueue(queue, frame, now),
         }
     }
@@ -263,7 +267,7 @@ impl Discipline for EcnThreshold {
 
     #[inline]
     fn on_enqueue(&mut self, queue: QueueView, frame: &mut Frame, _now: Time) -> Verdict {
-        EcnThreshold::on_enqueue(self, queue, frame)
+        EcnThreshold::on_enqueue(*self, queue, frame)
     }
 }
 

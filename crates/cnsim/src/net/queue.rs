@@ -65,21 +65,38 @@ pub struct QueueStats {
     /// Frames queued with their ECN codepoint set to CE by the queue discipline.
     pub(crate) marked_frames: u64,
     /// ∫ frames dt, in frame·ps (folded part).
-    area_frames: u128,
+    area_frames: Wide,
     /// ∫ frames² dt, in frame²·ps (folded part).
-    area_frames_sq: u128,
+    area_frames_sq: Wide,
     /// ∫ bytes dt, in byte·ps (folded part).
-    area_bytes: u128,
+    area_bytes: Wide,
+}
+
+/// A `u128` kept as two `u64`s: the folded totals, touched only when a `u64` would
+/// overflow, leave the queue aligned to 8 bytes, where a `u128`'s 16 would pad every
+/// port to an eighth cache line.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wide([u64; 2]);
+
+impl Wide {
+    fn get(self) -> u128 {
+        u128::from(self.0[1]) << 64 | u128::from(self.0[0])
+    }
+
+    fn add(&mut self, v: u128) {
+        let sum = self.get() + v;
+        self.0 = [sum as u64, (sum >> 64) as u64];
+    }
 }
 
 /// Adds `value · dt` to an integral kept as a `u64` of recent growth plus a `u128`
 /// total: exact whatever the magnitudes.
 #[inline]
-fn integrate(recent: &mut u64, total: &mut u128, value: u64, dt: u64) {
+fn integrate(recent: &mut u64, total: &mut Wide, value: u64, dt: u64) {
     match value.checked_mul(dt).and_then(|area| recent.checked_add(area)) {
         Some(sum) => *recent = sum,
         None => {
-            *total += *recent as u128 + value as u128 * dt as u128;
+            total.add(*recent as u128 + value as u128 * dt as u128);
             *recent = 0;
         }
     }
@@ -88,17 +105,17 @@ fn integrate(recent: &mut u64, total: &mut u128, value: u64, dt: u64) {
 impl QueueStats {
     /// ∫ frames dt so far, in frame·ps.
     pub fn area_frames(&self) -> u128 {
-        self.area_frames + self.recent_area_frames as u128
+        self.area_frames.get() + self.recent_area_frames as u128
     }
 
     /// ∫ frames² dt so far, in frame²·ps.
     pub fn area_frames_sq(&self) -> u128 {
-        self.area_frames_sq + self.recent_area_frames_sq as u128
+        self.area_frames_sq.get() + self.recent_area_frames_sq as u128
     }
 
     /// ∫ bytes dt so far, in byte·ps.
     pub fn area_bytes(&self) -> u128 {
-        self.area_bytes + self.recent_area_bytes as u128
+        self.area_bytes.get() + self.recent_area_bytes as u128
     }
 
     /// Time-weighted mean and standard deviation of the length in frames over `[0, end]`.

@@ -276,7 +276,7 @@ impl DcqcnStats {
                     Aqm::Dcqcn(m) => Some(m.marked),
                     _ => None,
                 },
-                AnyDiscipline::DropTail => None,
+                AnyDiscipline::DropTail | AnyDiscipline::EcnThreshold(_) => None,
             })
             .sum();
         let end = run.end;

@@ -4,7 +4,7 @@
 use super::aqm::{check_below_buffer, install_on_port};
 use super::{Install, InstallCx};
 use crate::aqm::ecn_threshold::{EcnThreshold, EcnThresholdParams};
-use crate::aqm::{AnyDiscipline, Aqm};
+use crate::aqm::AnyDiscipline;
 use crate::scenario::ScenarioError;
 
 impl Install for EcnThresholdParams {
@@ -18,9 +18,7 @@ impl Install for EcnThresholdParams {
                 "the queue never holds more than K, so nothing would be marked",
                 "\"65 frames\" (DCTCP at 10 Gbit/s)",
             )?;
-            install_on_port(cx, p, path, |_, _| {
-                AnyDiscipline::Aqm(Box::new(Aqm::EcnThreshold(EcnThreshold::new(self.k))))
-            })?;
+            install_on_port(cx, p, path, |_, _| AnyDiscipline::EcnThreshold(EcnThreshold::new(self.k)))?;
         }
         Ok(())
     }
