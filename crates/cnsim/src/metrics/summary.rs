@@ -217,7 +217,7 @@ impl<'a> FlowRecords<'a> {
         let node_name = |n: u32| sim.net().nodes[n as usize].name.clone();
         sim.flows().iter().zip(self.fair).enumerate().filter(|(_, (f, _))| !f.workload).map(
             move |(i, (f, &fair))| {
-                let throughput_bps = f.stats.delivered_bytes as f64 * 8.0 / secs;
+                let (throughput_bps, maxmin_share) = throughput_and_share(f, fair, secs);
                 let d = f.stats.delivered_frames;
                 FlowSummary {
                     name: f.name.clone(),
@@ -226,7 +226,7 @@ impl<'a> FlowRecords<'a> {
                     stats: f.stats.clone(),
                     throughput_bps,
                     maxmin_bps: fair,
-                    maxmin_share: fair.filter(|&r| r > 0.0).map(|r| throughput_bps / r),
+                    maxmin_share,
                     mean_delay_s: if d == 0 { 0.0 } else { f.stats.delay_sum as f64 / d as f64 / 1e12 },
                     p50_delay_s: f.stats.delay.quantile_s(0.5),
                     p99_delay_s: f.stats.delay.quantile_s(0.99),
@@ -237,6 +237,21 @@ impl<'a> FlowRecords<'a> {
             },
         )
     }
+
+    /// The records' `maxmin_share`s, in order, those without one left out: what the
+    /// fairness index and the fair-share plot need, without making the records.
+    pub fn shares(self) -> impl Iterator<Item = f64> + 'a {
+        let secs = as_secs(self.sim.end());
+        let flows = self.sim.flows().iter().zip(self.fair).filter(|(f, _)| !f.workload);
+        flows.filter_map(move |(f, &fair)| throughput_and_share(f, fair, secs).1)
+    }
+}
+
+/// Flow `f`'s delivered bits over the run's `secs`, bit/s, and that throughput over
+/// its max-min fair rate `fair` where it has a positive one.
+fn throughput_and_share(f: &crate::traffic::Flow, fair: Option<f64>, secs: f64) -> (f64, Option<f64>) {
+    let throughput_bps = f.stats.delivered_bytes as f64 * 8.0 / secs;
+    (throughput_bps, fair.filter(|&r| r > 0.0).map(|r| throughput_bps / r))
 }
 
 impl Serialize for FlowRecords<'_> {
@@ -317,7 +332,7 @@ impl<'a> Summary<FlowRecords<'a>, QueueRecords<'a>> {
     /// ([`super::maxmin::of_sim`]); the records are made as they are written.
     pub fn streamed(sim: &'a Sim, fair: &'a [Option<f64>], scenario: &str, seed: u64) -> Self {
         let flows = FlowRecords { sim, fair };
-        let shares: Vec<f64> = flows.iter().filter_map(|f| f.maxmin_share).collect();
+        let shares: Vec<f64> = flows.shares().collect();
         let maxmin_fairness = (!shares.is_empty()).then(|| super::jain_index(&shares));
         let idle_ports = sim.net().ports.iter().filter(|p| !carried_traffic(p)).count() as u64;
         let c = sim.counters();
@@ -463,6 +478,9 @@ to = "d1"
         );
         let fair = crate::metrics::maxmin::of_sim(&sim);
         let streamed = Summary::streamed(&sim, &fair, "records", 1);
+        let shares: Vec<f64> = built.flows.iter().filter_map(|f| f.maxmin_share).collect();
+        assert!(!shares.is_empty());
+        assert_eq!(streamed.flows.shares().collect::<Vec<_>>(), shares);
         let (built, streamed) =
             (serde_json::to_string_pretty(&built), serde_json::to_string_pretty(&streamed));
         assert_eq!(built.expect("serializable"), streamed.expect("serializable"));

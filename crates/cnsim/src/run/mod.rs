@@ -316,7 +316,7 @@ fn write_png_beside(path: &Path) -> Result<(), String> {
 /// its fair share: who is starved and by how much, at a glance, whatever the number of
 /// flows. Nothing where no flow has a fair rate.
 fn write_fair_share_plot(s: &Scenario, flows: FlowRecords, dir: &Path) -> Result<(), String> {
-    let mut shares: Vec<f64> = flows.iter().filter_map(|f| f.maxmin_share).collect();
+    let mut shares: Vec<f64> = flows.shares().collect();
     if shares.is_empty() {
         return Ok(());
     }

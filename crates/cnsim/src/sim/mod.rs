@@ -80,11 +80,7 @@ pub struct Sim {
     int_tx: Vec<u64>,
     /// Whether every frame on a link has an arrival event of its own, scheduled as it
     /// is sent, rather than only the first in flight (whose arrival then schedules the
-    /// next one's). On a direct link the event names its frame (`ArriveFrame`), and the
-    /// link keeps no list of frames in flight: on `fattree-k8-websearch` that list's
-    /// buffers, one per port, cost about two first-level cache misses per hop (48.8 M
-    /// misses in all under cachegrind's model, 39.0 M without them and with the next
-    /// node kept in the port). On a fabric, where hundreds of links are busy at once, an arrival
+    /// next one's). On a fabric, where hundreds of links are busy at once, an arrival
     /// scheduled as its frame is sent joins the event queue's lane of its flight time in
     /// order (see [`EventQueue::schedule_after`]), while one scheduled at its
     /// predecessor's arrival breaks that lane's order and sits in the heap alone. On
@@ -95,6 +91,12 @@ pub struct Sim {
     /// one just handled in place (one sift), costs less: arrivals per frame take 12 %
     /// more instructions on `dumbbell-cbr-64`, 17 % on `dumbbell-tcp-64` and 6 % on the
     /// 802.1au chain of ten switches.
+    ///
+    /// On a direct link the event names its frame (`ArriveFrame`), and the link keeps
+    /// no list of frames in flight: on `fattree-k8-websearch` that list's buffers, one
+    /// per port, cost about two first-level cache misses per hop (48.8 M misses in all
+    /// under cachegrind's model, 39.0 M without them and with the next node kept in the
+    /// port).
     arrival_per_frame: bool,
     /// The speed model's accounting, when asked for (see [`parallelism`]).
     probe: Option<Box<parallelism::Probe>>,
