@@ -6,8 +6,11 @@
 //! seed; for a partitioned run, by what the events are ([`Ties::Content`]), a rule that
 //! does not depend on which partition scheduled what first.
 //!
-//! Choice of structure: a 4-ary min-heap over the 128-bit key `time << 64 | sequence`,
-//! with a *replace-top* operation, and *lanes*. Most events reschedule themselves — a
+//! Choice of structure: a priority queue over the 128-bit key `time << 64 | sequence`,
+//! with a *replace-top* operation, and *lanes*. The queue proper is a short sorted array
+//! in front of a 4-ary min-heap ([`Pending`]): the data path rarely has more than a dozen
+//! events pending, and moving a rescheduled event past the few due before it costs less
+//! than sifting it through a heap. Most events reschedule themselves — a
 //! source's next frame, a busy port's next transmission, the next sample — and replacing
 //! the top costs one sift-down where a pop and a push cost a sift-down and a sift-up.
 //! A lane is a FIFO of events scheduled in non-decreasing time order (for example all CBR
@@ -191,6 +194,131 @@ impl Heap {
     }
 }
 
+/// The data path's pending entries: the earliest, up to [`NEAR_MAX`] of them, in a
+/// sorted array (`near`), any later ones in a [`Heap`] (`far`).
+///
+/// The data path usually has a handful of events pending (about 10 on the TCP dumbbell,
+/// 8 on the CBR one): the lanes and the timer lane hold the rest. An event rescheduled a
+/// short delay ahead then moves past the few due before it, where a heap would sift it
+/// from the root through every level, with a hard-to-predict branch at each; and the
+/// earliest entry is the array's last, so taking it away moves nothing. When more are
+/// pending, the later ones wait in the heap, so that a run with thousands of pending
+/// events keeps the heap's logarithmic cost. Two rules hold: every entry in `far` is due
+/// after every entry in `near`, and `near` is empty only when `far` is; the earliest
+/// entry is therefore always `near`'s last, and only a change asks whether `far` is in
+/// use (it drains back into `near` as `near` empties).
+#[derive(Default)]
+struct Pending {
+    /// Sorted from the latest entry to the earliest.
+    near: Vec<Entry>,
+    far: Heap,
+}
+
+/// Entries the sorted array of [`Pending`] holds at most.
+const NEAR_MAX: usize = 32;
+
+impl Pending {
+    fn with_capacity(n: usize) -> Self {
+        Self { near: Vec::with_capacity(NEAR_MAX), far: Heap::with_capacity(n) }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.near.len() + self.far.len()
+    }
+
+    /// The earliest entry, if any.
+    #[inline]
+    fn first(&self) -> Option<&Entry> {
+        self.near.last()
+    }
+
+    /// The earliest entry; there must be one.
+    #[inline]
+    fn top(&self) -> Entry {
+        *self.near.last().expect("an entry is pending")
+    }
+
+    #[inline(always)]
+    fn push(&mut self, e: Entry) {
+        if self.far.is_empty() && self.near.len() < NEAR_MAX {
+            self.near.push(e);
+            let last = self.near.len() - 1;
+            insert_sorted(&mut self.near, last, e);
+        } else {
+            self.push_beyond(e);
+        }
+    }
+
+    /// [`push`](Self::push) when entries wait in the heap or the array is full.
+    #[cold]
+    #[inline(never)]
+    fn push_beyond(&mut self, e: Entry) {
+        let full = self.near.len() == NEAR_MAX;
+        // Due after the heap's earliest entry, or after the whole full array: `e` waits in
+        // the heap. (With entries in the heap, the array is not empty.)
+        if self.far.first().is_some_and(|f| e.key > f.key) || (full && self.near[0].key < e.key) {
+            self.far.push(e);
+            return;
+        }
+        if full {
+            // The array's latest entry makes room: it is due before everything in the heap.
+            let latest = self.near.remove(0);
+            self.far.push(latest);
+        }
+        self.near.push(e);
+        let last = self.near.len() - 1;
+        insert_sorted(&mut self.near, last, e);
+    }
+
+    /// Replaces the earliest entry by `e`.
+    #[inline(always)]
+    fn replace_top(&mut self, e: Entry) {
+        let last = self.near.len() - 1;
+        match self.far.first() {
+            Some(f) if f.key < e.key => {
+                // `e` waits in the heap, whose earliest entry takes the hole: it is due
+                // after every entry left in the array.
+                let next = self.far.top();
+                self.far.replace_top(e);
+                insert_sorted(&mut self.near, last, next);
+            }
+            _ => insert_sorted(&mut self.near, last, e),
+        }
+    }
+
+    /// Removes the earliest entry; there must be one.
+    #[inline(always)]
+    fn pop_top(&mut self) -> Entry {
+        let first = self.near.pop().expect("an entry is pending");
+        if !self.far.is_empty() && self.near.len() < NEAR_MAX / 2 {
+            self.refill();
+        }
+        first
+    }
+
+    /// The heap's earliest entry joins the array as its latest.
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let next = self.far.pop_top();
+        self.near.insert(0, next);
+    }
+}
+
+/// Puts `e` in slot `hole` of `sorted` (a slot whose entry has gone or is being replaced)
+/// or before it, moving the entries due before `e` one slot on, so that the slots keep
+/// running from the latest entry to the earliest.
+#[inline(always)]
+fn insert_sorted(sorted: &mut [Entry], hole: usize, e: Entry) {
+    let mut i = hole;
+    while i > 0 && sorted[i - 1].key < e.key {
+        sorted[i] = sorted[i - 1];
+        i -= 1;
+    }
+    sorted[i] = e;
+}
+
 /// How a queue orders events due at the same instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ties {
@@ -236,7 +364,7 @@ fn content_tie(event: Event, depth: u64) -> u64 {
 
 /// A priority queue of events keyed by (time, tie-break): see [`Ties`].
 pub struct EventQueue {
-    heap: Heap,
+    heap: Pending,
     lanes: Vec<Lane>,
     /// Lanes of events scheduled a fixed delay after the present, by delay.
     delay_lanes: Vec<(Time, u32)>,
@@ -260,7 +388,7 @@ impl EventQueue {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         Self {
-            heap: Heap::with_capacity(1024),
+            heap: Pending::with_capacity(1024),
             lanes: Vec::new(),
             delay_lanes: Vec::new(),
             timers: Timers::default(),
@@ -817,7 +945,7 @@ mod tests {
         // Re-armed after the others: the earliest waiting timer becomes the head.
         q.reschedule(200, timer(9));
         assert_eq!(q.timers.head.event, timer(0));
-        assert!(q.heap.is_empty());
+        assert_eq!(q.heap.len(), 0);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
@@ -922,6 +1050,47 @@ mod tests {
             assert!(h.slots[h.len()..].iter().all(|e| e.key == u128::MAX), "sentinels after the last entry");
         }
         assert!(h.len() > 100, "the heap grew: {}", h.len());
+    }
+
+    #[test]
+    fn pending_entries_come_out_in_key_order_whether_few_or_many() {
+        let entry = |key: u128| Entry { key, event: Event::Sample, lane: NO_LANE };
+        let mut rng = crate::engine::RngStream::new(7, crate::engine::StreamKey { kind: "t", name: "p" });
+        let mut p = Pending::default();
+        let mut reference: Vec<u128> = Vec::new();
+        let (mut with_far, mut max_len) = (0, 0);
+        // Grows to hundreds of entries (the heap in use), drains to a few (the array
+        // alone), and grows again; keys near and far ahead of the earliest.
+        for step in 0..20_000u128 {
+            let phase = (step / 2_500) % 2;
+            let op = rng.below(10);
+            let earliest = reference.iter().min().copied().unwrap_or(0) >> 64;
+            let ahead = if rng.below(2) == 0 { 20 } else { 5_000 };
+            let key = (earliest + rng.below(ahead) as u128) << 64 | step;
+            if !reference.is_empty() && op < 3 + 4 * phase as u64 {
+                reference.sort();
+                assert_eq!(p.pop_top().key, reference.remove(0));
+            } else if !reference.is_empty() && op < 6 + 2 * phase as u64 {
+                reference.sort();
+                assert_eq!(p.top().key, reference[0]);
+                p.replace_top(entry(key));
+                reference[0] = key;
+            } else {
+                p.push(entry(key));
+                reference.push(key);
+            }
+            assert_eq!(p.len(), reference.len());
+            assert_eq!(p.first().map(|e| e.key), reference.iter().min().copied());
+            assert!(p.near.windows(2).all(|w| w[0].key > w[1].key), "the array runs latest first");
+            assert!(p.near.len() <= NEAR_MAX);
+            if let Some(f) = p.far.first() {
+                with_far += 1;
+                assert!(p.near.iter().all(|n| n.key < f.key), "the heap's entries come after the array's");
+            }
+            max_len = max_len.max(p.len());
+        }
+        assert!(max_len > 4 * NEAR_MAX, "many pending: {max_len}");
+        assert!(with_far > 1_000 && with_far < 19_000, "both with and without the heap: {with_far}");
     }
 
     #[test]
