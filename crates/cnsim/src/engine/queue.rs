@@ -245,9 +245,7 @@ impl Pending {
     #[inline(always)]
     fn push(&mut self, e: Entry) {
         if self.far.is_empty() && self.near.len() < NEAR_MAX {
-            self.near.push(e);
-            let last = self.near.len() - 1;
-            insert_sorted(&mut self.near, last, e);
+            self.insert_near(e);
         } else {
             self.push_beyond(e);
         }
@@ -269,6 +267,12 @@ impl Pending {
             let latest = self.near.remove(0);
             self.far.push(latest);
         }
+        self.insert_near(e);
+    }
+
+    /// Adds `e`, due before everything in the heap, to the array, which has room.
+    #[inline(always)]
+    fn insert_near(&mut self, e: Entry) {
         self.near.push(e);
         let last = self.near.len() - 1;
         insert_sorted(&mut self.near, last, e);
@@ -279,10 +283,9 @@ impl Pending {
     fn replace_top(&mut self, e: Entry) {
         let last = self.near.len() - 1;
         match self.far.first() {
-            Some(f) if f.key < e.key => {
+            Some(&next) if next.key < e.key => {
                 // `e` waits in the heap, whose earliest entry takes the hole: it is due
                 // after every entry left in the array.
-                let next = self.far.top();
                 self.far.replace_top(e);
                 insert_sorted(&mut self.near, last, next);
             }
