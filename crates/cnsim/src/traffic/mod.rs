@@ -173,6 +173,10 @@ pub struct Flow {
     /// The host port a saturated source's frames leave by, whose room back-pressures
     /// the source (set by the simulator), or `NONE`.
     pub(crate) egress: u32,
+    /// A flow of a workload (`kind = "flows"`): finite, one of many, reported by its
+    /// completion time rather than among the summary's flows. It sits in the padding
+    /// before `rng`: at the end it would add a cache line to every flow.
+    pub(crate) workload: bool,
     /// The flow's own random stream.
     pub(crate) rng: RngStream,
     /// Frames the shaper queue holds (the source-side buffer).
@@ -187,9 +191,6 @@ pub struct Flow {
     pub name: String,
     /// The destination as the scenario names it (host, group or "uniform").
     pub dst_name: String,
-    /// A flow of a workload (`kind = "flows"`): finite, one of many, reported by its
-    /// completion time rather than among the summary's flows.
-    pub(crate) workload: bool,
 }
 
 impl Flow {
@@ -356,6 +357,8 @@ mod tests {
         assert_eq!(offset_of!(Flow, stats), 128);
         assert_eq!(size_of::<FlowStats>(), 128);
         assert_eq!(offset_of!(FlowStats, delay_sum), 64);
+        // The rest, names included, in two more: six in all.
+        assert_eq!(size_of::<Flow>(), 384);
     }
 
     fn flow(pattern: Pattern) -> Flow {
