@@ -33,7 +33,41 @@ pub struct Demand {
 /// demands). A flow that crosses no resource and demands without bound gets infinity.
 pub fn water_fill(capacities: &[f64], flows: &[Demand]) -> Vec<f64> {
     let demands: Vec<f64> = flows.iter().map(|f| f.demand).collect();
-    Filling::new(capacities, flows.iter().map(|f| f.resources.as_slice())).fill(&demands)
+    Filling::new(capacities, Paths::of(flows.iter().map(|f| f.resources.as_slice()))).fill(&demands)
+}
+
+/// The resources each flow of a problem crosses, one flat list (4 bytes a hop, where a
+/// list per flow would cost a vector and an allocation each: the fair shares are
+/// computed at the end of a run, on top of everything the run holds). Resources and
+/// flows are numbered in 32 bits, as the ports and flows they stand for are.
+struct Paths {
+    /// Flow `f` crosses `hops[at[f]..at[f + 1]]`.
+    at: Vec<usize>,
+    hops: Vec<u32>,
+}
+
+impl Paths {
+    fn new() -> Self {
+        Paths { at: vec![0], hops: Vec::new() }
+    }
+
+    fn of<'p>(paths: impl Iterator<Item = &'p [usize]>) -> Self {
+        let mut all = Paths::new();
+        for p in paths {
+            all.push(p.iter().copied());
+        }
+        all
+    }
+
+    /// Adds the next flow, crossing `resources`.
+    fn push(&mut self, resources: impl IntoIterator<Item = usize>) {
+        self.hops.extend(resources.into_iter().map(|r| r as u32));
+        self.at.push(self.hops.len());
+    }
+
+    fn len(&self) -> usize {
+        self.at.len() - 1
+    }
 }
 
 /// Relative tolerance of "full" and "satisfied": float rounding of the increments.
@@ -56,19 +90,17 @@ const EPS: f64 = 1e-9;
 /// (cachegrind), and the rates agree to the last digit or two of a double.
 struct Filling<'a> {
     capacities: &'a [f64],
-    /// Flow `f` crosses `path[path_at[f]..path_at[f + 1]]`.
-    path_at: Vec<usize>,
-    path: Vec<usize>,
+    paths: Paths,
     /// Resource `r` carries `carried[carried_at[r]..carried_at[r + 1]]`.
     carried_at: Vec<usize>,
-    carried: Vec<usize>,
+    carried: Vec<u32>,
 }
 
 /// A resource's heap entry: the level at which it fills, as of its `version`.
 #[derive(Clone, Copy, PartialEq)]
 struct Fills {
     level: f64,
-    resource: usize,
+    resource: u32,
     version: u32,
 }
 
@@ -88,36 +120,31 @@ impl PartialOrd for Fills {
 }
 
 impl<'a> Filling<'a> {
-    fn new<'p>(capacities: &'a [f64], paths: impl Iterator<Item = &'p [usize]>) -> Self {
-        let (mut path_at, mut path) = (vec![0], Vec::new());
-        for p in paths {
-            path.extend_from_slice(p);
-            path_at.push(path.len());
-        }
+    fn new(capacities: &'a [f64], paths: Paths) -> Self {
         let mut carried_at = vec![0; capacities.len() + 1];
-        for &r in &path {
-            carried_at[r + 1] += 1;
+        for &r in &paths.hops {
+            carried_at[r as usize + 1] += 1;
         }
         for r in 0..capacities.len() {
             carried_at[r + 1] += carried_at[r];
         }
-        let mut carried = vec![0; path.len()];
+        let mut carried = vec![0; paths.hops.len()];
         let mut next = carried_at.clone();
-        for f in 0..path_at.len() - 1 {
-            for &r in &path[path_at[f]..path_at[f + 1]] {
-                carried[next[r]] = f;
-                next[r] += 1;
+        for f in 0..paths.len() {
+            for &r in &paths.hops[paths.at[f]..paths.at[f + 1]] {
+                carried[next[r as usize]] = f as u32;
+                next[r as usize] += 1;
             }
         }
-        Self { capacities, path_at, path, carried_at, carried }
+        Self { capacities, paths, carried_at, carried }
     }
 
-    fn path(&self, f: usize) -> &[usize] {
-        &self.path[self.path_at[f]..self.path_at[f + 1]]
+    fn path(&self, f: usize) -> impl Iterator<Item = usize> + '_ {
+        self.paths.hops[self.paths.at[f]..self.paths.at[f + 1]].iter().map(|&r| r as usize)
     }
 
-    fn carried(&self, r: usize) -> &[usize] {
-        &self.carried[self.carried_at[r]..self.carried_at[r + 1]]
+    fn carried(&self, r: usize) -> impl Iterator<Item = usize> + '_ {
+        self.carried[self.carried_at[r]..self.carried_at[r + 1]].iter().map(|&f| f as usize)
     }
 
     /// The max-min fair allocation of `demands` (one per flow).
@@ -136,7 +163,7 @@ impl<'a> Filling<'a> {
         let mut order: Vec<usize> = (0..demands.len()).filter(|&f| !state.frozen[f]).collect();
         state.unfrozen = order.len();
         for &f in &order {
-            for &r in self.path(f) {
+            for r in self.path(f) {
                 state.crossing[r] += 1;
             }
         }
@@ -175,7 +202,7 @@ impl<'a> Filling<'a> {
                     break;
                 }
                 state.heap.pop();
-                let r = e.resource;
+                let r = e.resource as usize;
                 let residual = caps[r] - state.load[r] - f64::from(state.crossing[r]) * level;
                 if residual <= EPS * caps[r].max(1.0) {
                     full.push(r);
@@ -200,7 +227,8 @@ impl<'a> Filling<'a> {
             }
             if state.unfrozen == before {
                 // Rounding left the resource that set the level a hair short of full.
-                let r = state.top().expect("a finite level comes from a demand or a resource").resource;
+                let r =
+                    state.top().expect("a finite level comes from a demand or a resource").resource as usize;
                 state.heap.pop();
                 state.freeze_carried(self, r);
             }
@@ -229,14 +257,15 @@ impl State {
     fn renew(&mut self, caps: &[f64], r: usize) {
         self.version[r] += 1;
         let share = (caps[r] - self.load[r]) / f64::from(self.crossing[r]);
-        self.heap.push(Fills { level: share.max(self.level), resource: r, version: self.version[r] });
+        self.heap.push(Fills { level: share.max(self.level), resource: r as u32, version: self.version[r] });
     }
 
     /// The lowest current heap entry of a resource with flows not frozen (stale ones
     /// dropped on the way).
     fn top(&mut self) -> Option<Fills> {
         while let Some(&e) = self.heap.peek() {
-            if e.version == self.version[e.resource] && self.crossing[e.resource] > 0 {
+            let r = e.resource as usize;
+            if e.version == self.version[r] && self.crossing[r] > 0 {
                 return Some(e);
             }
             self.heap.pop();
@@ -246,7 +275,7 @@ impl State {
 
     /// Freezes every flow of resource `r` not frozen yet, at the present level.
     fn freeze_carried(&mut self, filling: &Filling, r: usize) {
-        for &f in filling.carried(r) {
+        for f in filling.carried(r) {
             if !self.frozen[f] {
                 self.freeze(filling, f);
             }
@@ -258,7 +287,7 @@ impl State {
         self.frozen[f] = true;
         self.alloc[f] = self.level;
         self.unfrozen -= 1;
-        for &r in filling.path(f) {
+        for r in filling.path(f) {
             self.load[r] += self.level;
             self.crossing[r] -= 1;
             if self.crossing[r] > 0 {
@@ -394,13 +423,20 @@ pub const MAX_PHASES: usize = 1000;
 /// has no change of its load). Consecutive phases with the same demands share one
 /// water-filling. With `end` = 0, the allocation of the loads while on.
 pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time) -> Vec<f64> {
+    let loads: Vec<Load> = flows.iter().map(|f| f.load).collect();
+    let paths = Paths::of(flows.iter().map(|f| f.resources.as_slice()));
+    fill_over_time(capacities, &loads, paths, end)
+}
+
+/// [`water_fill_over_time`] of flows with offered loads `loads`, flow `f` crossing
+/// `paths`' `f`-th list.
+fn fill_over_time(capacities: &[f64], loads: &[Load], paths: Paths, end: Time) -> Vec<f64> {
     if end == 0 {
-        let steady: Vec<Demand> =
-            flows.iter().map(|f| Demand { demand: f.load.rate(), resources: f.resources.clone() }).collect();
-        return water_fill(capacities, &steady);
+        let steady: Vec<f64> = loads.iter().map(Load::rate).collect();
+        return Filling::new(capacities, paths).fill(&steady);
     }
     let mut points = vec![0, end];
-    let exact = flows.iter().all(|f| f.load.changes(0, end, &mut points, MAX_PHASES + 1));
+    let exact = loads.iter().all(|l| l.changes(0, end, &mut points, MAX_PHASES + 1));
     if exact {
         points.sort_unstable();
         points.dedup();
@@ -410,10 +446,10 @@ pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time
         points = (0..=n).map(|k| (u128::from(end) * k / n) as Time).collect();
         points.dedup();
     }
-    let filling = Filling::new(capacities, flows.iter().map(|f| f.resources.as_slice()));
+    let filling = Filling::new(capacities, paths);
     // From here on every load is constant: so are the demands of the phases after it.
-    let settled = flows.iter().map(|f| f.load.settled(end)).max().unwrap_or(0);
-    let mut total = vec![0.0; flows.len()];
+    let settled = loads.iter().map(|l| l.settled(end)).max().unwrap_or(0);
+    let mut total = vec![0.0; loads.len()];
     let mut last: Option<(Vec<f64>, Vec<f64>)> = None;
     for (i, w) in points.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
@@ -421,8 +457,7 @@ pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time
         // A phase after one that started at or past `settled` has that one's demands.
         let repeats = i > 0 && points[i - 1] >= settled;
         if !repeats {
-            let demands: Vec<f64> =
-                flows.iter().map(|f| f.load.rate() * f.load.on_time(a, b) as f64 / len).collect();
+            let demands: Vec<f64> = loads.iter().map(|l| l.rate() * l.on_time(a, b) as f64 / len).collect();
             if last.as_ref().is_none_or(|(d, _)| *d != demands) {
                 let alloc = filling.fill(&demands);
                 last = Some((demands, alloc));
@@ -479,8 +514,8 @@ pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
         service[host as usize] = capacities.len();
         capacities.push(rate as f64);
     }
-    let mut index = Vec::new();
-    let mut demands = Vec::new();
+    let mut index = Vec::with_capacity(sim.flows().len());
+    let (mut loads, mut paths) = (Vec::new(), Paths::new());
     for (i, f) in sim.flows().iter().enumerate() {
         let Destination::Host(dst) = f.dst else {
             index.push(None);
@@ -496,14 +531,12 @@ pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
             index.push(None);
             continue;
         }
-        let mut resources: Vec<usize> = path.iter().map(|&p| p as usize).collect();
-        if service[dst as usize] != NONE as usize {
-            resources.push(service[dst as usize]);
-        }
-        index.push(Some(demands.len()));
-        demands.push(TimedDemand { load: offered(f, sim.end()), resources });
+        let service = Some(service[dst as usize]).filter(|&s| s != NONE as usize);
+        paths.push(path.iter().map(|&p| p as usize).chain(service));
+        index.push(Some(loads.len()));
+        loads.push(offered(f, sim.end()));
     }
-    let rates = water_fill_over_time(&capacities, &demands, sim.end());
+    let rates = fill_over_time(&capacities, &loads, paths, sim.end());
     index.into_iter().map(|i| i.map(|i| rates[i])).collect()
 }
 
