@@ -5,7 +5,8 @@
 //! queue and the transmitter for its direction. All tables are flat vectors indexed by
 //! `u32` ids.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
 
 use super::classes::Classes;
 use super::frame::FrameId;
@@ -46,8 +47,9 @@ pub struct Node {
     /// Largest random addition to the processing latency, drawn per frame (see
     /// [`Network::set_processing_jitter`]); 0: none.
     pub(crate) processing_jitter: Time,
-    /// The stream the jitter is drawn from.
-    pub(crate) jitter_rng: Option<RngStream>,
+    /// The stream the jitter is drawn from, boxed: few switches have one, and in place
+    /// its 16-byte alignment would make every node 32 bytes larger.
+    pub(crate) jitter_rng: Option<Box<RngStream>>,
     /// Whether two of the node's links lead to the same node (then its ports' names
     /// number them); set by [`Network::finalize`].
     pub(crate) parallel_links: bool,
@@ -185,7 +187,37 @@ pub struct Network {
     /// Node of every name, made by [`Network::finalize`]. Ports' names are made when
     /// asked for, from their nodes': a table of them cost a thousand nodes' worth of
     /// memory on a dumbbell of 4096 senders.
-    node_index: HashMap<String, NodeId>,
+    node_index: NameIndex,
+}
+
+/// Node ids by name, in a table hashed by the names the nodes hold: no copy of a name
+/// (a copy and a map entry per node cost about 100 bytes each).
+#[derive(Clone, Debug, Default)]
+struct NameIndex(hashbrown::HashTable<NodeId>);
+
+impl NameIndex {
+    fn of(nodes: &[Node]) -> Self {
+        let mut table = hashbrown::HashTable::with_capacity(nodes.len());
+        for (i, n) in nodes.iter().enumerate() {
+            table.insert_unique(name_hash(&n.name), i as NodeId, |&id| name_hash(&nodes[id as usize].name));
+        }
+        Self(table)
+    }
+
+    /// The node named `name` among `nodes`, the nodes the index was made of.
+    fn get(&self, nodes: &[Node], name: &str) -> Option<NodeId> {
+        self.0.find(name_hash(name), |&id| nodes.get(id as usize).is_some_and(|n| n.name == name)).copied()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
 }
 
 impl Network {
@@ -282,7 +314,7 @@ impl Network {
             next.sort_unstable();
             self.nodes[n].parallel_links = next.windows(2).any(|w| w[0] == w[1]);
         }
-        self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as NodeId)).collect();
+        self.node_index = NameIndex::of(&self.nodes);
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
             self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
@@ -304,7 +336,7 @@ impl Network {
     pub fn set_processing_jitter(&mut self, node: NodeId, jitter: Time, rng: RngStream) {
         let n = &mut self.nodes[node as usize];
         n.processing_jitter = jitter;
-        n.jitter_rng = (jitter > 0).then_some(rng);
+        n.jitter_rng = (jitter > 0).then(|| Box::new(rng));
     }
 
     /// The arrival time at the next node of a frame port `p` sends, due at `at` before
@@ -313,7 +345,8 @@ impl Network {
     pub fn jittered_arrival(&mut self, p: PortId, at: Time) -> Time {
         let port = &self.ports[p as usize];
         let node = &mut self.nodes[self.ports[port.peer as usize].node as usize];
-        let rng = node.jitter_rng.as_mut().expect("a jittered port leads to a node with a jitter stream");
+        let rng =
+            node.jitter_rng.as_deref_mut().expect("a jittered port leads to a node with a jitter stream");
         let extra = rng.below(node.processing_jitter + 1);
         let ahead = port.in_flight.back().map_or(0, |&(t, _)| t);
         (at + extra).max(ahead)
@@ -327,8 +360,8 @@ impl Network {
 
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        match self.node_index.get(name) {
-            Some(&n) => Some(n),
+        match self.node_index.get(&self.nodes, name) {
+            Some(n) => Some(n),
             None => self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId),
         }
     }
@@ -370,7 +403,7 @@ impl Network {
     /// the node whose name comes before an "->" of `name`, the one of that name.
     pub fn port_by_name(&self, name: &str) -> Option<PortId> {
         name.match_indices("->").find_map(|(at, _)| {
-            let owner = *self.node_index.get(&name[..at])?;
+            let owner = self.node_index.get(&self.nodes, &name[..at])?;
             self.nodes[owner as usize].ports.iter().copied().find(|&p| self.port_name(p) == name)
         })
     }
@@ -455,6 +488,27 @@ mod tests {
         }
         for unknown in ["a->b#3", "b->x->y", "a-b", "", "->"] {
             assert_eq!(net.port_by_name(unknown), None, "{unknown}");
+        }
+    }
+
+    /// Every node is found by its name, before and after `finalize` (whose index holds
+    /// no copy of the names), and so is one added after it; unknown names are not.
+    #[test]
+    fn nodes_are_found_by_name() {
+        let mut net = Network::new();
+        let ids: Vec<NodeId> = (0..3000).map(|i| net.add_node(&format!("s{i}"), NodeKind::Host, 0)).collect();
+        assert_eq!(net.node_by_name("s2999"), Some(ids[2999]));
+        net.finalize();
+        for (i, &id) in ids.iter().enumerate() {
+            // The index itself, not the search `node_by_name` falls back to.
+            assert_eq!(net.node_index.get(&net.nodes, &format!("s{i}")), Some(id));
+            assert_eq!(net.node_by_name(&format!("s{i}")), Some(id));
+        }
+        let late = net.add_node("late", NodeKind::Switch, 0);
+        assert_eq!(net.node_by_name("late"), Some(late));
+        for unknown in ["s3000", "s", "", "S1", "s01"] {
+            assert_eq!(net.node_index.get(&net.nodes, unknown), None, "{unknown}");
+            assert_eq!(net.node_by_name(unknown), None, "{unknown}");
         }
     }
 
