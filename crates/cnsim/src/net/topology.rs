@@ -214,6 +214,8 @@ impl NameIndex {
     }
 }
 
+/// SipHash with fixed keys: the table is only looked up, never iterated, so no order
+/// depends on it.
 fn name_hash(name: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     name.hash(&mut h);
@@ -360,10 +362,10 @@ impl Network {
 
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        match self.node_index.get(&self.nodes, name) {
-            Some(n) => Some(n),
-            None => self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId),
-        }
+        // Nodes added after `finalize` are not in the index yet.
+        self.node_index
+            .get(&self.nodes, name)
+            .or_else(|| self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId))
     }
 
     /// The node at the far end of port `p`.
