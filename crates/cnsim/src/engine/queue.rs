@@ -75,10 +75,10 @@ struct Entry {
 
 const ARITY: usize = 4;
 /// Distinct delays given lanes of their own by [`EventQueue::schedule_after`]; later ones
-/// go to the heap.
+/// are pending outside lanes.
 const MAX_DELAY_LANES: usize = 8;
-/// Heap size below which [`EventQueue::schedule_after`] uses the heap: on the reference
-/// dumbbell (about 8 entries) delay lanes cost more than they save.
+/// Pending entries below which [`EventQueue::schedule_after`] uses no delay lane: on the
+/// reference dumbbell (about 8 entries) delay lanes cost more than they save.
 const DELAY_LANES_FROM: usize = 12;
 const NO_LANE: u32 = u32::MAX;
 
@@ -370,7 +370,8 @@ fn content_tie(event: Event, depth: u64) -> u64 {
 
 /// A priority queue of events keyed by (time, tie-break): see [`Ties`].
 pub struct EventQueue {
-    heap: Pending,
+    /// The data path's pending events: lane heads and events outside lanes.
+    pending: Pending,
     lanes: Vec<Lane>,
     /// Lanes of events scheduled a fixed delay after the present, by delay.
     delay_lanes: Vec<(Time, u32)>,
@@ -394,7 +395,7 @@ impl EventQueue {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         Self {
-            heap: Pending::with_capacity(1024),
+            pending: Pending::with_capacity(1024),
             lanes: Vec::new(),
             delay_lanes: Vec::new(),
             timers: Timers::default(),
@@ -434,8 +435,8 @@ impl EventQueue {
     #[inline]
     pub fn schedule_after(&mut self, delay: Time, event: Event) {
         let at = self.now + delay;
-        // A small heap is cheaper than a lane's bookkeeping.
-        let lane = if self.heap.len() < DELAY_LANES_FROM {
+        // A short pending list is cheaper than a lane's bookkeeping.
+        let lane = if self.pending.len() < DELAY_LANES_FROM {
             None
         } else {
             match self.delay_lanes.iter().find(|(d, _)| *d == delay) {
@@ -501,7 +502,7 @@ impl EventQueue {
             Ties::Scheduling => (at.max(self.now) as u128) << 64 | seq as u128,
             Ties::Content => self.key(at, event),
         };
-        self.heap.push(Entry { key, event, lane: NO_LANE });
+        self.pending.push(Entry { key, event, lane: NO_LANE });
     }
 
     /// Schedules `event` at absolute time `at` (never before now). Timer events go to
@@ -512,7 +513,7 @@ impl EventQueue {
         let e = Entry { key, event, lane: NO_LANE };
         match event {
             Event::Timer { .. } => self.enter_timers(e),
-            _ => self.heap.push(e),
+            _ => self.pending.push(e),
         }
     }
 
@@ -537,7 +538,7 @@ impl EventQueue {
     #[inline]
     fn first(&self) -> Option<&Entry> {
         let head = &self.timers.head;
-        match self.heap.first() {
+        match self.pending.first() {
             Some(e) if e.key < head.key => Some(e),
             _ if self.timers.has_head() => Some(head),
             _ => None,
@@ -548,7 +549,7 @@ impl EventQueue {
     /// both are empty, the head: the empty timer lane then says so).
     #[inline]
     fn front_is_timer(&self) -> bool {
-        self.heap.first().is_none_or(|e| e.key > self.timers.head.key)
+        self.pending.first().is_none_or(|e| e.key > self.timers.head.key)
     }
 
     /// Schedules `event` at `at` in lane `lane`. Events should arrive in a lane in
@@ -569,12 +570,12 @@ impl EventQueue {
         if l.head.is_none() {
             l.head = Some(e.key);
             l.last = e.key;
-            self.heap.push(e);
+            self.pending.push(e);
         } else if e.key > l.last {
             l.last = e.key;
             l.rest.push_back(e);
         } else {
-            self.heap.push(e);
+            self.pending.push(e);
         }
     }
 
@@ -620,14 +621,14 @@ impl EventQueue {
             t.head = if t.rest.is_empty() { SENTINEL } else { t.rest.pop_top() };
             return;
         }
-        let top = self.heap.top();
+        let top = self.pending.top();
         if top.lane != NO_LANE && self.lanes[top.lane as usize].head == Some(top.key) {
             if self.promote_next(top.lane) {
                 return;
             }
             self.lanes[top.lane as usize].head = None;
         }
-        self.heap.pop_top();
+        self.pending.pop_top();
     }
 
     /// The heap's top, the head of lane `lane`, is done: the lane's next event takes its
@@ -637,7 +638,7 @@ impl EventQueue {
         let l = &mut self.lanes[lane as usize];
         let Some(next) = l.rest.pop_front() else { return false };
         l.head = Some(next.key);
-        self.heap.replace_top(next);
+        self.pending.replace_top(next);
         true
     }
 
@@ -664,7 +665,7 @@ impl EventQueue {
             }
             return;
         }
-        let top = self.heap.top();
+        let top = self.pending.top();
         debug_assert!(!matches!(top.event, Event::Timer { .. }), "an event changes kind");
         if top.lane != NO_LANE {
             let l = &mut self.lanes[top.lane as usize];
@@ -687,7 +688,7 @@ impl EventQueue {
             l.head = Some(key);
             l.last = key;
         }
-        self.heap.replace_top(Entry { key, event, lane: top.lane });
+        self.pending.replace_top(Entry { key, event, lane: top.lane });
     }
 
     /// Removes and returns the next event, advancing the clock.
@@ -699,7 +700,7 @@ impl EventQueue {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.pending.len()
             + self.timers.has_head() as usize
             + self.timers.rest.len()
             + self.lanes.iter().map(|l| l.rest.len()).sum::<usize>()
@@ -940,7 +941,7 @@ mod tests {
         for t in 0..5 {
             q.schedule(100 + 10 * u64::from(t), timer(t));
         }
-        assert_eq!(q.heap.len(), 1, "timers never enter the data path's heap");
+        assert_eq!(q.pending.len(), 1, "timers never enter the data path's pending entries");
         assert_eq!(q.timers.head.event, timer(0));
         // A timer due before the head becomes the head; the old head waits behind it.
         q.schedule(50, timer(9));
@@ -951,7 +952,7 @@ mod tests {
         // Re-armed after the others: the earliest waiting timer becomes the head.
         q.reschedule(200, timer(9));
         assert_eq!(q.timers.head.event, timer(0));
-        assert_eq!(q.heap.len(), 0);
+        assert_eq!(q.pending.len(), 0);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
