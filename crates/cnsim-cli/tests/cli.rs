@@ -264,6 +264,24 @@ fn bench_runs_the_cases_it_is_given_and_their_ratio() {
     assert!(stderr(&o).contains("no benchmark named \"no-such-case\""), "stderr: {}", stderr(&o));
 }
 
+/// The profile-guided build (`scripts/build-pgo.sh`) trains on every benchmark case and
+/// names no case that does not exist, so the build follows the benchmark set as it
+/// changes.
+#[test]
+fn the_profile_guided_build_trains_on_every_benchmark_case() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/build-pgo.sh");
+    let text = std::fs::read_to_string(&script).expect("read scripts/build-pgo.sh");
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let trained: Vec<&str> = words.windows(2).filter(|w| w[0] == "--scenario").map(|w| w[1]).collect();
+    let cases: Vec<&str> = cnsim::bench::CASES.iter().map(|c| c.name).collect();
+    for name in &trained {
+        assert!(cases.contains(name), "the script trains on {name}, which is no benchmark case");
+    }
+    for name in &cases {
+        assert!(trained.contains(name), "the script does not train on the benchmark case {name}");
+    }
+}
+
 /// `run --threads` writes the same files on 1, 2 and `auto` threads; `bench --threads 1,2`
 /// times both and reports the speed-up; a thread count of 0 and a scenario that does
 /// not partition are refused.
