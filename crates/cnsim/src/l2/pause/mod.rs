@@ -246,6 +246,10 @@ pub struct Pause {
     quanta: u16,
     switch: Option<Thresholds>,
     ports: Vec<PortState>,
+    /// Per port state, the end of its latest pause over all classes: the test a frame
+    /// makes at every transmission reads this dense array, and a port's full state
+    /// (hundreds of bytes, rarely cached on a fabric) only while a pause lasts.
+    paused_through: Vec<Time>,
     hosts: Vec<HostInput>,
     /// Host input index per node, or `NONE`.
     input_of: Vec<u32>,
@@ -343,7 +347,8 @@ impl Pause {
                 }),
                 stats: PortPauseStats::default(),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let paused_through = vec![0; ports.len()];
         let mut input_of = vec![NONE; nodes];
         let hosts = (0u32..)
             .zip(hosts)
@@ -364,7 +369,7 @@ impl Pause {
                 }
             })
             .collect();
-        Self { mode: params.mode, quanta: params.quanta, switch, ports, hosts, input_of }
+        Self { mode: params.mode, quanta: params.quanta, switch, ports, paused_through, hosts, input_of }
     }
 
     /// The pause time of `quanta` at `rate_bps`: quanta × 512 bit times.
@@ -392,7 +397,8 @@ impl Pause {
     /// Whether class `class` of the port with state `slot` may send at `now`.
     #[inline]
     pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
-        self.ports[slot as usize].paused_until[class as usize] <= now
+        self.paused_through[slot as usize] <= now
+            || self.ports[slot as usize].paused_until[class as usize] <= now
     }
 
     /// A PAUSE frame for `priorities` with `quanta`, sent by `node`.
@@ -508,6 +514,7 @@ impl Pause {
                 state.paused_until[c] = until;
             }
         }
+        self.paused_through[slot as usize] = state.paused_until.iter().copied().max().unwrap_or(0);
         match state.paused_until.iter().copied().filter(|&t| t > now).min() {
             Some(next) => ctx.arm(state.unpause, next, 0),
             None => ctx.cancel(state.unpause),
@@ -724,6 +731,36 @@ mod tests {
         // The largest: 65 535 × 512 bit = 3.355 ms at 10 Gbit/s.
         assert_eq!(Pause::pause_time(u16::MAX, 10_000_000_000), 3_355_392_000);
         assert_eq!(Pause::pause_time(0, 10_000_000_000), 0);
+    }
+
+    /// PFC at 10 Gbit/s: PAUSE(100 quanta, priority 3) at 1 µs stops class 3 until
+    /// 1 + 5.12 = 6.12 µs and no other class; PAUSE(50, priority 5) at 2 µs stops class 5
+    /// until 4.56 µs; PAUSE(0, priority 3) at 3 µs frees class 3 at once, class 5 still
+    /// waits. (One class per priority: class_of is the identity.)
+    #[test]
+    fn pfc_pauses_only_the_priorities_named_for_their_time() {
+        let params = PauseParams { mode: Mode::Pfc, quanta: 100, switches: None, hosts: Vec::new() };
+        let spec = PortSpec { port: 0, rate_bps: 10_000_000_000, counted: false };
+        let mut timers = crate::engine::Timers::default();
+        let mut pause = Pause::new(&params, vec![spec], Vec::new(), 1, &mut timers);
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut at = |pause: &mut Pause, now: Time, priorities: u8, quanta: u16| {
+            let mut ctx = Ctx { now, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+            pause.on_receive(&mut ctx, 0, &PauseFrame { priorities, quanta }, |p| p);
+        };
+        assert!((0..8).all(|c| pause.may_send(0, c, 0)));
+        at(&mut pause, 1_000_000, 1 << 3, 100);
+        assert!(!pause.may_send(0, 3, 6_119_999));
+        assert!(pause.may_send(0, 3, 6_120_000));
+        assert!([0, 1, 2, 4, 5, 6, 7].iter().all(|&c| pause.may_send(0, c, 1_000_000)));
+        at(&mut pause, 2_000_000, 1 << 5, 50);
+        assert!(!pause.may_send(0, 5, 4_559_999) && pause.may_send(0, 5, 4_560_000));
+        assert!(!pause.may_send(0, 3, 2_000_000) && !pause.may_send(0, 3, 5_000_000));
+        at(&mut pause, 3_000_000, 1 << 3, 0);
+        assert!(pause.may_send(0, 3, 3_000_000));
+        assert!(!pause.may_send(0, 5, 3_000_000));
+        assert!(pause.may_send(0, 0, 3_000_000));
     }
 
     #[test]
