@@ -119,11 +119,12 @@ pub struct Port {
     /// carries one word for it, not a queue's four.
     #[allow(clippy::box_collection)]
     pub(crate) control: Option<Box<VecDeque<FrameId>>>,
-    /// Frames on the wire, in sending order, with their arrival times at the next node
-    /// (not on a fabric's direct links, whose arrival events name their frames).
-    pub(crate) in_flight: VecDeque<(Time, FrameId)>,
     /// Frames waiting to be sent, one queue per traffic class.
     pub classes: Classes,
+    /// Frames on the wire, in sending order, with their arrival times at the next node
+    /// (not on a fabric's direct links, whose arrival events name their frames): after
+    /// the classes, whose queue and counters a fabric's frames read at every hop.
+    pub(crate) in_flight: VecDeque<(Time, FrameId)>,
     /// Link rate in bit/s.
     pub rate_bps: u64,
     /// Propagation delay of the link.
@@ -438,6 +439,7 @@ mod tests {
         let line = |offset: usize| offset / 64;
         assert_eq!(line(offset_of!(Port, control)), line(offset_of!(Port, classes)), "with the backlog");
         assert!(offset_of!(Port, classes) + 16 <= 128);
+        assert!(offset_of!(Port, in_flight) >= 3 * 64, "the queue's counters come before it");
         let arrival = [offset_of!(Port, peer), offset_of!(Port, loss), offset_of!(Port, next)];
         assert!(arrival.iter().all(|&o| o + 4 <= 64), "an arrival on a fabric reads the first line");
     }
