@@ -368,67 +368,13 @@ fn content_tie(event: Event, depth: u64) -> u64 {
         | u64::from(generation) & GENERATION_MASK
 }
 
-/// The lanes of [`EventQueue::schedule_after`], by delay.
-struct DelayLanes {
-    /// Their delays' low 32 bits (compared four at a time); slots past `len` hold
-    /// `u32::MAX`.
-    low: [u32; MAX_DELAY_LANES],
-    /// Their delays.
-    delays: [Time; MAX_DELAY_LANES],
-    /// Their lanes; slots past `len`, and one more, hold [`NO_LANE`].
-    lanes: [u32; MAX_DELAY_LANES + 1],
-    len: usize,
-}
-
-impl Default for DelayLanes {
-    fn default() -> Self {
-        Self {
-            low: [u32::MAX; MAX_DELAY_LANES],
-            delays: [Time::MAX; MAX_DELAY_LANES],
-            lanes: [NO_LANE; MAX_DELAY_LANES + 1],
-            len: 0,
-        }
-    }
-}
-
-impl DelayLanes {
-    /// The lane of `delay`, or [`NO_LANE`]. Every slot's low 32 bits are compared, the
-    /// matches make a bit mask and its lowest set bit picks the lane, without a branch:
-    /// which slot matches changes from one frame to the next (data and
-    /// acknowledgements, host and fabric links) in a way a branch predictor cannot
-    /// follow (on `fattree-k8-websearch`, a search stopping at the match mispredicted
-    /// at 4 of every 5 arrivals). A slot whose low bits alone match gives no lane: the
-    /// event then waits outside lanes, in the same order.
-    #[inline]
-    fn find(&self, delay: Time) -> u32 {
-        let low = delay as u32;
-        let mut matches = 1u32 << MAX_DELAY_LANES;
-        for (i, &d) in self.low.iter().enumerate() {
-            matches |= u32::from(d == low) << i;
-        }
-        let slot = matches.trailing_zeros() as usize;
-        match self.delays.get(slot) {
-            Some(&d) if d == delay => self.lanes[slot],
-            _ => NO_LANE,
-        }
-    }
-
-    /// Gives `delay` lane `lane`; there must be a free slot.
-    fn add(&mut self, delay: Time, lane: u32) {
-        self.low[self.len] = delay as u32;
-        self.delays[self.len] = delay;
-        self.lanes[self.len] = lane;
-        self.len += 1;
-    }
-}
-
 /// A priority queue of events keyed by (time, tie-break): see [`Ties`].
 pub struct EventQueue {
     /// The data path's pending events: lane heads and events outside lanes.
     pending: Pending,
     lanes: Vec<Lane>,
     /// Lanes of events scheduled a fixed delay after the present, by delay.
-    delay_lanes: DelayLanes,
+    delay_lanes: Vec<(Time, u32)>,
     timers: Timers,
     next_seq: u64,
     now: Time,
@@ -451,7 +397,7 @@ impl EventQueue {
         Self {
             pending: Pending::with_capacity(1024),
             lanes: Vec::new(),
-            delay_lanes: DelayLanes::default(),
+            delay_lanes: Vec::new(),
             timers: Timers::default(),
             next_seq: 0,
             now: 0,
@@ -493,14 +439,14 @@ impl EventQueue {
         let lane = if self.pending.len() < DELAY_LANES_FROM {
             None
         } else {
-            match self.delay_lanes.find(delay) {
-                NO_LANE if self.delay_lanes.len < MAX_DELAY_LANES => {
+            match self.delay_lanes.iter().find(|(d, _)| *d == delay) {
+                Some(&(_, lane)) => Some(lane),
+                None if self.delay_lanes.len() < MAX_DELAY_LANES => {
                     let lane = self.add_lane();
-                    self.delay_lanes.add(delay, lane);
+                    self.delay_lanes.push((delay, lane));
                     Some(lane)
                 }
-                NO_LANE => None,
-                lane => Some(lane),
+                None => None,
             }
         };
         match lane {
@@ -814,26 +760,6 @@ mod tests {
     /// Every event of `q`, in the order it hands them out.
     fn drain(q: &mut EventQueue) -> Vec<(Time, Event)> {
         std::iter::from_fn(|| q.pop()).collect()
-    }
-
-    /// Delays 1000, 2000 and 2^32 + 3000 ps get lanes 7, 8 and 9. A lookup finds each;
-    /// 3000 (the same low 32 bits as the third) and 2^32 + 1000 (as the first) find
-    /// none, nor does anything before a lane exists; a full set of eight finds its last.
-    #[test]
-    fn delay_lanes_are_found_by_the_whole_delay() {
-        let mut d = DelayLanes::default();
-        assert_eq!(d.find(1000), NO_LANE);
-        assert_eq!(d.find(Time::MAX), NO_LANE);
-        d.add(1000, 7);
-        d.add(2000, 8);
-        d.add((1 << 32) + 3000, 9);
-        assert_eq!([d.find(1000), d.find(2000), d.find((1 << 32) + 3000)], [7, 8, 9]);
-        assert_eq!([d.find(3000), d.find((1 << 32) + 1000), d.find(0)], [NO_LANE; 3]);
-        for (i, delay) in (4..9).map(|i| (i, i * 1000)) {
-            d.add(delay, 6 + i as u32);
-        }
-        assert_eq!(d.len, MAX_DELAY_LANES);
-        assert_eq!([d.find(8000), d.find(1000), d.find(9000)], [14, 7, NO_LANE]);
     }
 
     #[test]
