@@ -308,9 +308,10 @@ impl Pause {
         node_of_port: impl Fn(PortId) -> NodeId,
         theirs: impl Fn(NodeId) -> bool,
     ) {
-        for (mine, other) in self.ports.iter_mut().zip(&mut other.ports) {
+        for (slot, (mine, theirs_state)) in self.ports.iter_mut().zip(&mut other.ports).enumerate() {
             if theirs(node_of_port(mine.port)) {
-                std::mem::swap(mine, other);
+                std::mem::swap(mine, theirs_state);
+                self.paused_through[slot] = other.paused_through[slot];
             }
         }
         for (mine, other) in self.hosts.iter_mut().zip(&mut other.hosts) {
@@ -761,6 +762,25 @@ mod tests {
         assert!(pause.may_send(0, 3, 3_000_000));
         assert!(!pause.may_send(0, 5, 3_000_000));
         assert!(pause.may_send(0, 0, 3_000_000));
+    }
+
+    /// Merging partitions: the port another partition ran (port 1, paused there for
+    /// 5.12 µs from 1 µs) comes with its pause; the port this one ran stays as it was.
+    #[test]
+    fn a_merged_port_keeps_its_pause() {
+        let params = PauseParams { mode: Mode::Pfc, quanta: 100, switches: None, hosts: Vec::new() };
+        let specs =
+            || (0..2).map(|port| PortSpec { port, rate_bps: 10_000_000_000, counted: false }).collect();
+        let mut timers = crate::engine::Timers::default();
+        let mut mine = Pause::new(&params, specs(), Vec::new(), 2, &mut timers);
+        let mut theirs = Pause::new(&params, specs(), Vec::new(), 2, &mut timers);
+        let mut events = crate::engine::EventQueue::new();
+        let mut outbox = crate::protocol::Outbox::default();
+        let mut ctx = Ctx { now: 1_000_000, timers: &mut timers, events: &mut events, outbox: &mut outbox };
+        theirs.on_receive(&mut ctx, 1, &PauseFrame { priorities: 1, quanta: 100 }, |p| p);
+        mine.take_from(&mut theirs, |port| port, |node| node == 1);
+        assert!(!mine.may_send(1, 0, 6_119_999) && mine.may_send(1, 0, 6_120_000));
+        assert!(mine.may_send(0, 0, 1_000_000));
     }
 
     #[test]
