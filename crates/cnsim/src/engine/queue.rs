@@ -377,14 +377,19 @@ fn content_tie(event: Event, depth: u64, at: Time) -> u64 {
 /// The bits of a [`Ties::Content`] tie-break below the kind.
 const WITHIN_KIND: u64 = (1 << KIND_SHIFT) - 1;
 
+/// Multiplier that mixes the instant into a [`shuffle`] (SplitMix64's increment).
+const INSTANT_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Odd multiplier of a [`shuffle`] (SplitMix64's first), invertible modulo 2^53.
+const SHUFFLE_MULTIPLIER: u64 = 0xBF58_476D_1CE4_E5B9;
+
 /// A permutation of the values below [`WITHIN_KIND`] that depends on the instant `at`:
 /// an exclusive or with a mix of `at`, then a multiplication by an odd constant, which
-/// is invertible modulo 2^53 (constants from SplitMix64). Distinct ids stay distinct at
-/// one instant, and which of two ids comes first changes from one instant to the next.
+/// is invertible modulo 2^53. Distinct ids stay distinct at one instant, and which of
+/// two ids comes first changes from one instant to the next.
 #[inline]
 fn shuffle(x: u64, at: Time) -> u64 {
-    let x = x ^ (at.wrapping_mul(0x9E37_79B9_7F4A_7C15) & WITHIN_KIND);
-    x.wrapping_mul(0xBF58_476D_1CE4_E5B9) & WITHIN_KIND
+    let x = x ^ (at.wrapping_mul(INSTANT_MIX) & WITHIN_KIND);
+    x.wrapping_mul(SHUFFLE_MULTIPLIER) & WITHIN_KIND
 }
 
 /// A priority queue of events keyed by (time, tie-break): see [`Ties`].
@@ -848,8 +853,8 @@ mod tests {
         let inverse =
             |c: u64| (0..6).fold(c, |i: u64, _| i.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(i))));
         let unshuffle = |y: u64, at: Time| {
-            let x = y.wrapping_mul(inverse(0xBF58_476D_1CE4_E5B9)) & WITHIN_KIND;
-            x ^ (at.wrapping_mul(0x9E37_79B9_7F4A_7C15) & WITHIN_KIND)
+            let x = y.wrapping_mul(inverse(SHUFFLE_MULTIPLIER)) & WITHIN_KIND;
+            x ^ (at.wrapping_mul(INSTANT_MIX) & WITHIN_KIND)
         };
         let mut rng =
             crate::engine::RngStream::new(7, crate::engine::StreamKey { kind: "test", name: "shuffle" });
