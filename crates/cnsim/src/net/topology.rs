@@ -65,6 +65,9 @@ pub(crate) enum Flight {
     Jittered,
     /// Into another partition of a partitioned run (see [`crate::sim::partition`]).
     Crosses,
+    /// After the link's fixed delay, to a switch of two ports that may pass the frame
+    /// on at once, without an arrival event of its own (see `Sim::pass_through`).
+    Passes,
 }
 
 /// One direction of a link: egress queues (one per class) and a transmitter. Fields are

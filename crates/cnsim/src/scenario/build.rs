@@ -395,7 +395,7 @@ pub fn build_partitioned(
 }
 
 /// [`build_until`] without starting the sources.
-fn build_unstarted(
+pub(crate) fn build_unstarted(
     s: &Scenario,
     file: &str,
     limits: &Limits,

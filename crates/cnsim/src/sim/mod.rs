@@ -14,7 +14,8 @@
 //! Ports are *lazy*: a port that is idle when a frame arrives starts sending it at once
 //! and no event marks the end of its transmission; only a port with a backlog schedules
 //! a `PortFree` event for when the wire frees up. Each frame therefore costs one
-//! arrival event per hop plus one `PortFree` per hop where it had to wait.
+//! arrival event per hop plus one `PortFree` per hop where it had to wait, less the
+//! arrivals at switches of two ports it passes through ([`pass`]).
 
 mod backpressure;
 mod counters;
@@ -22,6 +23,7 @@ mod hooks;
 mod host;
 pub mod parallelism;
 pub mod partition;
+mod pass;
 mod query;
 mod rdma;
 mod report;
@@ -98,6 +100,18 @@ pub struct Sim {
     /// under cachegrind's model, 39.0 M without them and with the next node kept in the
     /// port).
     arrival_per_frame: bool,
+    /// Frames may pass through a switch of two ports without an arrival event if they
+    /// reach it before this time: the next sample, or the end of the events being
+    /// processed (see [`Sim::pass_through`]). 0 where they may not.
+    pass_before: Time,
+    /// The end of the events being processed where frames may pass through switches,
+    /// else 0: [`Sim::pass_before`] is the earlier of it and the next sample.
+    pass_horizon: Time,
+    /// When the next sample is due (`Time::MAX` when none is).
+    next_sample: Time,
+    /// Whether the links to switches of two ports have been marked (see
+    /// [`Sim::mark_passes`]).
+    passes_marked: bool,
     /// The speed model's accounting, when asked for (see [`parallelism`]).
     probe: Option<Box<parallelism::Probe>>,
     /// Whether anything runs before each event (a probe, a partition's filter): one test
@@ -169,6 +183,15 @@ impl Sim {
         until: Time,
         on_progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<(), Halt> {
+        self.pass_horizon = if self.may_pass_through() {
+            if !self.passes_marked {
+                self.mark_passes();
+            }
+            until
+        } else {
+            0
+        };
+        self.pass_before = self.pass_horizon.min(self.next_sample);
         while let Some((now, event)) = self.events.front_before(until) {
             if self.before_each && !self.before_event(now, event) {
                 // Another partition's event (see [`partition`]).
@@ -368,11 +391,17 @@ impl Sim {
         if port.flight != Flight::Direct {
             self.transmit_elsewhere(p, id, now + flight);
         } else if self.arrival_per_frame {
+            debug_assert_eq!(now, self.events.now(), "frames pass through switches only off fabrics");
             self.events.schedule_after(flight, Event::ArriveFrame { port: p, frame: id });
         } else {
             port.in_flight.push_back((now + flight, id));
             if port.in_flight.len() == 1 {
-                self.events.schedule_after(flight, Event::Arrive { port: p });
+                if now == self.events.now() {
+                    self.events.schedule_after(flight, Event::Arrive { port: p });
+                } else {
+                    // Sent by a port a frame passed through (see `Sim::pass_through`).
+                    self.events.schedule(now + flight, Event::Arrive { port: p });
+                }
             }
         }
         if !self.int_tx.is_empty() {
@@ -438,14 +467,18 @@ impl Sim {
     }
 
     /// [`Sim::transmit`] of frame `id`, due at `at`, over a link that is not direct:
-    /// into another partition, or towards a switch with a processing jitter.
-    #[cold]
+    /// into another partition, towards a switch with a processing jitter, or towards a
+    /// switch of two ports the frame may pass through at once.
     #[inline(never)]
     fn transmit_elsewhere(&mut self, p: PortId, id: FrameId, at: Time) {
-        if self.net.ports[p as usize].flight == Flight::Crosses {
-            self.send_across(p, id, at);
-        } else {
-            self.transmit_jittered(p, id, at);
+        match self.net.ports[p as usize].flight {
+            Flight::Crosses => self.send_across(p, id, at),
+            Flight::Passes => {
+                if !self.pass_through(p, id, at) {
+                    self.put_in_flight(p, id, at);
+                }
+            }
+            _ => self.transmit_jittered(p, id, at),
         }
     }
 
@@ -530,11 +563,15 @@ impl Sim {
     fn arrive(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let port = &mut self.net.ports[p as usize];
         let (_, id) = port.in_flight.pop_front().expect("an arrival has a frame in flight");
+        let passes = port.flight == Flight::Passes;
         let next = match port.in_flight.front() {
             Some(&(t, _)) if !self.arrival_per_frame => Some((t, Event::Arrive { port: p })),
             _ => None,
         };
         self.land(p, id, now);
+        if passes && next.is_some() {
+            return self.pass_waiting(p);
+        }
         next
     }
 

@@ -36,6 +36,10 @@ impl Sim {
             probe: None,
             before_each: false,
             arrival_per_frame: super::is_fabric(&net),
+            pass_before: 0,
+            pass_horizon: 0,
+            next_sample: Time::MAX,
+            passes_marked: false,
             int_tx,
             net,
             routes,
@@ -133,6 +137,7 @@ impl Sim {
         let interval = self.recorder.interval;
         if interval > 0 && interval <= self.end {
             self.events.schedule(interval, Event::Sample);
+            self.next_sample = interval;
         }
     }
 
@@ -537,6 +542,8 @@ impl Sim {
     pub(super) fn sample(&mut self, now: Time) -> Option<(Time, Event)> {
         self.recorder.sample(now, &self.net, &self.flows, &mut self.protocols.reaction_points);
         let next = now + self.recorder.interval;
+        self.next_sample = if next <= self.end { next } else { Time::MAX };
+        self.pass_before = self.pass_horizon.min(self.next_sample);
         (next <= self.end).then_some((next, Event::Sample))
     }
 
