@@ -402,6 +402,12 @@ impl Routes {
         self.spray_next = if spray { vec![0; self.groups.len()] } else { Vec::new() };
     }
 
+    /// Whether packets are sprayed over equal-cost paths (a flow's frames then take
+    /// several).
+    pub fn sprays(&self) -> bool {
+        !self.spray_next.is_empty()
+    }
+
     /// The egress port of a frame of flow `flow` at `node` towards `dst`, as the data
     /// path takes it: [`Routes::next_port`], or under spraying the group's next port.
     #[inline(always)]

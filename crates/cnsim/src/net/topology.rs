@@ -65,8 +65,9 @@ pub(crate) enum Flight {
     Jittered,
     /// Into another partition of a partitioned run (see [`crate::sim::partition`]).
     Crosses,
-    /// After the link's fixed delay, to a switch of two ports that may pass the frame
-    /// on at once, without an arrival event of its own (see `Sim::pass_through`).
+    /// After the link's fixed delay, to a switch with a port that this link alone
+    /// brings frames to: the frame may pass through at once, without an arrival event
+    /// of its own (see `Sim::pass_through`).
     Passes,
 }
 

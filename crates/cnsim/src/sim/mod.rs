@@ -15,7 +15,7 @@
 //! and no event marks the end of its transmission; only a port with a backlog schedules
 //! a `PortFree` event for when the wire frees up. Each frame therefore costs one
 //! arrival event per hop plus one `PortFree` per hop where it had to wait, less the
-//! arrivals at switches of two ports it passes through ([`pass`]).
+//! arrivals at switches it passes through ([`pass`]).
 
 mod backpressure;
 mod counters;
@@ -100,8 +100,8 @@ pub struct Sim {
     /// under cachegrind's model, 39.0 M without them and with the next node kept in the
     /// port).
     arrival_per_frame: bool,
-    /// Frames may pass through a switch of two ports without an arrival event if they
-    /// reach it before this time: the next sample, or the end of the events being
+    /// Frames may pass through a switch without an arrival event if they reach it
+    /// before this time: the next sample, or the end of the events being
     /// processed (see [`Sim::pass_through`]). 0 where they may not.
     pass_before: Time,
     /// The end of the events being processed where frames may pass through switches,
@@ -109,9 +109,12 @@ pub struct Sim {
     pass_horizon: Time,
     /// When the next sample is due (`Time::MAX` when none is).
     next_sample: Time,
-    /// Whether the links to switches of two ports have been marked (see
+    /// Whether the links frames may pass through switches from have been marked (see
     /// [`Sim::mark_passes`]).
     passes_marked: bool,
+    /// Per switch port, the port whose link alone brings it frames, or `NONE`: what a
+    /// frame may pass through to (see [`Sim::pass_through`]). Empty where none is.
+    sole_feeder: Vec<PortId>,
     /// The speed model's accounting, when asked for (see [`parallelism`]).
     probe: Option<Box<parallelism::Probe>>,
     /// Whether anything runs before each event (a probe, a partition's filter): one test
@@ -468,7 +471,7 @@ impl Sim {
 
     /// [`Sim::transmit`] of frame `id`, due at `at`, over a link that is not direct:
     /// into another partition, towards a switch with a processing jitter, or towards a
-    /// switch of two ports the frame may pass through at once.
+    /// switch the frame may pass through at once.
     #[inline(never)]
     fn transmit_elsewhere(&mut self, p: PortId, id: FrameId, at: Time) {
         match self.net.ports[p as usize].flight {

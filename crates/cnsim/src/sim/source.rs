@@ -40,6 +40,7 @@ impl Sim {
             pass_horizon: 0,
             next_sample: Time::MAX,
             passes_marked: false,
+            sole_feeder: Vec::new(),
             int_tx,
             net,
             routes,
