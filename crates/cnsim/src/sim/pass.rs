@@ -45,7 +45,7 @@ impl Sim {
     /// [`Ties::Content`](crate::engine::Ties::Content), whose order does not depend on
     /// when an event was scheduled, outputs are the same byte for byte; under the
     /// default, they were on every scenario in `scenarios/` compared.
-    #[inline(never)]
+    #[inline]
     pub(super) fn pass_through(&mut self, p: PortId, id: FrameId, at: Time) -> bool {
         self.net.ports[p as usize].in_flight.is_empty() && self.pass(p, id, at)
     }
@@ -68,8 +68,9 @@ impl Sim {
     }
 
     /// [`Sim::pass_through`] of frame `id`, the first on port `p`'s link that has not
-    /// reached the switch.
-    #[inline(always)]
+    /// reached the switch. Out of line: one copy of the switch's forwarding, which keeps
+    /// the code a frame runs through within the instruction cache.
+    #[inline(never)]
     fn pass(&mut self, p: PortId, id: FrameId, at: Time) -> bool {
         if at >= self.pass_before {
             return false;
@@ -117,6 +118,7 @@ impl Sim {
     /// The port must have no congestion point, link control, trace or shared buffer,
     /// and only disciplines that draw nothing at random (drop-tail, the ECN threshold);
     /// its switch no processing jitter and no congestion point on any port.
+    #[cold]
     pub(super) fn mark_passes(&mut self) {
         self.passes_marked = true;
         let net = &self.net;
@@ -191,6 +193,7 @@ impl Sim {
 
     /// For every host, the hosts that may send it frames and the flows they belong to;
     /// `None` when the run does not say (see [`Sim::mark_passes`]).
+    #[cold]
     fn senders_to_hosts(&self) -> Option<Vec<Vec<(NodeId, u32)>>> {
         if !self.protocols.congestion_points.is_empty()
             || !self.workloads.entries.is_empty()
