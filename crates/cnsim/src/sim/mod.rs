@@ -638,6 +638,26 @@ impl Sim {
         }
     }
 
+    /// Everything a run reports but the number of events, as text: the counters, every
+    /// flow's counters and shaper backlog, every queue's statistics, the TCP senders,
+    /// the reaction points' rates and the recorded series. Tests of changes that must
+    /// alter nothing but the engine's work compare it.
+    #[cfg(test)]
+    fn observed(&self) -> String {
+        let mut counters = self.counters.clone();
+        counters.events = 0;
+        let flows: Vec<_> = self.flows.iter().map(|f| format!("{:?}", f.stats)).collect();
+        let shapers: Vec<_> = self.flows.iter().map(|f| f.shaper.as_ref().map(|s| s.waiting())).collect();
+        let queues: Vec<_> = (0..self.net.ports.len() as u32)
+            .map(|p| self.queue_stats(p).map(|q| format!("{q:?}")).collect::<Vec<_>>())
+            .collect();
+        let tcp: Vec<_> = self.protocols.tcp.iter().map(|c| format!("{:?}", c.sender)).collect();
+        let rates: Vec<_> = self.reaction_points().iter().map(|rp| rp.current_rate()).collect();
+        let r = &self.recorder;
+        let series = format!("{:?}\n{:?}\n{:?}", r.queues, r.utilisation, r.throughput);
+        format!("{counters:?}\n{flows:?}\n{shapers:?}\n{queues:?}\n{tcp:?}\n{rates:?}\n{series}")
+    }
+
     /// Frees a frame that will not be delivered and counts it where it was dropped: in
     /// its flow's counters too for data frames, TCP segments and RDMA packets, in its
     /// connection's for TCP ACKs.

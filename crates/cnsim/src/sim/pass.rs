@@ -352,21 +352,6 @@ queues = "all"
         sim
     }
 
-    /// Everything a run reports, but the number of events.
-    fn observed(sim: &Sim) -> String {
-        let mut counters = sim.counters.clone();
-        counters.events = 0;
-        let flows: Vec<_> = sim.flows.iter().map(|f| format!("{:?}", f.stats)).collect();
-        let queues: Vec<_> = (0..sim.net.ports.len() as u32)
-            .map(|p| sim.queue_stats(p).map(|q| format!("{q:?}")).collect::<Vec<_>>())
-            .collect();
-        let tcp: Vec<_> = sim.protocols.tcp.iter().map(|c| format!("{:?}", c.sender)).collect();
-        let rates: Vec<_> = sim.reaction_points().iter().map(|rp| rp.current_rate()).collect();
-        let r = &sim.recorder;
-        let series = format!("{:?}\n{:?}\n{:?}", r.queues, r.utilisation, r.throughput);
-        format!("{counters:?}\n{flows:?}\n{queues:?}\n{tcp:?}\n{rates:?}\n{series}")
-    }
-
     #[test]
     fn passing_through_changes_nothing_but_the_number_of_events() {
         let (mut sim, mut plain) = (dumbbell(), dumbbell());
@@ -376,10 +361,10 @@ queues = "all"
         for s in [&mut sim, &mut plain] {
             s.run_until(mid, &mut |_| true).unwrap_or_else(|e| panic!("{e:?}"));
         }
-        assert_eq!(observed(&sim), observed(&plain));
+        assert_eq!(sim.observed(), plain.observed());
         let (sim, events) = run(sim, true);
         let (plain, plain_events) = run(plain, false);
-        assert_eq!(observed(&sim), observed(&plain));
+        assert_eq!(sim.observed(), plain.observed());
         let delivered: u64 = sim.flows.iter().map(|f| f.stats.delivered_frames).sum();
         assert!(delivered > 3_000, "{delivered} frames delivered");
         assert!(sim.recorder.queues.times_s.len() > 50, "sampled");
@@ -427,7 +412,7 @@ queues = "all"
     fn passing_to_ports_to_hosts_changes_nothing_but_the_number_of_events() {
         let (sim, events) = run(dumbbell_from(&without_qcn()), true);
         let (plain, plain_events) = run(dumbbell_from(&without_qcn()), false);
-        assert_eq!(observed(&sim), observed(&plain));
+        assert_eq!(sim.observed(), plain.observed());
         // The ACKs at r1 pass too.
         assert!(events * 100 < plain_events * 90, "{events} events against {plain_events}");
     }

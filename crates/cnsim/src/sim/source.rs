@@ -661,19 +661,6 @@ qeq = "30 frames"
         sim
     }
 
-    /// Everything a run reports, but the number of events.
-    fn observed(sim: &Sim) -> String {
-        let mut counters = sim.counters.clone();
-        counters.events = 0;
-        let flows: Vec<_> = sim.flows.iter().map(|f| format!("{:?}", f.stats)).collect();
-        let shapers: Vec<_> = sim.flows.iter().map(|f| f.shaper.as_ref().map(|s| s.waiting())).collect();
-        let queues: Vec<_> = (0..sim.net.ports.len() as u32)
-            .map(|p| sim.queue_stats(p).map(|q| format!("{q:?}")).collect::<Vec<_>>())
-            .collect();
-        let rates: Vec<_> = sim.reaction_points().iter().map(|rp| rp.current_rate()).collect();
-        format!("{counters:?}\n{flows:?}\n{shapers:?}\n{queues:?}\n{rates:?}")
-    }
-
     #[test]
     fn deferring_sources_change_nothing_but_the_number_of_events() {
         let mut eager = build(false);
@@ -683,7 +670,7 @@ qeq = "30 frames"
         let stats = &deferring.flows[0].stats;
         assert!(stats.source_dropped_frames > 100, "backlogs form: {stats:?}");
         assert!(deferring.flows[8].stats.source_dropped_frames > 100);
-        assert_eq!(observed(&eager), observed(&deferring));
+        assert_eq!(eager.observed(), deferring.observed());
         // Frames made at releases are not events: about one event in six saved here.
         let (e, d) = (eager.counters.events, deferring.counters.events);
         assert!(d * 10 < e * 9, "eager {e} events, deferring {d}");
@@ -696,11 +683,11 @@ qeq = "30 frames"
         for until in [7 * PS_PER_MS + 333, 18 * PS_PER_MS] {
             eager.run_until(until, &mut |_| true).unwrap();
             deferring.run_until(until, &mut |_| true).unwrap();
-            assert_eq!(observed(&eager), observed(&deferring), "at {until} ps");
+            assert_eq!(eager.observed(), deferring.observed(), "at {until} ps");
         }
         eager.run_to_end();
         deferring.run_to_end();
-        assert_eq!(observed(&eager), observed(&deferring));
+        assert_eq!(eager.observed(), deferring.observed());
         deferring.check_conservation().unwrap();
     }
 }
