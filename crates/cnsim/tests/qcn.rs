@@ -177,7 +177,7 @@ fn a_run_stopped_part_way_shows_every_arrival_to_its_congestion_point() {
     // rest are counted by the port and handed over when a run stops, interrupted or not.
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dumbbell-qcn-64.toml");
     let text = std::fs::read_to_string(path).unwrap();
-    let s = parse(&text, path, &["duration=20ms".to_string()]).unwrap();
+    let s = parse(&text, path, &["duration=40ms".to_string()]).unwrap();
     let mut sim = build(&s, "qcn-quiet").unwrap();
     let cp_arrivals = |sim: &cnsim::sim::Sim| match &sim.congestion_points()[0] {
         cnsim::protocol::AnyCongestionPoint::Qcn(cp) => cp.cp.stats.arrivals,
@@ -189,7 +189,7 @@ fn a_run_stopped_part_way_shows_every_arrival_to_its_congestion_point() {
     sim.run_until(5 * PS_PER_S / 1000, &mut |_| true).unwrap();
     assert!(arrived(&sim) > 1000);
     assert_eq!(cp_arrivals(&sim), arrived(&sim));
-    // Interrupted at its first progress report.
+    // Interrupted at its first progress report (every 65 536 events: about 26 ms in).
     assert!(sim.run_until(PS_PER_S, &mut |_| false).is_err());
     assert!(cp_arrivals(&sim) > 0);
     assert_eq!(cp_arrivals(&sim), arrived(&sim));

@@ -69,6 +69,9 @@ pub(crate) enum Flight {
     /// brings frames to: the frame may pass through at once, without an arrival event
     /// of its own (see `Sim::pass_through`).
     Passes,
+    /// After the link's fixed delay, to a host that may take the frame as it is sent,
+    /// without an arrival event (see `Sim::deliver_early`).
+    Delivers,
 }
 
 /// One direction of a link: egress queues (one per class) and a transmitter. Fields are

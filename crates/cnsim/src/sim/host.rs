@@ -6,7 +6,7 @@
 
 use super::{ctx, DropSite, Sim};
 use crate::engine::Time;
-use crate::net::{Ecn, Frame, FrameId, Header, NodeId};
+use crate::net::{Ecn, Frame, FrameId, Header, NodeId, NONE};
 use crate::protocol::HostArrival;
 
 impl Sim {
@@ -24,7 +24,9 @@ impl Sim {
                 HostArrival::Dropped => return self.drop_frame(id, DropSite::Host),
             }
         }
+        self.handling = host;
         self.deliver(host, id, now);
+        self.handling = NONE;
     }
 
     /// The host endpoint: a frame is consumed, by its header.

@@ -115,6 +115,15 @@ pub struct Sim {
     /// Per switch port, the port whose link alone brings it frames, or `NONE`: what a
     /// frame may pass through to (see [`Sim::pass_through`]). Empty where none is.
     sole_feeder: Vec<PortId>,
+    /// Per node, what a host that may take frames as they are sent checks first (see
+    /// [`Sim::deliver_early`]). Empty where no host may.
+    early_hosts: Vec<pass::EarlyHost>,
+    /// How many early deliveries are under way, one inside another, and at which hosts.
+    early_depth: u32,
+    early_stack: [NodeId; pass::EARLY_DEPTH as usize],
+    /// The host whose frame or timer the present event is, while it is handled, or
+    /// `NONE`: no frame is delivered to it early meanwhile (see [`Sim::deliver_early`]).
+    handling: NodeId,
     /// The speed model's accounting, when asked for (see [`parallelism`]).
     probe: Option<Box<parallelism::Probe>>,
     /// Whether anything runs before each event (a probe, a partition's filter): one test
@@ -481,6 +490,11 @@ impl Sim {
                     self.put_in_flight(p, id, at);
                 }
             }
+            Flight::Delivers => {
+                if !self.deliver_through(p, id, at) {
+                    self.put_in_flight(p, id, at);
+                }
+            }
             _ => self.transmit_jittered(p, id, at),
         }
     }
@@ -566,7 +580,7 @@ impl Sim {
     fn arrive(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let port = &mut self.net.ports[p as usize];
         let (_, id) = port.in_flight.pop_front().expect("an arrival has a frame in flight");
-        let passes = port.flight == Flight::Passes;
+        let passes = matches!(port.flight, Flight::Passes | Flight::Delivers);
         let next = match port.in_flight.front() {
             Some(&(t, _)) if !self.arrival_per_frame => Some((t, Event::Arrive { port: p })),
             _ => None,

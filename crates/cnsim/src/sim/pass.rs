@@ -14,9 +14,27 @@
 //! order of simultaneous ones: see [`Sim::pass_through`]).
 
 use super::Sim;
-use crate::engine::{Event, Time};
-use crate::net::{Flight, FrameId, NodeId, NodeKind, PortId, NONE};
+use crate::engine::{Event, Time, TimerId};
+use crate::net::{Ecn, Flight, FrameId, Header, NodeId, NodeKind, PortId, NONE};
 use crate::traffic::Destination;
+
+/// How many early deliveries may run one inside another. A frame delivered early makes
+/// frames for the host it came from (a segment its ACK, an ACK the next segments), and a
+/// host handling a frame takes none early, so two is the deepest the traffic here nests;
+/// the bound sizes the list of hosts handling frames and stops any deeper nest with an
+/// arrival event.
+pub(super) const EARLY_DEPTH: u32 = 4;
+
+/// What a host that may take frames as they are sent checks before it does (see
+/// [`Sim::deliver_early`]): that its port has nothing waiting, and that its one timer,
+/// if it has one, is not due first.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct EarlyHost {
+    /// The host's port.
+    port: PortId,
+    /// The retransmission timer of the one TCP connection the host sends for, or `NONE`.
+    timer: TimerId,
+}
 
 impl Sim {
     /// Frame `id`, sent by port `p`, reaches a switch at `at`: if the port it leaves by
@@ -51,15 +69,17 @@ impl Sim {
     }
 
     /// The frames on port `p`'s link after one that arrived with an event of its own
-    /// pass through the switch, in order, until one cannot; returns the arrival event
-    /// of that one, if any. Without this a busy link, once a frame has stopped at the
-    /// switch (a sample was due before it arrived), would keep frames in flight and
-    /// stop every later one too.
+    /// pass through the switch (or are delivered early, on a link to a host), in order,
+    /// until one cannot; returns the arrival event of that one, if any. Without this a
+    /// busy link, once a frame has stopped at the switch (a sample was due before it
+    /// arrived), would keep frames in flight and stop every later one too.
     #[cold]
     #[inline(never)]
     pub(super) fn pass_waiting(&mut self, p: PortId) -> Option<(Time, Event)> {
+        let delivers = self.net.ports[p as usize].flight == Flight::Delivers;
         while let Some(&(at, id)) = self.net.ports[p as usize].in_flight.front() {
-            if !self.pass(p, id, at) {
+            let taken = if delivers { self.deliver_early(p, id, at) } else { self.pass(p, id, at) };
+            if !taken {
                 return Some((at, Event::Arrive { port: p }));
             }
             self.net.ports[p as usize].in_flight.pop_front();
@@ -92,6 +112,77 @@ impl Sim {
         // switch forwards.
         self.counters.on_wire -= 1;
         self.enqueue(out, id, at);
+        true
+    }
+
+    /// Frame `id`, sent by port `p`, reaches the host at the other end of `p`'s link at
+    /// `at`: if the host may take it early, it does so now, as it would at `at`, and the
+    /// frame has no arrival event. That removes a TCP segment's arrival at its receiver
+    /// and its ACK's at the sender, and a data frame's at its destination.
+    #[inline]
+    pub(super) fn deliver_through(&mut self, p: PortId, id: FrameId, at: Time) -> bool {
+        self.net.ports[p as usize].in_flight.is_empty() && self.deliver_early(p, id, at)
+    }
+
+    /// [`Sim::deliver_through`] of frame `id`, the first on port `p`'s link that has not
+    /// reached the host.
+    ///
+    /// Exact because nothing else touches the host, or anything the frame's handling
+    /// touches, between now and `at`:
+    /// - its frames come over `p`'s link only, in the order `p` sends them, and no frame
+    ///   sent earlier is still on the link with an event of its own (the link's list of
+    ///   frames in flight is empty);
+    /// - nothing of its own is due before `at`: its port has nothing waiting (so no
+    ///   `PortFree`), and [`Sim::mark_passes`] allowed only hosts that send no flow but
+    ///   TCP connections, for one connection at most, without delayed ACKs or sends,
+    ///   shaper or reaction point, whose retransmission or start timer is checked here;
+    /// - nothing reads the host's state before `at`: `at` comes before the next sample
+    ///   and the end of the events being processed, and no packet trace is kept;
+    /// - the host is not in the middle of handling something else: not the host whose
+    ///   frame or timer the present event is ([`Sim::handling`]), nor one taking a frame
+    ///   early further up. Its handler would go on, at its earlier time, after the
+    ///   frame's handling had sent at a later one (a TCP sender that sent the first of
+    ///   two segments, whose ACK came back through switches that pass every frame);
+    /// - only frames whose handling stays within the host and its flow are taken: TCP
+    ///   segments and ACKs, and data frames not marked CE (which a notification point
+    ///   would answer).
+    ///
+    /// What the handling sends, it sends at `at`: the ports, timers and counters it
+    /// touches take the values they would at `at`. As with [`Sim::pass_through`], only
+    /// the number of events changes, and where events tie under the default first-in,
+    /// first-out rule, possibly the order of simultaneous ones.
+    #[inline(never)]
+    fn deliver_early(&mut self, p: PortId, id: FrameId, at: Time) -> bool {
+        if at >= self.pass_before || self.early_depth >= EARLY_DEPTH {
+            return false;
+        }
+        let host = self.net.ports[p as usize].next;
+        let frame = self.frames.get(id);
+        let plain = match frame.header {
+            Header::TcpSegment(_) | Header::TcpAck(_) => true,
+            Header::Data(_) => frame.ecn != Ecn::Ce,
+            _ => false,
+        };
+        if !plain || frame.multicast {
+            return false;
+        }
+        let early = self.early_hosts[host as usize];
+        if early.timer != NONE && self.timers.deadline(early.timer).is_some_and(|d| d <= at) {
+            return false;
+        }
+        let port = &self.net.ports[early.port as usize];
+        if port.classes.backlog() != 0 || port.control_waiting() {
+            return false;
+        }
+        let depth = self.early_depth as usize;
+        if host == self.handling || self.early_stack[..depth].contains(&host) {
+            return false;
+        }
+        self.counters.on_wire -= 1;
+        self.early_stack[depth] = host;
+        self.early_depth += 1;
+        self.deliver(host, id, at);
+        self.early_depth -= 1;
         true
     }
 
@@ -189,6 +280,73 @@ impl Sim {
             }
         }
         self.sole_feeder = if any { sole } else { Vec::new() };
+        self.mark_deliveries();
+    }
+
+    /// Finds the hosts that may take frames as they are sent ([`Sim::deliver_early`]) and
+    /// marks the ports that send them frames ([`Flight::Delivers`]) where the link is
+    /// direct and loses nothing. A host may if it has one port, with no trace, shared
+    /// buffer or link control, and every flow it sends is a TCP connection without
+    /// delayed ACKs, delayed sends, shaper or reaction point, for one timer at most (one
+    /// connection), and every TCP connection it receives has no delayed ACKs. No host
+    /// may where the run keeps a packet trace or has workloads (whose flows start at
+    /// hosts at times of their own).
+    #[cold]
+    fn mark_deliveries(&mut self) {
+        if self.recorder.trace.is_some() || !self.workloads.entries.is_empty() {
+            return;
+        }
+        // Per node: the one timer it has (`NONE`: none), or `NO` where it may not.
+        const NO: TimerId = NONE - 1;
+        let net = &self.net;
+        let mut timer: Vec<TimerId> = (net.nodes.iter())
+            .map(|node| {
+                let port = node.ports.first().map(|&q| &net.ports[q as usize]);
+                let plain = node.kind == NodeKind::Host
+                    && node.processing_jitter == 0
+                    && node.pool == NONE
+                    && node.ports.len() == 1
+                    && port.is_some_and(|q| q.link == NONE && !q.traced && q.pool == NONE);
+                if plain {
+                    NONE
+                } else {
+                    NO
+                }
+            })
+            .collect();
+        for (f, flow) in (0u32..).zip(&self.flows) {
+            let src = flow.src as usize;
+            let tcp = self.tcp_connection(f);
+            match tcp {
+                Some(c) if flow.shaper.is_none() && flow.rp == NONE && c.send_timer == NONE => {
+                    timer[src] = if timer[src] == NONE { c.timer } else { NO };
+                }
+                _ => timer[src] = NO,
+            }
+            if let (Some(c), &Destination::Host(dst)) = (tcp, &flow.dst) {
+                if c.ack_timer != NONE {
+                    timer[dst as usize] = NO;
+                }
+            }
+        }
+        let mut any = false;
+        for port in &mut self.net.ports {
+            let t = timer[port.next as usize];
+            if t != NO && port.flight == Flight::Direct && port.loss == NONE && !port.traced {
+                port.flight = Flight::Delivers;
+                any = true;
+            }
+        }
+        self.early_hosts = if any {
+            (0..self.net.nodes.len())
+                .map(|n| EarlyHost {
+                    port: self.net.nodes[n].ports.first().copied().unwrap_or(NONE),
+                    timer: timer[n],
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
     }
 
     /// For every host, the hosts that may send it frames and the flows they belong to;
@@ -214,7 +372,7 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::Sim;
-    use crate::engine::{Ties, PS_PER_US};
+    use crate::engine::{Ties, Time, PS_PER_US};
     use crate::net::Flight;
 
     /// One frame from `s1` to `d1` over a dumbbell of one sender: its switches `r1` and
@@ -261,9 +419,11 @@ interval = "{interval}"
     fn a_frame_passes_both_switches_of_two_ports_and_arrives_when_it_would() {
         let (sim, events) = run(one_frame("1ms"), true);
         let (plain, plain_events) = run(one_frame("1ms"), false);
-        let ports = |sim: &Sim| sim.net.ports.iter().filter(|p| p.flight == Flight::Passes).count();
+        let ports = |sim: &Sim, flight| sim.net.ports.iter().filter(|p| p.flight == flight).count();
         // The links into r1 (from s1 and from r2) and into r2 (from r1 and from d1).
-        assert_eq!((ports(&sim), ports(&plain)), (4, 0));
+        assert_eq!((ports(&sim, Flight::Passes), ports(&plain, Flight::Passes)), (4, 0));
+        // The link into d1, which sends nothing; not the one into s1, a CBR source.
+        assert_eq!((ports(&sim, Flight::Delivers), ports(&plain, Flight::Delivers)), (1, 0));
         // Sent at 0, it reaches r1 at 1.2 + 2 µs, r2 at 3.2 + 1.2 + 10 µs and d1 at
         // 14.4 + 1.2 + 2 = 17.6 µs: the delay of the frame as delivered either way.
         for s in [&sim, &plain] {
@@ -271,8 +431,8 @@ interval = "{interval}"
             assert_eq!((stats.sent_frames, stats.delivered_frames), (1, 1));
             assert_eq!(stats.delay_sum, 176 * PS_PER_US as u128 / 10);
         }
-        // Its arrivals at r1 and r2 were not events.
-        assert_eq!(plain_events - events, 2);
+        // Its arrivals at r1, r2 and d1 were not events.
+        assert_eq!(plain_events - events, 3);
         let queues = |s: &Sim| -> Vec<String> {
             (0..s.net.ports.len() as u32).flat_map(|p| s.queue_stats(p).map(|q| format!("{q:?}"))).collect()
         };
@@ -283,9 +443,11 @@ interval = "{interval}"
     fn a_frame_due_at_a_switch_after_the_next_sample_arrives_there_with_an_event() {
         // Samples every 10 µs: the frame reaches r1 at 3.2 µs, before the first sample,
         // and passes; it would reach r2 at 14.4 µs, after it, and arrives with an event.
+        // r2 sends it on then, and d1, which it reaches at 17.6 µs, before the sample at
+        // 20 µs, takes it early.
         let (sim, events) = run(one_frame("10us"), true);
         let (plain, plain_events) = run(one_frame("10us"), false);
-        assert_eq!(plain_events - events, 1);
+        assert_eq!(plain_events - events, 2);
         assert_eq!(sim.flows[0].stats.delay_sum, plain.flows[0].stats.delay_sum);
     }
 
@@ -415,5 +577,116 @@ queues = "all"
         assert_eq!(sim.observed(), plain.observed());
         // The ACKs at r1 pass too.
         assert!(events * 100 < plain_events * 90, "{events} events against {plain_events}");
+    }
+
+    /// One TCP connection from `s1` to `d1` over a dumbbell of one sender, with a window
+    /// of `window` segments and samples every `interval`.
+    fn one_connection(window: u32, interval: &str, extra: &str) -> Sim {
+        let text = format!(
+            r#"
+name = "one-connection"
+duration = "10ms"
+[topology.dumbbell]
+senders = 1
+receivers = 1
+sender_link = {{ rate = "10Gbps", delay = "2us" }}
+bottleneck = {{ rate = "10Gbps", delay = "10us" }}
+receiver_link = {{ rate = "10Gbps", delay = "2us" }}
+[[traffic]]
+name = "tcp"
+kind = "tcp"
+from = "s1"
+to = "d1"
+frame_size = "1500B"
+tcp = {{ window = {window}, initial_window = 1 }}
+{extra}
+[metrics]
+interval = "{interval}"
+"#
+        );
+        let s = crate::scenario::parse(&text, "one.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        crate::scenario::build(&s, "one.toml").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_host_takes_no_frame_early_while_it_handles_another() {
+        // One segment at a time, and every switch passes every frame. d1's ACK of a
+        // segment reaches s1 early, and the segment s1 sends then would reach d1 early
+        // too, while d1 is still handling the segment before (and s1 its ACK). It does
+        // not: it arrives with an event. Were it taken, s1 would send its next segment
+        // inside the handling of the ACK before, at a later time than the rest of that
+        // handling (a second segment, the timer) and out of order at its port.
+        let (sim, events) = run(one_connection(1, "1s", ""), true);
+        let (plain, plain_events) = run(one_connection(1, "1s", ""), false);
+        assert_eq!(sim.observed(), plain.observed());
+        let delivered = sim.flows[0].stats.delivered_frames;
+        let acks = sim.protocols.tcp[0].acks_sent;
+        // A segment takes 3 × (1.2 µs + its link's delay), 17.6 µs, and its ACK
+        // 3 × 51.2 ns + 14 µs: 31.75 µs a round, 315 rounds in 10 ms.
+        assert!((310..=315).contains(&delivered), "{delivered} segments delivered");
+        assert_eq!(sim.protocols.tcp[0].sender.stats.retransmits, 0);
+        // Without passing or early deliveries, each frame has three arrival events (at
+        // r1, r2 and its host); with them, each segment one, at d1.
+        let arrivals = delivered + acks;
+        assert!(plain_events >= 3 * arrivals, "{plain_events} events for {arrivals} frames");
+        assert!((delivered..delivered + 10).contains(&events), "{events} events for {delivered} segments");
+    }
+
+    #[test]
+    fn a_host_with_a_timer_due_first_takes_no_frame_early() {
+        let mut sim = one_connection(20, "1ms", "");
+        sim.mark_passes();
+        let to_s1 = sim.net.port_by_name("r1->s1").expect("a port");
+        let to_d1 = sim.net.port_by_name("r2->d1").expect("a port");
+        assert_eq!(sim.net.ports[to_s1 as usize].flight, Flight::Delivers);
+        assert_eq!(sim.net.ports[to_d1 as usize].flight, Flight::Delivers);
+        let s1 = sim.net.ports[to_s1 as usize].next;
+        let timer = sim.early_hosts[s1 as usize].timer;
+        assert_eq!(timer, sim.protocols.tcp[0].timer);
+        sim.pass_before = Time::MAX;
+        let ack = crate::net::Frame::message(
+            64,
+            0,
+            sim.net.ports[to_d1 as usize].next,
+            s1,
+            0,
+            0,
+            crate::net::Header::TcpAck(crate::l4::tcp::Ack { ack: 0, echo: 0 }),
+        );
+        let id = sim.frames.alloc(ack);
+        // The connection's start timer is due at its start, 0: before an ACK at 5 µs, and
+        // at the same time as one at 0.
+        assert_eq!(sim.timers.deadline(timer), Some(0));
+        assert!(!sim.deliver_through(to_s1, id, 5 * PS_PER_US));
+        assert!(!sim.deliver_through(to_s1, id, 0));
+        // Due after it, or not armed: s1 takes it.
+        sim.timers.cancel(timer);
+        sim.counters.on_wire += 1;
+        assert!(sim.deliver_through(to_s1, id, 5 * PS_PER_US));
+        assert_eq!(sim.counters.on_wire, 0);
+    }
+
+    #[test]
+    fn hosts_that_send_more_than_one_tcp_connection_or_anything_else_take_nothing_early() {
+        let text = without_qcn().replace(
+            "[metrics]",
+            "[[traffic]]\nname = \"two\"\nkind = \"tcp\"\nfrom = \"s3\"\nto = \"d1\"\n[metrics]",
+        );
+        let mut sim = dumbbell_from(&text);
+        sim.mark_passes();
+        let flight = |name: &str| sim.net.ports[sim.net.port_by_name(name).expect("a port") as usize].flight;
+        // s1 and s2 send CBR flows, s3 two TCP connections; s4 one, d1 receives.
+        assert_eq!(flight("r1->s1"), Flight::Direct);
+        assert_eq!(flight("r1->s2"), Flight::Direct);
+        assert_eq!(flight("r1->s3"), Flight::Direct);
+        assert_eq!(flight("r1->s4"), Flight::Delivers);
+        assert_eq!(flight("r2->d1"), Flight::Delivers);
+        // Delayed ACKs at d1 put a timer there too.
+        let delayed = text.replace("start = {", "tcp = { delayed_ack = { every = 2 } }\nstart = {");
+        let mut sim = dumbbell_from(&delayed);
+        sim.mark_passes();
+        let flight = |name: &str| sim.net.ports[sim.net.port_by_name(name).expect("a port") as usize].flight;
+        assert_eq!(flight("r2->d1"), Flight::Direct);
+        assert_eq!(flight("r1->s4"), Flight::Delivers);
     }
 }

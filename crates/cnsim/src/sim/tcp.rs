@@ -17,8 +17,20 @@ pub(super) const DELAYED_ACK: u32 = 3;
 
 impl Sim {
     /// Flow `f`'s TCP timers: the start of its application, a retransmission timeout, a
-    /// delayed send, or a delayed ACK.
+    /// delayed send, or a delayed ACK. The host it runs at takes no frame early
+    /// meanwhile (see [`Sim::deliver_early`]).
     pub(super) fn tcp_timer(&mut self, f: u32, tag: u32, now: Time) -> Option<(Time, Event)> {
+        let flow = &self.flows[f as usize];
+        self.handling = match (tag, &flow.dst) {
+            (DELAYED_ACK, &crate::traffic::Destination::Host(host)) => host,
+            _ => flow.src,
+        };
+        self.tcp_timer_expired(f, tag, now);
+        self.handling = NONE;
+        None
+    }
+
+    fn tcp_timer_expired(&mut self, f: u32, tag: u32, now: Time) {
         match tag {
             DELAYED_SEND => {
                 let stopped = now >= self.flows[f as usize].stop;
@@ -29,7 +41,7 @@ impl Sim {
                 }
                 c.sender.on_delayed_send(now);
                 self.tcp_output(f, now);
-                return None;
+                return;
             }
             DELAYED_ACK => {
                 let c = &mut self.protocols.tcp[self.flows[f as usize].tcp as usize];
@@ -42,7 +54,7 @@ impl Sim {
                     let (src, priority) = (flow.src, flow.priority);
                     self.tcp_send_ack(f, host, src, priority, (ack, echo), now);
                 }
-                return None;
+                return;
             }
             _ => {}
         }
@@ -58,7 +70,7 @@ impl Sim {
             c.sender.on_timeout(now);
         } else if let App::Web(web) = c.app {
             if stopped {
-                return None;
+                return;
             }
             // The next object, from the initial window.
             let segments = web.next_object(&mut flow.rng, c.payload);
@@ -71,7 +83,6 @@ impl Sim {
             c.sender.app_send(segments, now);
         }
         self.tcp_output(f, now);
-        None
     }
 
     /// Sends what flow `f`'s sender put out, and keeps its timer in step with it.
