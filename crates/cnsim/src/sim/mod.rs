@@ -118,9 +118,10 @@ pub struct Sim {
     /// Per node, what a host that may take frames as they are sent checks first (see
     /// [`Sim::deliver_early`]). Empty where no host may.
     early_hosts: Vec<pass::EarlyHost>,
-    /// How many early deliveries are under way, one inside another, and at which hosts.
+    /// How many early deliveries are under way, one inside another, and the host of the
+    /// innermost (`NONE` if none).
     early_depth: u32,
-    early_stack: [NodeId; pass::EARLY_DEPTH as usize],
+    early_outer: NodeId,
     /// The host whose frame or timer the present event is, while it is handled, or
     /// `NONE`: no frame is delivered to it early meanwhile (see [`Sim::deliver_early`]).
     handling: NodeId,

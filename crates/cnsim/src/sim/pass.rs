@@ -21,9 +21,9 @@ use crate::traffic::Destination;
 /// How many early deliveries may run one inside another. A frame delivered early makes
 /// frames for the host it came from (a segment its ACK, an ACK the next segments), and a
 /// host handling a frame takes none early, so two is the deepest the traffic here nests;
-/// the bound sizes the list of hosts handling frames and stops any deeper nest with an
-/// arrival event.
-pub(super) const EARLY_DEPTH: u32 = 4;
+/// a deeper nest would need [`Sim::deliver_early`] to remember more hosts than the one
+/// further up, so it stops with an arrival event.
+const EARLY_DEPTH: u32 = 2;
 
 /// What a host that may take frames as they are sent checks before it does (see
 /// [`Sim::deliver_early`]): that its port has nothing waiting, and that its one timer,
@@ -174,15 +174,16 @@ impl Sim {
         if port.classes.backlog() != 0 || port.control_waiting() {
             return false;
         }
-        let depth = self.early_depth as usize;
-        if host == self.handling || self.early_stack[..depth].contains(&host) {
+        if host == self.handling || host == self.early_outer {
             return false;
         }
         self.counters.on_wire -= 1;
-        self.early_stack[depth] = host;
+        let outer = self.early_outer;
+        self.early_outer = host;
         self.early_depth += 1;
         self.deliver(host, id, at);
         self.early_depth -= 1;
+        self.early_outer = outer;
         true
     }
 

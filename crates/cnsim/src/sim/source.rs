@@ -43,7 +43,7 @@ impl Sim {
             sole_feeder: Vec::new(),
             early_hosts: Vec::new(),
             early_depth: 0,
-            early_stack: [NONE; super::pass::EARLY_DEPTH as usize],
+            early_outer: NONE,
             handling: NONE,
             int_tx,
             net,
