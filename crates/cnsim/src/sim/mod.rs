@@ -41,7 +41,7 @@ pub use crate::protocol::Protocols;
 pub use crate::protocol::TimerOwner;
 pub use counters::{Counters, DropSite, Halt, KindCounters, Progress};
 
-use crate::aqm::Verdict;
+use crate::aqm::{AnyDiscipline, Verdict};
 use crate::engine::{Event, EventQueue, Fired, Time, Timers};
 use crate::net::{
     Flight, FrameArena, FrameId, Header, MulticastTrees, Network, NodeId, NodeKind, PortId, Routes, NONE,
@@ -347,6 +347,17 @@ impl Sim {
             && port.busy_until <= now
             && !port.control_waiting()
             && AnyLinkControl::gate_open(&self.protocols.link, port.link, class, now);
+        if straight && port.cp == NONE {
+            let queue = port.classes.queue_mut(class);
+            if let AnyDiscipline::DropTail = queue.discipline {
+                // Drop-tail admits any frame to an idle port and marks none.
+                let size = frame.size;
+                queue.record_cut_through(size);
+                port.classes.serializing(class, size);
+                self.transmit(p, id, size, now);
+                return;
+            }
+        }
         let sending = port.sending_at_arrival(now);
         let on_wire = port.classes.on_wire(class, sending);
         let queue = port.classes.queue_mut(class);
