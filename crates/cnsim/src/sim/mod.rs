@@ -412,30 +412,47 @@ impl Sim {
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
         let flight = ser + port.to_next_node;
-        if port.flight != Flight::Direct {
-            self.transmit_elsewhere(p, id, now + flight);
-        } else if self.arrival_per_frame {
-            debug_assert_eq!(now, self.events.now(), "frames pass through switches only off fabrics");
-            self.events.schedule_after(flight, Event::ArriveFrame { port: p, frame: id });
-        } else {
-            port.in_flight.push_back((now + flight, id));
-            if port.in_flight.len() == 1 {
-                if now == self.events.now() {
-                    self.events.schedule_after(flight, Event::Arrive { port: p });
-                } else {
-                    // Sent by a port a frame passed through (see `Sim::pass_through`).
-                    self.events.schedule(now + flight, Event::Arrive { port: p });
-                }
-            }
-        }
+        let kind = port.flight;
+        self.counters.frame_hops += 1;
+        self.counters.on_wire += 1;
         if !self.int_tx.is_empty() {
             self.int_stamp(p, id, size, now);
         }
         if self.net.ports[p as usize].traced {
             self.trace_sent(p, id, now);
         }
-        self.counters.frame_hops += 1;
-        self.counters.on_wire += 1;
+        // Then the frame's arrival, which, passed through a switch or taken by a host
+        // early, may be handled at once: it comes after this port's sending in every
+        // count and record.
+        match kind {
+            Flight::Direct if self.arrival_per_frame => {
+                debug_assert_eq!(now, self.events.now(), "frames pass through switches only off fabrics");
+                self.events.schedule_after(flight, Event::ArriveFrame { port: p, frame: id });
+            }
+            Flight::Direct => {
+                let port = &mut self.net.ports[p as usize];
+                port.in_flight.push_back((now + flight, id));
+                if port.in_flight.len() == 1 {
+                    if now == self.events.now() {
+                        self.events.schedule_after(flight, Event::Arrive { port: p });
+                    } else {
+                        // Sent by a port a frame passed through (see `Sim::pass_through`).
+                        self.events.schedule(now + flight, Event::Arrive { port: p });
+                    }
+                }
+            }
+            Flight::Passes => {
+                if !self.pass_through(p, id, now + flight) {
+                    self.put_in_flight(p, id, now + flight);
+                }
+            }
+            Flight::Delivers => {
+                if !self.deliver_through(p, id, now + flight) {
+                    self.put_in_flight(p, id, now + flight);
+                }
+            }
+            Flight::Jittered | Flight::Crosses => self.transmit_elsewhere(p, id, now + flight),
+        }
     }
 
     /// In-band telemetry at port `p` starting to send frame `id` of `size` bytes at
@@ -490,24 +507,14 @@ impl Sim {
         }
     }
 
-    /// [`Sim::transmit`] of frame `id`, due at `at`, over a link that is not direct:
-    /// into another partition, towards a switch with a processing jitter, or towards a
-    /// switch the frame may pass through at once.
+    /// [`Sim::transmit`] of frame `id`, due at `at`, into another partition or towards a
+    /// switch with a processing jitter.
     #[inline(never)]
     fn transmit_elsewhere(&mut self, p: PortId, id: FrameId, at: Time) {
-        match self.net.ports[p as usize].flight {
-            Flight::Crosses => self.send_across(p, id, at),
-            Flight::Passes => {
-                if !self.pass_through(p, id, at) {
-                    self.put_in_flight(p, id, at);
-                }
-            }
-            Flight::Delivers => {
-                if !self.deliver_through(p, id, at) {
-                    self.put_in_flight(p, id, at);
-                }
-            }
-            _ => self.transmit_jittered(p, id, at),
+        if self.net.ports[p as usize].flight == Flight::Crosses {
+            self.send_across(p, id, at);
+        } else {
+            self.transmit_jittered(p, id, at);
         }
     }
 
