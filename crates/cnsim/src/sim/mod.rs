@@ -424,34 +424,33 @@ impl Sim {
         // Then the frame's arrival, which, passed through a switch or taken by a host
         // early, may be handled at once: it comes after this port's sending in every
         // count and record.
-        match kind {
-            Flight::Direct if self.arrival_per_frame => {
+        // Tests in turn, not a match: a jump table cost a fabric's hops an indirect branch.
+        if kind == Flight::Direct {
+            if self.arrival_per_frame {
                 debug_assert_eq!(now, self.events.now(), "frames pass through switches only off fabrics");
                 self.events.schedule_after(flight, Event::ArriveFrame { port: p, frame: id });
+                return;
             }
-            Flight::Direct => {
-                let port = &mut self.net.ports[p as usize];
-                port.in_flight.push_back((now + flight, id));
-                if port.in_flight.len() == 1 {
-                    if now == self.events.now() {
-                        self.events.schedule_after(flight, Event::Arrive { port: p });
-                    } else {
-                        // Sent by a port a frame passed through (see `Sim::pass_through`).
-                        self.events.schedule(now + flight, Event::Arrive { port: p });
-                    }
+            let port = &mut self.net.ports[p as usize];
+            port.in_flight.push_back((now + flight, id));
+            if port.in_flight.len() == 1 {
+                if now == self.events.now() {
+                    self.events.schedule_after(flight, Event::Arrive { port: p });
+                } else {
+                    // Sent by a port a frame passed through (see `Sim::pass_through`).
+                    self.events.schedule(now + flight, Event::Arrive { port: p });
                 }
             }
-            Flight::Passes => {
-                if !self.pass_through(p, id, now + flight) {
-                    self.put_in_flight(p, id, now + flight);
-                }
+        } else if kind == Flight::Passes {
+            if !self.pass_through(p, id, now + flight) {
+                self.put_in_flight(p, id, now + flight);
             }
-            Flight::Delivers => {
-                if !self.deliver_through(p, id, now + flight) {
-                    self.put_in_flight(p, id, now + flight);
-                }
+        } else if kind == Flight::Delivers {
+            if !self.deliver_through(p, id, now + flight) {
+                self.put_in_flight(p, id, now + flight);
             }
-            Flight::Jittered | Flight::Crosses => self.transmit_elsewhere(p, id, now + flight),
+        } else {
+            self.transmit_elsewhere(p, id, now + flight);
         }
     }
 
