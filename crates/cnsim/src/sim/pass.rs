@@ -376,13 +376,15 @@ mod tests {
     use crate::engine::{Ties, Time, PS_PER_US};
     use crate::net::Flight;
 
-    /// One frame from `s1` to `d1` over a dumbbell of one sender: its switches `r1` and
-    /// `r2` have two ports each. 1500 bytes take 1.2 µs on every 10 Gbit/s link.
-    fn one_frame(interval: &str) -> Sim {
+    /// A dumbbell of one sender `s1` and one receiver `d1`, running `duration` with
+    /// `traffic` (one `[[traffic]]` table's keys) and samples every `interval`: its
+    /// switches `r1` and `r2` have two ports each. 1500 bytes take 1.2 µs on every
+    /// 10 Gbit/s link.
+    fn one_sender(duration: &str, traffic: &str, interval: &str) -> Sim {
         let text = format!(
             r#"
-name = "one-frame"
-duration = "100us"
+name = "one-sender"
+duration = "{duration}"
 [topology.dumbbell]
 senders = 1
 receivers = 1
@@ -390,19 +392,22 @@ sender_link = {{ rate = "10Gbps", delay = "2us" }}
 bottleneck = {{ rate = "10Gbps", delay = "10us" }}
 receiver_link = {{ rate = "10Gbps", delay = "2us" }}
 [[traffic]]
-name = "one"
-kind = "cbr"
 from = "s1"
 to = "d1"
-rate = "1Gbps"
 frame_size = "1500B"
-stop = "1us"
+{traffic}
 [metrics]
 interval = "{interval}"
 "#
         );
         let s = crate::scenario::parse(&text, "one.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
         crate::scenario::build(&s, "one.toml").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// One frame from `s1` to `d1` (see [`one_sender`]).
+    fn one_frame(interval: &str) -> Sim {
+        let cbr = "name = \"one\"\nkind = \"cbr\"\nrate = \"1Gbps\"\nstop = \"1us\"";
+        one_sender("100us", cbr, interval)
     }
 
     /// Runs `sim` with or without passing through switches; returns its events.
@@ -580,33 +585,12 @@ queues = "all"
         assert!(events * 100 < plain_events * 90, "{events} events against {plain_events}");
     }
 
-    /// One TCP connection from `s1` to `d1` over a dumbbell of one sender, with a window
-    /// of `window` segments and samples every `interval`.
-    fn one_connection(window: u32, interval: &str, extra: &str) -> Sim {
-        let text = format!(
-            r#"
-name = "one-connection"
-duration = "10ms"
-[topology.dumbbell]
-senders = 1
-receivers = 1
-sender_link = {{ rate = "10Gbps", delay = "2us" }}
-bottleneck = {{ rate = "10Gbps", delay = "10us" }}
-receiver_link = {{ rate = "10Gbps", delay = "2us" }}
-[[traffic]]
-name = "tcp"
-kind = "tcp"
-from = "s1"
-to = "d1"
-frame_size = "1500B"
-tcp = {{ window = {window}, initial_window = 1 }}
-{extra}
-[metrics]
-interval = "{interval}"
-"#
-        );
-        let s = crate::scenario::parse(&text, "one.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-        crate::scenario::build(&s, "one.toml").unwrap_or_else(|e| panic!("{e}"))
+    /// One TCP connection from `s1` to `d1` (see [`one_sender`]) for 10 ms, with a
+    /// window of `window` segments and samples every `interval`.
+    fn one_connection(window: u32, interval: &str) -> Sim {
+        let tcp =
+            format!("name = \"tcp\"\nkind = \"tcp\"\ntcp = {{ window = {window}, initial_window = 1 }}");
+        one_sender("10ms", &tcp, interval)
     }
 
     #[test]
@@ -617,8 +601,8 @@ interval = "{interval}"
         // not: it arrives with an event. Were it taken, s1 would send its next segment
         // inside the handling of the ACK before, at a later time than the rest of that
         // handling (a second segment, the timer) and out of order at its port.
-        let (sim, events) = run(one_connection(1, "1s", ""), true);
-        let (plain, plain_events) = run(one_connection(1, "1s", ""), false);
+        let (sim, events) = run(one_connection(1, "1s"), true);
+        let (plain, plain_events) = run(one_connection(1, "1s"), false);
         assert_eq!(sim.observed(), plain.observed());
         let delivered = sim.flows[0].stats.delivered_frames;
         let acks = sim.protocols.tcp[0].acks_sent;
@@ -635,7 +619,7 @@ interval = "{interval}"
 
     #[test]
     fn a_host_with_a_timer_due_first_takes_no_frame_early() {
-        let mut sim = one_connection(20, "1ms", "");
+        let mut sim = one_connection(20, "1ms");
         sim.mark_passes();
         let to_s1 = sim.net.port_by_name("r1->s1").expect("a port");
         let to_d1 = sim.net.port_by_name("r2->d1").expect("a port");
