@@ -221,23 +221,25 @@ struct Pending {
     far: Heap,
 }
 
-/// Entries the sorted window of [`Pending`] holds at most. Callgrind, 100 simulated ms,
-/// with a window that grew at one end only: 16 and 32 cost the dumbbells the same;
-/// `chain-10x3`, whose 14 or so pending events include delay lanes' heads (due after
-/// nearly everything else), ran 1.5 % fewer instructions with 16 than with 32; 12 cost
-/// `dumbbell-tcp-64` 8 % more.
+/// Entries the sorted window of [`Pending`] holds at most. A fabric keeps about 36
+/// events pending (`fattree-k8-websearch`): in a window of 16, refilled from the heap
+/// when it falls to 8, most of them sat in the heap, and every arrival that became its
+/// lane's head sifted through it. A window of 64 holds them all, and a new entry moves
+/// the few on the nearer side of its place. Cachegrind, against 16: 1.7 % fewer
+/// instructions on `fattree-k8-websearch` (10 ms), 4.5 % on `chain-10x3` (40 ms), 1.8 %
+/// on `dumbbell-tcp-64` (100 ms), the same to 0.1 % on the CBR and QCN dumbbells; 0.4 %
+/// more on the HPCC paper's 320-host fabric (2 ms, which keeps more than 64 pending;
+/// 2.4 % more with a window of 128).
 ///
 /// On `dumbbell-tcp-64`, whose arrivals are due after nearly everything pending, an
 /// array that grew at its start only moved 6.7 of about 10 entries per insertion; the
 /// window that grows at the nearer end runs 4.7 % fewer instructions (cachegrind, 100
-/// simulated ms),
-/// 2.2 % fewer on `chain-10x3`, and within 1 % either way on the CBR and QCN dumbbells
-/// and the fat-trees.
-const NEAR_MAX: usize = 16;
+/// simulated ms).
+const NEAR_MAX: usize = 64;
 
 /// Slots of the array the window slides in: as the earliest entries go and later ones
 /// come, the window drifts towards the end, and when it reaches an end it moves back to
-/// the middle (one copy of at most [`NEAR_MAX`] entries every 56 or more steps; an
+/// the middle (one copy of at most [`NEAR_MAX`] entries every 224 or more steps; an
 /// emptied window starts again in the middle). A power of two: an index masked by
 /// [`SLOT_MASK`] needs no bounds check.
 const NEAR_SLOTS: usize = 8 * NEAR_MAX;
@@ -1267,13 +1269,19 @@ mod tests {
         p.replace_top(entry(147));
         assert_eq!((p.lo, p.hi), (lo + 1, hi + 2));
         assert_eq!(&keys(&p)[13..], &[145, 147, 150]);
-        // A full window keeps its 16 earliest: 5 goes in at the start and 150 to the heap.
+        // Filled with later entries, a full window keeps its `NEAR_MAX` earliest: 5 goes
+        // in at the start and the latest to the heap.
+        let mut last = 150;
+        while p.near().len() < NEAR_MAX {
+            last += 10;
+            p.push(entry(last));
+        }
+        let before = keys(&p);
         p.push(entry(5));
         assert_eq!((p.near().len(), p.far.len()), (NEAR_MAX, 1));
-        assert_eq!((keys(&p)[0], keys(&p)[15], p.far.top().key), (5, 147, 150));
+        assert_eq!((keys(&p)[0], keys(&p)[NEAR_MAX - 1], p.far.top().key), (5, before[NEAR_MAX - 2], last));
         // Each earliest entry replaced by one due last drifts the window towards the
         // slots' end; it moves back to the middle and keeps its order.
-        let mut last = 150;
         let mut recentred = 0;
         for _ in 0..4 * NEAR_SLOTS {
             let lo = p.lo;
