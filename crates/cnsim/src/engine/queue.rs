@@ -228,8 +228,8 @@ struct Pending {
 /// the few on the nearer side of its place. Cachegrind, against 16: 1.7 % fewer
 /// instructions on `fattree-k8-websearch` (10 ms), 4.5 % on `chain-10x3` (40 ms), 1.8 %
 /// on `dumbbell-tcp-64` (100 ms), the same to 0.1 % on the CBR and QCN dumbbells; 0.4 %
-/// more on the HPCC paper's 320-host fabric (2 ms, which keeps more than 64 pending;
-/// 2.4 % more with a window of 128).
+/// more on the HPCC paper's 320-host fabric (2 ms), 2.4 % more there with a window of
+/// 128.
 ///
 /// On `dumbbell-tcp-64`, whose arrivals are due after nearly everything pending, an
 /// array that grew at its start only moved 6.7 of about 10 entries per insertion; the
