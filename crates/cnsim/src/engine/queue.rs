@@ -8,8 +8,8 @@
 //!
 //! Choice of structure: a priority queue over the 128-bit key `time << 64 | sequence`,
 //! with a *replace-top* operation, and *lanes*. The queue proper is a short sorted array
-//! in front of a 4-ary min-heap ([`Pending`]): the data path rarely has more than a dozen
-//! events pending, and moving the few entries on the nearer side of a rescheduled
+//! in front of a 4-ary min-heap ([`Pending`]): the data path of a dumbbell rarely has more
+//! than a dozen events pending, a fabric's a few dozen, and moving the few entries on the nearer side of a rescheduled
 //! event's place costs less than sifting it through a heap. Most events reschedule
 //! themselves — a source's next frame, a busy port's next transmission, the next sample
 //! — and replacing the top costs one sift-down where a pop and a push cost a sift-down
@@ -199,7 +199,8 @@ impl Heap {
 /// sorted window of an array (`slots[lo..hi]`), any later ones in a [`Heap`] (`far`).
 ///
 /// The data path usually has a handful of events pending (about 10 on the TCP dumbbell,
-/// 8 on the CBR one): the lanes and the timer lane hold the rest. A new event then
+/// 8 on the CBR one, about 36 on a k = 8 fat-tree): the lanes and the timer lane hold the
+/// rest. A new event then
 /// moves past the few on one side of its place, where a heap would sift it from the root
 /// through every level, with a hard-to-predict branch at each. The window runs from the
 /// earliest entry to the latest and can grow at either end, so an event moves the
