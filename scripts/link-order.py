@@ -11,6 +11,10 @@ linker's (mangled) names, read from the binary's symbol table.
 
     cargo build --release && scripts/link-order.py      (needs valgrind)
 
+CNSIM names another binary built with the release profile (the names of functions the
+linker renamed after link-time optimisation depend on it; the profile's debug = false
+keeps them independent of the checkout's path).
+
 Writes only the list, and scratch files under target/link-order/.
 """
 
@@ -20,7 +24,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, "target", "release", "cnsim")
+BINARY = os.environ.get("CNSIM", os.path.join(ROOT, "target", "release", "cnsim"))
 SCRATCH = os.path.join(ROOT, "target", "link-order")
 LIST = os.path.join(ROOT, "crates", "cnsim-cli", "link-order.txt")
 LEAN = [f"metrics.{key}" for key in ("queues=none", "flows=false", "rates=false", "parquet=false", "plots=false")]
