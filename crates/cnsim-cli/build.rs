@@ -10,9 +10,10 @@
 //!
 //! Both are layout alone: the code and every output are the same. They apply where the
 //! linker is known to take them (rustc's own LLD, the default on x86-64 Linux from rustc
-//! 1.90) and the C library loads packed relocations (glibc 2.36); elsewhere, or with
-//! `CNSIM_LINK_ORDER=off`, the binary is linked as before. A function missing from the
-//! list (new, or renamed by another compiler) goes after the listed ones.
+//! 1.90) and the building machine's C library loads packed relocations (glibc 2.36: the
+//! binary then needs it where it runs too); elsewhere, or with `CNSIM_LINK_ORDER=off`,
+//! the binary is linked as before. A function missing from the list (new, or renamed by
+//! another compiler) goes after the listed ones.
 
 use std::env;
 use std::path::Path;
