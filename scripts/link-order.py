@@ -3,11 +3,12 @@
 order the linker is to place them (see crates/cnsim-cli/build.rs).
 
 The release binary runs, under Valgrind's Cachegrind, the side-by-side cases with lean
-outputs and every benchmark case for a short simulated time, then a few runs that write
-every output (CSV, Parquet, plots). The functions the first set executes come first:
-those more of its runs execute ahead (start-up, the event loop), then those that ran
-more instructions. Those only the second set executes follow, in the same order. Symbols are the
-linker's (mangled) names, read from the binary's symbol table.
+outputs and every benchmark case for a short simulated time (a test keeps this list
+equal to `cnsim bench`'s), then a few runs that write every output (CSV, Parquet,
+plots). The functions the first set executes come first: those more of its runs execute
+ahead (start-up, the event loop), then those that ran more instructions. Those only the
+second set executes follow, in the same order. Symbols are the linker's (mangled) names,
+read from the binary's symbol table.
 
     cargo build --release && scripts/link-order.py      (needs valgrind)
 
@@ -74,7 +75,14 @@ RUNS = {
             "incast-32",
             "incast-dcqcn-8",
             "chain-10x3",
+            "dumbbell-cbr-4096",
+            "8021au-baseline",
+            "8021au-baseline-ecm",
+            "8021au-baseline-fecn",
+            "8021au-baseline-fecn-b",
+            "8021au-baseline-e2cm-pr",
             "8021au-baseline-qcn",
+            "8021au-baseline-qcn-pr",
         ),
         bench("2ms", "fattree-k8-websearch", "fattree-k8-poisson"),
         bench("200us", "fattree-hpcc320", "fattree-hpcc320-hpcc"),

@@ -282,6 +282,18 @@ fn the_profile_guided_build_trains_on_every_benchmark_case() {
     }
 }
 
+/// The link order (`scripts/link-order.py`) is made from runs of every benchmark case, so
+/// that each case's code is among the functions linked together.
+#[test]
+fn the_link_order_runs_every_benchmark_case() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/link-order.py");
+    let text = std::fs::read_to_string(&script).expect("read scripts/link-order.py");
+    for case in cnsim::bench::CASES {
+        let quoted = format!("\"{}\"", case.name);
+        assert!(text.contains(&quoted), "the link order does not run the benchmark case {}", case.name);
+    }
+}
+
 /// `run --threads` writes the same files on 1, 2 and `auto` threads; `bench --threads 1,2`
 /// times both and reports the speed-up; a thread count of 0 and a scenario that does
 /// not partition are refused.
