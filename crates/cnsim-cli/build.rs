@@ -3,9 +3,9 @@
 //! The kernel maps a program's pages in aligned blocks of 16 around each page a run
 //! touches, so the resident size of the code follows how widely the executed functions
 //! are spread, not how many there are. `link-order.txt` lists the functions the benchmark
-//! runs execute, most executed first (`scripts/link-order.py` writes it), and the linker
-//! places them together ahead of the rest: the plotting, Parquet and font code that a
-//! lean run never calls no longer sits between them. Relative relocations are packed
+//! runs execute, those more runs execute first (`scripts/link-order.py` writes it), and the
+//! linker places them together ahead of the rest: the plotting, Parquet and font code
+//! that a lean run never calls no longer sits between them. Relative relocations are packed
 //! (`DT_RELR`), so the loader reads a few KiB of them instead of hundreds.
 //!
 //! Both are layout alone: the code and every output are the same. They apply where the

@@ -9,11 +9,11 @@
 //! Choice of structure: a priority queue over the 128-bit key `time << 64 | sequence`,
 //! with a *replace-top* operation, and *lanes*. The queue proper is a short sorted array
 //! in front of a 4-ary min-heap ([`Pending`]): the data path of a dumbbell rarely has more
-//! than a dozen events pending, a fabric's a few dozen, and moving the few entries on the nearer side of a rescheduled
-//! event's place costs less than sifting it through a heap. Most events reschedule
-//! themselves — a source's next frame, a busy port's next transmission, the next sample
-//! — and replacing the top costs one sift-down where a pop and a push cost a sift-down
-//! and a sift-up.
+//! than a dozen events pending, a fabric's a few dozen, and moving the few entries on the
+//! nearer side of a rescheduled event's place costs less than sifting it through a heap.
+//! Most events reschedule themselves — a source's next frame, a busy port's next
+//! transmission, the next sample — and replacing the top costs one sift-down where a pop
+//! and a push cost a sift-down and a sift-up.
 //! A lane is a FIFO of events scheduled in non-decreasing time order (for example all CBR
 //! sources of the same period): only its first event sits in the heap, so the heap holds
 //! about as many entries as there are lanes, links and busy ports rather than sources —
@@ -200,9 +200,8 @@ impl Heap {
 ///
 /// The data path usually has a handful of events pending (about 10 on the TCP dumbbell,
 /// 8 on the CBR one, about 36 on a k = 8 fat-tree): the lanes and the timer lane hold the
-/// rest. A new event then
-/// moves past the few on one side of its place, where a heap would sift it from the root
-/// through every level, with a hard-to-predict branch at each. The window runs from the
+/// rest. A new event then moves past the few on one side of its place, where a heap would
+/// sift it from the root through every level, with a hard-to-predict branch at each. The window runs from the
 /// earliest entry to the latest and can grow at either end, so an event moves the
 /// entries on the shorter side of its place: those due before it when it is due early
 /// (a port's next transmission), those due after it when it is due late (most arrivals,
