@@ -48,7 +48,14 @@ struct Paths {
 
 impl Paths {
     fn new() -> Self {
-        Paths { at: vec![0], hops: Vec::new() }
+        Self::with_capacity(0)
+    }
+
+    /// Room for `flows` flows' offsets.
+    fn with_capacity(flows: usize) -> Self {
+        let mut at = Vec::with_capacity(flows + 1);
+        at.push(0);
+        Paths { at, hops: Vec::new() }
     }
 
     fn of<'p>(paths: impl Iterator<Item = &'p [usize]>) -> Self {
@@ -160,10 +167,10 @@ impl<'a> Filling<'a> {
             level: 0.0,
             unfrozen: 0,
         };
-        let mut order: Vec<usize> = (0..demands.len()).filter(|&f| !state.frozen[f]).collect();
+        let mut order: Vec<u32> = (0..demands.len() as u32).filter(|&f| !state.frozen[f as usize]).collect();
         state.unfrozen = order.len();
         for &f in &order {
-            for r in self.path(f) {
+            for r in self.path(f as usize) {
                 state.crossing[r] += 1;
             }
         }
@@ -172,15 +179,15 @@ impl<'a> Filling<'a> {
                 state.renew(caps, r);
             }
         }
-        order.sort_by(|&a, &b| demands[a].total_cmp(&demands[b]));
+        order.sort_by(|&a, &b| demands[a as usize].total_cmp(&demands[b as usize]));
         // Above any resource's tolerance: entries this close to the level are checked.
         let slack = EPS * caps.iter().fold(1.0, |m: f64, &c| m.max(c));
         let (mut next, mut candidates, mut full) = (0, Vec::new(), Vec::new());
         while state.unfrozen > 0 {
-            while next < order.len() && state.frozen[order[next]] {
+            while next < order.len() && state.frozen[order[next] as usize] {
                 next += 1;
             }
-            let by_demand = order.get(next).map_or(f64::INFINITY, |&f| demands[f]);
+            let by_demand = order.get(next).map_or(f64::INFINITY, |&f| demands[f as usize]);
             let by_resource = state.top().map_or(f64::INFINITY, |e| e.level);
             let level = by_demand.min(by_resource);
             if level.is_infinite() {
@@ -214,6 +221,7 @@ impl<'a> Filling<'a> {
             let before = state.unfrozen;
             // Satisfied flows: demands sorted, and `d − EPS·max(d, 1)` grows with `d`.
             for &f in &order[next..] {
+                let f = f as usize;
                 let d = demands[f];
                 if !d.is_finite() || d - level > EPS * d.max(1.0) {
                     break;
@@ -256,6 +264,19 @@ impl State {
     /// Enters resource `r`'s filling level anew (its earlier entries go stale).
     fn renew(&mut self, caps: &[f64], r: usize) {
         self.version[r] += 1;
+        if self.heap.len() == self.heap.capacity() {
+            // Rather than grow, drop the stale entries (a resource's entry is renewed
+            // at every freeze of a flow through it: on a 4096-sender dumbbell three
+            // stale entries for every current one). `top` would skip them, and none
+            // becomes current again. Room for as many again keeps each entry's share
+            // of the compactions constant.
+            let (version, crossing) = (&self.version, &self.crossing);
+            self.heap.retain(|e| {
+                let r = e.resource as usize;
+                e.version == version[r] && crossing[r] > 0
+            });
+            self.heap.reserve(self.heap.len());
+        }
         let share = (caps[r] - self.load[r]) / f64::from(self.crossing[r]);
         self.heap.push(Fills { level: share.max(self.level), resource: r as u32, version: self.version[r] });
     }
@@ -508,36 +529,41 @@ fn offered(f: &crate::traffic::Flow, end: Time) -> Load {
 /// unroutable ones and workload flows.
 pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
     let net = sim.net();
+    // Computed on top of everything the run holds, so in as little memory as it takes:
+    // a host's service resource is looked up only where some host has one, and a flow's
+    // place among the allocated ones is 4 bytes.
     let mut capacities: Vec<f64> = net.ports.iter().map(|p| p.rate_bps as f64).collect();
-    let mut service = vec![NONE as usize; net.nodes.len()];
-    for (host, rate) in sim.link_control().map(|l| l.service_rates()).unwrap_or_default() {
+    let services = sim.link_control().map(|l| l.service_rates()).unwrap_or_default();
+    let mut service = if services.is_empty() { Vec::new() } else { vec![NONE as usize; net.nodes.len()] };
+    for (host, rate) in services {
         service[host as usize] = capacities.len();
         capacities.push(rate as f64);
     }
-    let mut index = Vec::with_capacity(sim.flows().len());
-    let (mut loads, mut paths) = (Vec::new(), Paths::new());
-    for (i, f) in sim.flows().iter().enumerate() {
+    let flows = sim.flows();
+    let mut index = Vec::with_capacity(flows.len());
+    let (mut loads, mut paths) = (Vec::with_capacity(flows.len()), Paths::with_capacity(flows.len()));
+    for (i, f) in flows.iter().enumerate() {
         let Destination::Host(dst) = f.dst else {
-            index.push(None);
+            index.push(NONE);
             continue;
         };
         // Workload flows are judged by their completion times, not fair shares.
         if f.workload {
-            index.push(None);
+            index.push(NONE);
             continue;
         }
         let path = sim.routes().path(net, f.src, dst, i as u32);
         if path.is_empty() {
-            index.push(None);
+            index.push(NONE);
             continue;
         }
-        let service = Some(service[dst as usize]).filter(|&s| s != NONE as usize);
+        let service = service.get(dst as usize).copied().filter(|&s| s != NONE as usize);
         paths.push(path.iter().map(|&p| p as usize).chain(service));
-        index.push(Some(loads.len()));
+        index.push(loads.len() as u32);
         loads.push(offered(f, sim.end()));
     }
     let rates = fill_over_time(&capacities, &loads, paths, sim.end());
-    index.into_iter().map(|i| i.map(|i| rates[i])).collect()
+    index.into_iter().map(|i| (i != NONE).then(|| rates[i as usize])).collect()
 }
 
 #[cfg(test)]
@@ -548,6 +574,28 @@ mod tests {
 
     fn flow(demand: f64, resources: &[usize]) -> Demand {
         Demand { demand, resources: resources.to_vec() }
+    }
+
+    /// 1000 flows over their own 10-unit links and two shared resources, A (100) and B
+    /// (1000), and 10 flows over B alone on their own 50-unit links. A fills first, at
+    /// 0.1: its 1000 flows freeze at once, and each freeze renews B's heap entry, 1000
+    /// entries with no entry taken between them, so the heap drops stale ones rather
+    /// than grow. B is then left 900 for its 10 other flows, whose own links fill first:
+    /// 50 each. A compaction that lost the current entries of those links (never
+    /// renewed) would give them B's 90.
+    #[test]
+    fn the_heap_drops_stale_entries_and_keeps_the_current_ones() {
+        let (n, m) = (1000, 10);
+        let (a, b) = (n + m, n + m + 1);
+        let mut caps = vec![10.0; n];
+        caps.extend(vec![50.0; m]);
+        caps.extend([100.0, 1000.0]);
+        let mut flows: Vec<Demand> = (0..n).map(|i| flow(f64::INFINITY, &[i, a, b])).collect();
+        flows.extend((n..n + m).map(|i| flow(f64::INFINITY, &[i, b])));
+        let got = water_fill(&caps, &flows);
+        let mut want = vec![0.1; n];
+        want.extend(vec![50.0; m]);
+        assert!(close(&got, &want), "{:?}", &got[n - 2..]);
     }
 
     fn close(a: &[f64], b: &[f64]) -> bool {
