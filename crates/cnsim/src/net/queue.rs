@@ -178,14 +178,6 @@ impl EgressQueue {
         }
     }
 
-    /// Gives back the room for frames of a queue no frame waits in (it is taken again
-    /// when one does).
-    pub fn release_if_empty(&mut self) {
-        if self.frames.is_empty() {
-            self.frames = VecDeque::new();
-        }
-    }
-
     /// Waiting frames.
     #[inline]
     pub fn len(&self) -> u64 {

@@ -159,18 +159,6 @@ impl Port {
         self.control.as_deref().is_some_and(|c| !c.is_empty())
     }
 
-    /// Gives back the room of its queues and of its frames on the wire where they are
-    /// empty (taken again when needed): at the end of a run, before the reports are
-    /// computed on top of what the run holds.
-    pub fn release_idle_buffers(&mut self) {
-        for queue in self.classes.queues_mut() {
-            queue.release_if_empty();
-        }
-        if self.in_flight.is_empty() {
-            self.in_flight = VecDeque::new();
-        }
-    }
-
     /// Frames waiting in the link-local queue.
     pub fn control_len(&self) -> usize {
         self.control.as_deref().map_or(0, VecDeque::len)

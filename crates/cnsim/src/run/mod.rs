@@ -157,8 +157,6 @@ pub fn simulate_on(
     })?;
     let wall = t0.elapsed();
     sim.check_conservation().map_err(RunError::Conservation)?;
-    let mut sim = sim;
-    sim.release_idle_buffers();
     Ok(Finished { sim, wall })
 }
 

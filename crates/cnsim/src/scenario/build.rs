@@ -223,9 +223,9 @@ fn expand_topology(s: &Scenario, file: &str, budget: &mut Budget) -> Result<Gene
             path: format!("topology.links[{i}]"),
         });
     }
-    // The nodes stay until the flows are built, the build's largest moment: without
-    // the room doubling left (4100 nodes in room for 8192 on the 4096-sender dumbbell,
-    // 0.3 MB), which the links, gone before then, may keep.
+    // The nodes stay until the flows are built, when the build holds the most (the
+    // links are gone by then), so they give back the room their doubling left: 4 100
+    // nodes held room for 8 192 on the 4096-sender dumbbell, 0.3 MB of the build's peak.
     out.nodes.shrink_to_fit();
     if out.nodes.is_empty() {
         return Err(ScenarioError::new(

@@ -139,14 +139,6 @@ impl Sim {
         in_ports + in_shapers + in_hosts
     }
 
-    /// Gives back the room of every port's empty queues and empty wires (see
-    /// [`crate::net::Port::release_idle_buffers`]); a run that goes on takes it again.
-    pub fn release_idle_buffers(&mut self) {
-        for port in &mut self.net.ports {
-            port.release_idle_buffers();
-        }
-    }
-
     /// Checks frame conservation: every frame created was delivered, dropped, or is
     /// still in the network (queued or on a wire), and the arena agrees; every drop is
     /// accounted for where it happened.
