@@ -12,9 +12,10 @@ read from the binary's symbol table.
 
     cargo build --release && scripts/link-order.py      (needs valgrind)
 
-CNSIM names another binary built with the release profile (the names of functions the
-linker renamed after link-time optimisation depend on it; the profile's debug = false
-keeps them independent of the checkout's path).
+CNSIM names another binary built with the release profile. Names carry hashes of the
+compiler's version, so the list is made again when the toolchain changes (and when
+functions are added to the hot path); the release profile's fat LTO keeps them the same
+across other changes to the code.
 
 Writes only the list, and scratch files under target/link-order/.
 """
