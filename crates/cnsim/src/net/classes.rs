@@ -110,10 +110,18 @@ pub struct Classes {
     on_wire_size: u32,
     /// Class 0's queue (a port with one class has only this one, inline).
     first: EgressQueue,
-    /// Classes 1.. (empty for a single-class port).
-    more: Box<[EgressQueue]>,
+    /// Classes 1.. and the scheduler, for a port with more than one class (boxed: most
+    /// ports have one, and one class needs no scheduler).
+    more: Option<Box<MoreClasses>>,
+}
+
+/// What a port with more than one class holds beside class 0.
+#[derive(Clone, Debug)]
+struct MoreClasses {
+    /// Classes 1..
+    queues: Box<[EgressQueue]>,
     /// The scheduler.
-    pub(crate) scheduler: Scheduler,
+    scheduler: Scheduler,
 }
 
 impl Classes {
@@ -122,15 +130,38 @@ impl Classes {
         let count = count.clamp(1, MAX_CLASSES as u8);
         Self {
             first: EgressQueue::new(capacity),
-            more: (1..count).map(|_| EgressQueue::new(capacity)).collect(),
+            more: (count > 1).then(|| {
+                Box::new(MoreClasses {
+                    queues: (1..count).map(|_| EgressQueue::new(capacity)).collect(),
+                    scheduler: Scheduler::StrictPriority,
+                })
+            }),
             backlog: 0,
             count,
             occupancy: Occupancy::Buffer,
             finishing: Finishing::Held,
             on_wire_class: u8::MAX,
             on_wire_size: 0,
-            scheduler: Scheduler::StrictPriority,
         }
+    }
+
+    /// Sets the scheduler (a port with one class has none: it always sends class 0).
+    pub fn set_scheduler(&mut self, scheduler: &Scheduler) {
+        if let Some(more) = &mut self.more {
+            more.scheduler = scheduler.clone();
+        }
+    }
+
+    /// Classes 1.. (none for a single-class port).
+    #[inline]
+    fn higher(&self) -> &[EgressQueue] {
+        self.more.as_deref().map_or(&[], |m| &m.queues)
+    }
+
+    /// Classes 1.., mutably.
+    #[inline]
+    fn higher_mut(&mut self) -> &mut [EgressQueue] {
+        self.more.as_deref_mut().map_or(&mut [], |m| &mut m.queues)
     }
 
     /// Number of classes.
@@ -155,7 +186,7 @@ impl Classes {
         if class == 0 {
             &self.first
         } else {
-            &self.more[class as usize - 1]
+            &self.higher()[class as usize - 1]
         }
     }
 
@@ -165,18 +196,19 @@ impl Classes {
         if class == 0 {
             &mut self.first
         } else {
-            &mut self.more[class as usize - 1]
+            &mut self.higher_mut()[class as usize - 1]
         }
     }
 
     /// Every class queue, lowest class first.
     pub fn queues(&self) -> impl Iterator<Item = &EgressQueue> {
-        std::iter::once(&self.first).chain(self.more.iter())
+        std::iter::once(&self.first).chain(self.higher())
     }
 
     /// Every class queue, mutably.
     pub fn queues_mut(&mut self) -> impl Iterator<Item = &mut EgressQueue> {
-        std::iter::once(&mut self.first).chain(self.more.iter_mut())
+        let higher = self.more.as_deref_mut().map_or(&mut [][..], |m| &mut m.queues);
+        std::iter::once(&mut self.first).chain(higher)
     }
 
     /// Frames waiting in all classes.
@@ -247,18 +279,22 @@ impl Classes {
     /// The class that sends next.
     fn pick(&mut self, size_of: &impl Fn(FrameId) -> u32, may_send: &impl Fn(u8) -> bool) -> Option<u8> {
         let count = self.count;
-        let ready = |s: &Self, c: u8| !s.queue(c).is_empty() && may_send(c);
-        match self.scheduler {
-            Scheduler::StrictPriority => (0..count).rev().find(|&c| ready(self, c)),
-            Scheduler::Dwrr(_) => {
-                if !(0..count).any(|c| ready(self, c)) {
+        let MoreClasses { queues, scheduler } = self.more.as_deref_mut()?;
+        match scheduler {
+            Scheduler::StrictPriority => (0..count).rev().find(|&c| {
+                let queue = if c == 0 { &self.first } else { &queues[c as usize - 1] };
+                !queue.is_empty() && may_send(c)
+            }),
+            Scheduler::Dwrr(dwrr) => {
+                let Dwrr { quantum, deficit, cursor, visited } = &mut **dwrr;
+                let first = &self.first;
+                let queue = |c: u8| if c == 0 { first } else { &queues[c as usize - 1] };
+                if !(0..count).any(|c| !queue(c).is_empty() && may_send(c)) {
                     return None;
                 }
                 loop {
-                    let Scheduler::Dwrr(dwrr) = &mut self.scheduler else { unreachable!("matched above") };
-                    let Dwrr { quantum, deficit, cursor, visited } = &mut **dwrr;
                     let c = *cursor;
-                    let queue = if c == 0 { &self.first } else { &self.more[c as usize - 1] };
+                    let queue = queue(c);
                     let head = queue.iter().next();
                     match head {
                         Some(id) if may_send(c) => {
@@ -325,7 +361,7 @@ mod tests {
         // Weights 1 and 3, 1500-byte frames, quantum unit 1536 B: per round class 0 sends
         // one frame (1536 ≥ 1500) and class 1 three (4608 ≥ 4500).
         let mut c = Classes::new(2, Capacity::Frames(100));
-        c.scheduler = Scheduler::dwrr(&[1, 3]);
+        c.set_scheduler(&Scheduler::dwrr(&[1, 3]));
         for i in 0..40 {
             c.push(0, 0, i, 1500);
             c.push(1, 0, 100 + i, 1500);

@@ -37,7 +37,9 @@ impl Capacity {
 /// writes comes first (`repr(C)`) and fills one cache line: the integrals grow in `u64`
 /// and fold into their `u128` totals only when a `u64` would overflow. Arrivals are not
 /// counted separately: every frame offered was sent, dropped or still waits (see
-/// [`EgressQueue::arrived_frames`]).
+/// [`EgressQueue::arrived_frames`]). 96 bytes: the totals are boxed, allocated at a
+/// queue's first overflow (2^64 byte·ps is 1.8 MB waiting for ten simulated seconds), so
+/// that a port with its counters fits five cache lines.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct QueueStats {
@@ -64,58 +66,55 @@ pub struct QueueStats {
     pub(crate) dropped_bytes: u64,
     /// Frames queued with their ECN codepoint set to CE by the queue discipline.
     pub(crate) marked_frames: u64,
-    /// ∫ frames dt, in frame·ps (folded part).
-    area_frames: Wide,
-    /// ∫ frames² dt, in frame²·ps (folded part).
-    area_frames_sq: Wide,
-    /// ∫ bytes dt, in byte·ps (folded part).
-    area_bytes: Wide,
+    /// The integrals' folded parts, or `None` while no `u64` has overflowed.
+    folded: Option<Box<Folded>>,
 }
 
-/// A `u128` kept as two `u64`s: the folded totals, touched only when a `u64` would
-/// overflow, leave the queue aligned to 8 bytes, where a `u128`'s 16 would pad every
-/// port to an eighth cache line.
+/// The parts of a queue's time integrals that no longer fit their `u64`s.
 #[derive(Clone, Copy, Debug, Default)]
-struct Wide([u64; 2]);
-
-impl Wide {
-    fn get(self) -> u128 {
-        u128::from(self.0[1]) << 64 | u128::from(self.0[0])
-    }
-
-    fn add(&mut self, v: u128) {
-        let sum = self.get() + v;
-        self.0 = [sum as u64, (sum >> 64) as u64];
-    }
+struct Folded {
+    /// ∫ frames dt, in frame·ps.
+    frames: u128,
+    /// ∫ frames² dt, in frame²·ps.
+    frames_sq: u128,
+    /// ∫ bytes dt, in byte·ps.
+    bytes: u128,
 }
 
-/// Adds `value · dt` to an integral kept as a `u64` of recent growth plus a `u128`
-/// total: exact whatever the magnitudes.
+/// Adds `value · dt` to an integral's `u64` of recent growth; when the sum would
+/// overflow, empties it and returns all of it instead, for its `u128` total: exact
+/// whatever the magnitudes.
 #[inline]
-fn integrate(recent: &mut u64, total: &mut Wide, value: u64, dt: u64) {
+fn integrate(recent: &mut u64, value: u64, dt: u64) -> Option<u128> {
     match value.checked_mul(dt).and_then(|area| recent.checked_add(area)) {
-        Some(sum) => *recent = sum,
-        None => {
-            total.add(*recent as u128 + value as u128 * dt as u128);
-            *recent = 0;
+        Some(sum) => {
+            *recent = sum;
+            None
         }
+        None => Some(std::mem::take(recent) as u128 + value as u128 * dt as u128),
     }
 }
 
 impl QueueStats {
     /// ∫ frames dt so far, in frame·ps.
     pub fn area_frames(&self) -> u128 {
-        self.area_frames.get() + self.recent_area_frames as u128
+        self.folded.as_ref().map_or(0, |f| f.frames) + self.recent_area_frames as u128
     }
 
     /// ∫ frames² dt so far, in frame²·ps.
     pub fn area_frames_sq(&self) -> u128 {
-        self.area_frames_sq.get() + self.recent_area_frames_sq as u128
+        self.folded.as_ref().map_or(0, |f| f.frames_sq) + self.recent_area_frames_sq as u128
     }
 
     /// ∫ bytes dt so far, in byte·ps.
     pub fn area_bytes(&self) -> u128 {
-        self.area_bytes.get() + self.recent_area_bytes as u128
+        self.folded.as_ref().map_or(0, |f| f.bytes) + self.recent_area_bytes as u128
+    }
+
+    /// The folded totals, allocated at the first overflow.
+    #[cold]
+    fn folded(&mut self) -> &mut Folded {
+        self.folded.get_or_insert_with(Box::default)
     }
 
     /// Time-weighted mean and standard deviation of the length in frames over `[0, end]`.
@@ -209,9 +208,15 @@ impl EgressQueue {
         let dt = now - s.last_change;
         if dt > 0 {
             let n = self.frames.len() as u64;
-            integrate(&mut s.recent_area_frames, &mut s.area_frames, n, dt);
-            integrate(&mut s.recent_area_frames_sq, &mut s.area_frames_sq, n * n, dt);
-            integrate(&mut s.recent_area_bytes, &mut s.area_bytes, self.bytes, dt);
+            if let Some(area) = integrate(&mut s.recent_area_frames, n, dt) {
+                s.folded().frames += area;
+            }
+            if let Some(area) = integrate(&mut s.recent_area_frames_sq, n * n, dt) {
+                s.folded().frames_sq += area;
+            }
+            if let Some(area) = integrate(&mut s.recent_area_bytes, self.bytes, dt) {
+                s.folded().bytes += area;
+            }
             s.last_change = now;
         }
     }

@@ -553,7 +553,7 @@ fn add_links_and_queues(
         if let Some(cap) = cap {
             port.classes = crate::net::Classes::new(s.queues.classes, cap);
         }
-        port.classes.scheduler = scheduler.clone();
+        port.classes.set_scheduler(&scheduler);
         port.classes.occupancy = s.queues.occupancy;
         port.classes.finishing = s.queues.finishing;
     };
