@@ -11,13 +11,17 @@ second set executes follow, in the same order. Symbols are the linker's (mangled
 read from the binary's symbol table.
 
     cargo build --release && scripts/link-order.py      (needs valgrind)
+    scripts/link-order.py --check                         (is the list that of this build?)
 
 CNSIM names another binary built with the release profile. Names carry hashes of the
 compiler's version, so the list is made again when the toolchain changes (and when
 functions are added to the hot path); the release profile's fat LTO keeps them the same
 across other changes to the code.
 
-Writes only the list, and scratch files under target/link-order/.
+Writes only the list, and scratch files under target/link-order/. With --check it writes
+nothing: it says how many listed functions the binary has, names those it lacks, and exits
+with 1 when any is missing (the list is then to be made again: missing functions are laid
+out among the rest, and more code becomes resident).
 """
 
 import collections
@@ -128,9 +132,26 @@ def instructions(argv: list[str], tag: str) -> collections.Counter[str]:
     return counts
 
 
+def check(known: dict[str, int]) -> None:
+    """Exits with 1 when the list names functions the binary lacks."""
+    with open(LIST) as f:
+        listed = [line.strip() for line in f if line.strip()]
+    missing = [name for name in listed if name not in known]
+    print(f"{len(listed) - len(missing)} of the {len(listed)} listed functions are in {BINARY}", file=sys.stderr)
+    if missing:
+        for name in missing[:10]:
+            print(f"  missing: {name}", file=sys.stderr)
+        sys.exit(f"{len(missing)} missing: make the list again (scripts/link-order.py) and rebuild")
+
+
 def main() -> None:
     if not os.path.isfile(BINARY):
         sys.exit(f"no {BINARY}: run `cargo build --release` first")
+    if sys.argv[1:] == ["--check"]:
+        check(symbols())
+        return
+    if sys.argv[1:]:
+        sys.exit("usage: scripts/link-order.py [--check]")
     os.makedirs(SCRATCH, exist_ok=True)
     known = symbols()
     listed: list[str] = []
