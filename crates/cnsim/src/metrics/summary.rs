@@ -222,7 +222,7 @@ impl<'a> FlowRecords<'a> {
                 FlowSummary {
                     name: f.name.clone(),
                     src: node_name(f.src),
-                    dst: f.dst_name.clone(),
+                    dst: f.dst_name.as_deref().unwrap_or_default().to_string(),
                     stats: f.stats.clone(),
                     throughput_bps,
                     maxmin_bps: fair,

@@ -687,6 +687,7 @@ fn add_flows(
     let mut uniform_lists: HashMap<ReachKey, std::sync::Arc<[NodeId]>> = HashMap::new();
     for (ti, t) in s.traffic.iter().enumerate() {
         let tp = format!("traffic[{ti}]");
+        let to: std::sync::Arc<str> = t.to.as_str().into();
         if t.name.is_empty() || t.name.contains(char::is_control) {
             return Err(err(
                 &format!("{tp}.name"),
@@ -1023,7 +1024,7 @@ fn add_flows(
                 }
             }
             flow.source_queue = source_queue;
-            flow.dst_name = t.to.clone();
+            flow.dst_name = Some(to.clone());
             flow.line_bps = line;
             flow.ecn = if t.ecn { crate::net::Ecn::Ect0 } else { crate::net::Ecn::NotEct };
             if let Some(r) = t.rate_limit {

@@ -251,7 +251,6 @@ pub fn tcp_connection(
 #[derive(Default)]
 struct Spare {
     name: String,
-    dst_name: String,
     shaper: Option<Box<Shaper>>,
 }
 
@@ -404,8 +403,7 @@ impl Sim {
                 let shaper = old.shaper.take();
                 let timer = shaper.as_ref().map_or(NONE, |s| s.timer);
                 let name = std::mem::take(&mut old.name);
-                let dst_name = std::mem::take(&mut old.dst_name);
-                let built = self.build_flow(e, r, key, Spare { name, dst_name, shaper });
+                let built = self.build_flow(e, r, key, Spare { name, shaper });
                 self.reuse_slot(f, built, timer);
                 f
             }
@@ -455,9 +453,6 @@ impl Sim {
         );
         let line = net.first_link_rate(src);
         flow.line_bps = line;
-        flow.dst_name = std::mem::take(&mut spare.dst_name);
-        flow.dst_name.clear();
-        flow.dst_name.push_str(&net.nodes[dst as usize].name);
         flow.source_queue = 1;
         flow.workload = true;
         flow.ecn = if recipe.ecn { Ecn::Ect0 } else { Ecn::NotEct };

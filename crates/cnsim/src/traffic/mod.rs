@@ -189,8 +189,10 @@ pub struct Flow {
     on_before: Time,
     /// Stable name, e.g. "cbr/s12".
     pub name: String,
-    /// The destination as the scenario names it (host, group or "uniform").
-    pub dst_name: String,
+    /// The destination as the scenario names it (host, group or "uniform"), shared by
+    /// the flows of one traffic entry; none for a workload's flows, which the summary
+    /// does not list.
+    pub dst_name: Option<std::sync::Arc<str>>,
 }
 
 impl Flow {
@@ -230,7 +232,7 @@ impl Flow {
             tcp: crate::net::NONE,
             qp: crate::net::NONE,
             source_queue: 100,
-            dst_name: String::new(),
+            dst_name: None,
             workload: false,
             line_bps: 0,
             stats: FlowStats::default(),
