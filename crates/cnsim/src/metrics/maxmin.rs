@@ -33,7 +33,13 @@ pub struct Demand {
 /// demands). A flow that crosses no resource and demands without bound gets infinity.
 pub fn water_fill(capacities: &[f64], flows: &[Demand]) -> Vec<f64> {
     let demands: Vec<f64> = flows.iter().map(|f| f.demand).collect();
-    Filling::new(capacities, Paths::of(flows.iter().map(|f| f.resources.as_slice()))).fill(&demands)
+    Filling::new(capacities, largest(capacities), Paths::of(flows.iter().map(|f| f.resources.as_slice())))
+        .fill(&demands)
+}
+
+/// The largest of `capacities`, at least 1: the scale of the filling's tolerance.
+fn largest(capacities: &[f64]) -> f64 {
+    capacities.iter().fold(1.0, |m: f64, &c| m.max(c))
 }
 
 /// The resources each flow of a problem crosses, one flat list (4 bytes a hop, where a
@@ -97,6 +103,10 @@ const EPS: f64 = 1e-9;
 /// (cachegrind), and the rates agree to the last digit or two of a double.
 struct Filling<'a> {
     capacities: &'a [f64],
+    /// The largest capacity of the problem (at least 1), which scales the tolerance of
+    /// "full": given, so that resources no flow crosses may be left out of
+    /// `capacities` without changing any result.
+    scale: f64,
     paths: Paths,
     /// Resource `r` carries `carried[carried_at[r]..carried_at[r + 1]]`.
     carried_at: Vec<usize>,
@@ -127,7 +137,7 @@ impl PartialOrd for Fills {
 }
 
 impl<'a> Filling<'a> {
-    fn new(capacities: &'a [f64], paths: Paths) -> Self {
+    fn new(capacities: &'a [f64], scale: f64, paths: Paths) -> Self {
         let mut carried_at = vec![0; capacities.len() + 1];
         for &r in &paths.hops {
             carried_at[r as usize + 1] += 1;
@@ -143,7 +153,7 @@ impl<'a> Filling<'a> {
                 next[r as usize] += 1;
             }
         }
-        Self { capacities, paths, carried_at, carried }
+        Self { capacities, scale, paths, carried_at, carried }
     }
 
     fn path(&self, f: usize) -> impl Iterator<Item = usize> + '_ {
@@ -181,7 +191,7 @@ impl<'a> Filling<'a> {
         }
         order.sort_by(|&a, &b| demands[a as usize].total_cmp(&demands[b as usize]));
         // Above any resource's tolerance: entries this close to the level are checked.
-        let slack = EPS * caps.iter().fold(1.0, |m: f64, &c| m.max(c));
+        let slack = EPS * self.scale;
         let (mut next, mut candidates, mut full) = (0, Vec::new(), Vec::new());
         while state.unfrozen > 0 {
             while next < order.len() && state.frozen[order[next] as usize] {
@@ -444,20 +454,28 @@ pub const MAX_PHASES: usize = 1000;
 /// has no change of its load). Consecutive phases with the same demands share one
 /// water-filling. With `end` = 0, the allocation of the loads while on.
 pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time) -> Vec<f64> {
-    let loads: Vec<Load> = flows.iter().map(|f| f.load).collect();
     let paths = Paths::of(flows.iter().map(|f| f.resources.as_slice()));
-    fill_over_time(capacities, &loads, paths, end)
+    fill_over_time(capacities, largest(capacities), |f| flows[f].load, paths, end)
 }
 
-/// [`water_fill_over_time`] of flows with offered loads `loads`, flow `f` crossing
-/// `paths`' `f`-th list.
-fn fill_over_time(capacities: &[f64], loads: &[Load], paths: Paths, end: Time) -> Vec<f64> {
+/// [`water_fill_over_time`] of `paths.len()` flows, flow `f` with offered load `load(f)`
+/// and crossing `paths`' `f`-th list (the loads are asked for as needed rather than
+/// held: at the end of a run, on top of everything the run holds); `scale` is the
+/// largest capacity (see [`Filling`]).
+fn fill_over_time(
+    capacities: &[f64],
+    scale: f64,
+    load: impl Fn(usize) -> Load,
+    paths: Paths,
+    end: Time,
+) -> Vec<f64> {
+    let flows = paths.len();
     if end == 0 {
-        let steady: Vec<f64> = loads.iter().map(Load::rate).collect();
-        return Filling::new(capacities, paths).fill(&steady);
+        let steady: Vec<f64> = (0..flows).map(|f| load(f).rate()).collect();
+        return Filling::new(capacities, scale, paths).fill(&steady);
     }
     let mut points = vec![0, end];
-    let exact = loads.iter().all(|l| l.changes(0, end, &mut points, MAX_PHASES + 1));
+    let exact = (0..flows).all(|f| load(f).changes(0, end, &mut points, MAX_PHASES + 1));
     if exact {
         points.sort_unstable();
         points.dedup();
@@ -467,10 +485,10 @@ fn fill_over_time(capacities: &[f64], loads: &[Load], paths: Paths, end: Time) -
         points = (0..=n).map(|k| (u128::from(end) * k / n) as Time).collect();
         points.dedup();
     }
-    let filling = Filling::new(capacities, paths);
+    let filling = Filling::new(capacities, scale, paths);
     // From here on every load is constant: so are the demands of the phases after it.
-    let settled = loads.iter().map(|l| l.settled(end)).max().unwrap_or(0);
-    let mut total = vec![0.0; loads.len()];
+    let settled = (0..flows).map(|f| load(f).settled(end)).max().unwrap_or(0);
+    let mut total = vec![0.0; flows];
     let mut last: Option<(Vec<f64>, Vec<f64>)> = None;
     for (i, w) in points.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
@@ -478,7 +496,12 @@ fn fill_over_time(capacities: &[f64], loads: &[Load], paths: Paths, end: Time) -
         // A phase after one that started at or past `settled` has that one's demands.
         let repeats = i > 0 && points[i - 1] >= settled;
         if !repeats {
-            let demands: Vec<f64> = loads.iter().map(|l| l.rate() * l.on_time(a, b) as f64 / len).collect();
+            let demands: Vec<f64> = (0..flows)
+                .map(|f| {
+                    let l = load(f);
+                    l.rate() * l.on_time(a, b) as f64 / len
+                })
+                .collect();
             if last.as_ref().is_none_or(|(d, _)| *d != demands) {
                 let alloc = filling.fill(&demands);
                 last = Some((demands, alloc));
@@ -530,18 +553,20 @@ fn offered(f: &crate::traffic::Flow, end: Time) -> Load {
 pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
     let net = sim.net();
     // Computed on top of everything the run holds, so in as little memory as it takes:
-    // a host's service resource is looked up only where some host has one, and a flow's
-    // place among the allocated ones is 4 bytes.
-    let mut capacities: Vec<f64> = net.ports.iter().map(|p| p.rate_bps as f64).collect();
+    // a host's service resource is looked up only where some host has one, a flow's
+    // place among the allocated ones is 4 bytes, the loads are made when asked for, and
+    // only the resources some flow crosses are held.
+    let ports = net.ports.len();
     let services = sim.link_control().map(|l| l.service_rates()).unwrap_or_default();
-    let mut service = if services.is_empty() { Vec::new() } else { vec![NONE as usize; net.nodes.len()] };
-    for (host, rate) in services {
-        service[host as usize] = capacities.len();
-        capacities.push(rate as f64);
+    let mut service = if services.is_empty() { Vec::new() } else { vec![NONE; net.nodes.len()] };
+    for (k, &(host, _)) in services.iter().enumerate() {
+        service[host as usize] = (ports + k) as u32;
     }
+    let capacity =
+        |r: usize| if r < ports { net.ports[r].rate_bps as f64 } else { services[r - ports].1 as f64 };
     let flows = sim.flows();
     let mut index = Vec::with_capacity(flows.len());
-    let (mut loads, mut paths) = (Vec::with_capacity(flows.len()), Paths::with_capacity(flows.len()));
+    let (mut allocated, mut paths) = (Vec::new(), Paths::with_capacity(flows.len()));
     for (i, f) in flows.iter().enumerate() {
         let Destination::Host(dst) = f.dst else {
             index.push(NONE);
@@ -557,12 +582,32 @@ pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
             index.push(NONE);
             continue;
         }
-        let service = service.get(dst as usize).copied().filter(|&s| s != NONE as usize);
-        paths.push(path.iter().map(|&p| p as usize).chain(service));
-        index.push(loads.len() as u32);
-        loads.push(offered(f, sim.end()));
+        let service = service.get(dst as usize).copied().filter(|&s| s != NONE);
+        paths.push(path.iter().map(|&p| p as usize).chain(service.map(|s| s as usize)));
+        index.push(allocated.len() as u32);
+        allocated.push(i as u32);
     }
-    let rates = fill_over_time(&capacities, &loads, paths, sim.end());
+    // The resources crossed, renumbered in their order (ties in the filling go to the
+    // lower number, so the order is kept); the tolerance keeps the scale of them all.
+    let mut dense = vec![NONE; ports + services.len()];
+    for &r in &paths.hops {
+        dense[r as usize] = 0;
+    }
+    let mut capacities = Vec::new();
+    for (r, d) in dense.iter_mut().enumerate() {
+        if *d != NONE {
+            *d = capacities.len() as u32;
+            capacities.push(capacity(r));
+        }
+    }
+    for r in &mut paths.hops {
+        *r = dense[*r as usize];
+    }
+    drop(dense);
+    let scale = (0..ports + services.len()).map(capacity).fold(1.0, f64::max);
+    let end = sim.end();
+    let rates =
+        fill_over_time(&capacities, scale, |k| offered(&flows[allocated[k] as usize], end), paths, end);
     index.into_iter().map(|i| (i != NONE).then(|| rates[i as usize])).collect()
 }
 
@@ -574,6 +619,24 @@ mod tests {
 
     fn flow(demand: f64, resources: &[usize]) -> Demand {
         Demand { demand, resources: resources.to_vec() }
+    }
+
+    /// Flows A over resources 1 and 3, B (demand 4) over 3 and 4, C over 4, of five
+    /// resources of 5, 10, 10^12, 30 and 10 units: B stops at its demand (4), C then
+    /// fills resource 4 at 6, A resource 1 at 10. Resources 0 and 2, which no flow
+    /// crosses (2 the largest), left out and the rest renumbered in order, with the
+    /// tolerance still scaled by all five, give the same rates to the last bit.
+    #[test]
+    fn resources_no_flow_crosses_may_be_left_out() {
+        let inf = f64::INFINITY;
+        let caps = [5.0, 10.0, 1e12, 30.0, 10.0];
+        let all = water_fill(&caps, &[flow(inf, &[1, 3]), flow(4.0, &[3, 4]), flow(inf, &[4])]);
+        assert_eq!(all, [10.0, 4.0, 6.0]);
+        let crossed = [10.0, 30.0, 10.0];
+        let paths = Paths::of([&[0, 1][..], &[1, 2], &[2]].into_iter());
+        let left_out = Filling::new(&crossed, largest(&caps), paths).fill(&[inf, 4.0, inf]);
+        let bits = |rates: &[f64]| rates.iter().map(|r| r.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&left_out), bits(&all));
     }
 
     /// 1000 flows over their own 10-unit links and two shared resources, A (100) and B
