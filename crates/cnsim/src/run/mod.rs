@@ -72,7 +72,8 @@ pub struct Timing {
 
 /// A finished simulation.
 pub struct Finished {
-    /// The simulator in its final state.
+    /// The simulator in its final state, for the reports: its event queue is released
+    /// (see `Sim::release_events`), so it cannot run on.
     pub sim: Sim,
     /// Wall time of build + run.
     pub wall: Duration,
@@ -156,7 +157,9 @@ pub fn simulate_on(
         )),
     })?;
     let wall = t0.elapsed();
+    let mut sim = sim;
     sim.check_conservation().map_err(RunError::Conservation)?;
+    sim.release_events();
     Ok(Finished { sim, wall })
 }
 

@@ -139,6 +139,13 @@ impl Sim {
         in_ports + in_shapers + in_hosts
     }
 
+    /// Gives back the event queue's room once the run is over for good: the reports read
+    /// none of it, and what they compute (the fair shares) then takes that room instead
+    /// of adding to the run's peak. The simulation cannot go on afterwards.
+    pub(crate) fn release_events(&mut self) {
+        self.events = crate::engine::EventQueue::new();
+    }
+
     /// Checks frame conservation: every frame created was delivered, dropped, or is
     /// still in the network (queued or on a wire), and the arena agrees; every drop is
     /// accounted for where it happened.
