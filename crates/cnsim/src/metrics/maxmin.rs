@@ -33,13 +33,13 @@ pub struct Demand {
 /// demands). A flow that crosses no resource and demands without bound gets infinity.
 pub fn water_fill(capacities: &[f64], flows: &[Demand]) -> Vec<f64> {
     let demands: Vec<f64> = flows.iter().map(|f| f.demand).collect();
-    Filling::new(capacities, largest(capacities), Paths::of(flows.iter().map(|f| f.resources.as_slice())))
-        .fill(&demands)
+    let scale = largest(capacities.iter().copied());
+    Filling::new(capacities, scale, Paths::of(flows.iter().map(|f| f.resources.as_slice()))).fill(&demands)
 }
 
 /// The largest of `capacities`, at least 1: the scale of the filling's tolerance.
-fn largest(capacities: &[f64]) -> f64 {
-    capacities.iter().fold(1.0, |m: f64, &c| m.max(c))
+fn largest(capacities: impl IntoIterator<Item = f64>) -> f64 {
+    capacities.into_iter().fold(1.0, f64::max)
 }
 
 /// The resources each flow of a problem crosses, one flat list (4 bytes a hop, where a
@@ -119,6 +119,15 @@ struct Fills {
     level: f64,
     resource: u32,
     version: u32,
+}
+
+impl Fills {
+    /// Whether the entry is its resource's latest (`version`) and the resource still has
+    /// flows not frozen (`crossing`): otherwise stale, and never current again.
+    fn is_current(self, version: &[u32], crossing: &[u32]) -> bool {
+        let r = self.resource as usize;
+        self.version == version[r] && crossing[r] > 0
+    }
 }
 
 impl Eq for Fills {}
@@ -281,10 +290,7 @@ impl State {
             // becomes current again. Room for as many again keeps each entry's share
             // of the compactions constant.
             let (version, crossing) = (&self.version, &self.crossing);
-            self.heap.retain(|e| {
-                let r = e.resource as usize;
-                e.version == version[r] && crossing[r] > 0
-            });
+            self.heap.retain(|&e| e.is_current(version, crossing));
             self.heap.reserve(self.heap.len());
         }
         let share = (caps[r] - self.load[r]) / f64::from(self.crossing[r]);
@@ -295,8 +301,7 @@ impl State {
     /// dropped on the way).
     fn top(&mut self) -> Option<Fills> {
         while let Some(&e) = self.heap.peek() {
-            let r = e.resource as usize;
-            if e.version == self.version[r] && self.crossing[r] > 0 {
+            if e.is_current(&self.version, &self.crossing) {
                 return Some(e);
             }
             self.heap.pop();
@@ -455,7 +460,7 @@ pub const MAX_PHASES: usize = 1000;
 /// water-filling. With `end` = 0, the allocation of the loads while on.
 pub fn water_fill_over_time(capacities: &[f64], flows: &[TimedDemand], end: Time) -> Vec<f64> {
     let paths = Paths::of(flows.iter().map(|f| f.resources.as_slice()));
-    fill_over_time(capacities, largest(capacities), |f| flows[f].load, paths, end)
+    fill_over_time(capacities, largest(capacities.iter().copied()), |f| flows[f].load, paths, end)
 }
 
 /// [`water_fill_over_time`] of `paths.len()` flows, flow `f` with offered load `load(f)`
@@ -604,7 +609,7 @@ pub fn of_sim(sim: &Sim) -> Vec<Option<f64>> {
         *r = dense[*r as usize];
     }
     drop(dense);
-    let scale = (0..ports + services.len()).map(capacity).fold(1.0, f64::max);
+    let scale = largest((0..ports + services.len()).map(capacity));
     let end = sim.end();
     let rates =
         fill_over_time(&capacities, scale, |k| offered(&flows[allocated[k] as usize], end), paths, end);
@@ -634,7 +639,7 @@ mod tests {
         assert_eq!(all, [10.0, 4.0, 6.0]);
         let crossed = [10.0, 30.0, 10.0];
         let paths = Paths::of([&[0, 1][..], &[1, 2], &[2]].into_iter());
-        let left_out = Filling::new(&crossed, largest(&caps), paths).fill(&[inf, 4.0, inf]);
+        let left_out = Filling::new(&crossed, largest(caps), paths).fill(&[inf, 4.0, inf]);
         let bits = |rates: &[f64]| rates.iter().map(|r| r.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&left_out), bits(&all));
     }

@@ -115,6 +115,13 @@ pub struct Classes {
     more: Option<Box<MoreClasses>>,
 }
 
+/// Classes 1.. of `more` (none for a single-class port), mutably: apart from class 0,
+/// so that both may be borrowed at once.
+#[inline]
+fn higher_of(more: &mut Option<Box<MoreClasses>>) -> &mut [EgressQueue] {
+    more.as_deref_mut().map_or(&mut [], |m| &mut m.queues)
+}
+
 /// What a port with more than one class holds beside class 0.
 #[derive(Clone, Debug)]
 struct MoreClasses {
@@ -161,7 +168,7 @@ impl Classes {
     /// Classes 1.., mutably.
     #[inline]
     fn higher_mut(&mut self) -> &mut [EgressQueue] {
-        self.more.as_deref_mut().map_or(&mut [], |m| &mut m.queues)
+        higher_of(&mut self.more)
     }
 
     /// Number of classes.
@@ -207,8 +214,7 @@ impl Classes {
 
     /// Every class queue, mutably.
     pub fn queues_mut(&mut self) -> impl Iterator<Item = &mut EgressQueue> {
-        let higher = self.more.as_deref_mut().map_or(&mut [][..], |m| &mut m.queues);
-        std::iter::once(&mut self.first).chain(higher)
+        std::iter::once(&mut self.first).chain(higher_of(&mut self.more))
     }
 
     /// Frames waiting in all classes.
@@ -280,15 +286,12 @@ impl Classes {
     fn pick(&mut self, size_of: &impl Fn(FrameId) -> u32, may_send: &impl Fn(u8) -> bool) -> Option<u8> {
         let count = self.count;
         let MoreClasses { queues, scheduler } = self.more.as_deref_mut()?;
+        let first = &self.first;
+        let queue = |c: u8| if c == 0 { first } else { &queues[c as usize - 1] };
         match scheduler {
-            Scheduler::StrictPriority => (0..count).rev().find(|&c| {
-                let queue = if c == 0 { &self.first } else { &queues[c as usize - 1] };
-                !queue.is_empty() && may_send(c)
-            }),
+            Scheduler::StrictPriority => (0..count).rev().find(|&c| !queue(c).is_empty() && may_send(c)),
             Scheduler::Dwrr(dwrr) => {
                 let Dwrr { quantum, deficit, cursor, visited } = &mut **dwrr;
-                let first = &self.first;
-                let queue = |c: u8| if c == 0 { first } else { &queues[c as usize - 1] };
                 if !(0..count).any(|c| !queue(c).is_empty() && may_send(c)) {
                     return None;
                 }

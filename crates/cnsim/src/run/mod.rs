@@ -140,7 +140,7 @@ pub fn simulate_on(
             crate::sim::partition::run_partitioned(replicas, lookahead, on_progress)
         }
     };
-    let sim = ran.map_err(|h| match h {
+    let mut sim = ran.map_err(|h| match h {
         Halt::Interrupted => RunError::Interrupted,
         Halt::TooManyFrames { live, limit, at } => RunError::Resources(format!(
             "{file}: stopped at {} s simulated: {live} frames held at once (in queues, limiters \
@@ -157,7 +157,6 @@ pub fn simulate_on(
         )),
     })?;
     let wall = t0.elapsed();
-    let mut sim = sim;
     sim.check_conservation().map_err(RunError::Conservation)?;
     sim.release_events();
     Ok(Finished { sim, wall })
