@@ -41,11 +41,28 @@ fn fields(tshark: &Path, trace: &Path, filter: &str, names: &[&str]) -> Vec<Vec<
         .collect()
 }
 
-fn dir(tag: &str) -> PathBuf {
+/// A test's directory under the system's temporary one, removed with everything in it
+/// when the test ends, passed or failed.
+struct TestDir(PathBuf);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir(tag: &str) -> TestDir {
     let d = std::env::temp_dir().join(format!("cnsim-trace-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TestDir(d)
 }
 
 fn summary(run: &Path) -> serde_json::Value {
