@@ -250,6 +250,11 @@ pub struct Pause {
     /// makes at every transmission reads this dense array, and a port's full state
     /// (hundreds of bytes, rarely cached on a fabric) only while a pause lasts.
     paused_through: Vec<Time>,
+    /// The latest end of any pause ever received, at least every entry of
+    /// `paused_through`: until a link is paused, and once every pause has ended, the
+    /// test reads this one word instead of a port's entry (a cache miss per frame on a
+    /// fabric's hundreds of ports).
+    paused_through_all: Time,
     hosts: Vec<HostInput>,
     /// Host input index per node, or `NONE`.
     input_of: Vec<u32>,
@@ -314,6 +319,7 @@ impl Pause {
                 self.paused_through[slot] = other.paused_through[slot];
             }
         }
+        self.paused_through_all = self.paused_through_all.max(other.paused_through_all);
         for (mine, other) in self.hosts.iter_mut().zip(&mut other.hosts) {
             if theirs(mine.host) {
                 std::mem::swap(mine, other);
@@ -370,7 +376,16 @@ impl Pause {
                 }
             })
             .collect();
-        Self { mode: params.mode, quanta: params.quanta, switch, ports, paused_through, hosts, input_of }
+        Self {
+            mode: params.mode,
+            quanta: params.quanta,
+            switch,
+            ports,
+            paused_through,
+            paused_through_all: 0,
+            hosts,
+            input_of,
+        }
     }
 
     /// The pause time of `quanta` at `rate_bps`: quanta × 512 bit times.
@@ -398,7 +413,8 @@ impl Pause {
     /// Whether class `class` of the port with state `slot` may send at `now`.
     #[inline]
     pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
-        self.paused_through[slot as usize] <= now
+        self.paused_through_all <= now
+            || self.paused_through[slot as usize] <= now
             || self.ports[slot as usize].paused_until[class as usize] <= now
     }
 
@@ -515,7 +531,9 @@ impl Pause {
                 state.paused_until[c] = until;
             }
         }
-        self.paused_through[slot as usize] = state.paused_until.iter().copied().max().unwrap_or(0);
+        let through = state.paused_until.iter().copied().max().unwrap_or(0);
+        self.paused_through[slot as usize] = through;
+        self.paused_through_all = self.paused_through_all.max(through);
         match state.paused_until.iter().copied().filter(|&t| t > now).min() {
             Some(next) => ctx.arm(state.unpause, next, 0),
             None => ctx.cancel(state.unpause),
