@@ -220,11 +220,15 @@ impl NameIndex {
     fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
 }
 
-/// SipHash with fixed keys: the table is only looked up, never iterated, so no order
-/// depends on it.
-fn name_hash(name: &str) -> u64 {
+/// SipHash with fixed keys: the tables it serves are only looked up, never iterated, so
+/// no order depends on it.
+pub(crate) fn name_hash(name: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     name.hash(&mut h);
     h.finish()
@@ -324,7 +328,7 @@ impl Network {
             next.sort_unstable();
             self.nodes[n].parallel_links = next.windows(2).any(|w| w[0] == w[1]);
         }
-        self.node_index = NameIndex::of(&self.nodes);
+        self.index_names();
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
             self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
@@ -366,6 +370,14 @@ impl Network {
     /// workload's load base).
     pub fn first_link_rate(&self, n: NodeId) -> u64 {
         self.ports[self.nodes[n as usize].ports[0] as usize].rate_bps
+    }
+
+    /// Indexes the nodes by name for [`Network::node_by_name`], unless they are already
+    /// ([`Network::finalize`] does it too).
+    pub fn index_names(&mut self) {
+        if self.node_index.len() != self.nodes.len() {
+            self.node_index = NameIndex::of(&self.nodes);
+        }
     }
 
     /// Node id by name.

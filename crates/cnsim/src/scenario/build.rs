@@ -411,21 +411,20 @@ pub(crate) fn build_unstarted(
     check_run_keys(s, file)?;
     let mut topo = expand_topology(s, file, &mut budget)?;
     pace.check()?;
-    // The link list is done with once the ports exist; the names serve to the end.
-    let links = std::mem::take(&mut topo.links);
-    let (mut net, names) = add_nodes(s, &topo, &mut pace, file)?;
-
-    let slowest_link =
-        add_links_and_queues(s, &topo, &links, &names, &mut net, &mut pace, &mut budget, file)?;
-    drop(links);
+    let mut net = add_nodes(s, &topo, &mut pace, file)?;
+    let slowest_link = add_links_and_queues(s, &topo, &mut net, &mut pace, &mut budget, file)?;
+    // The expanded nodes and links are done with once the ports exist: names are looked
+    // up in the network from here on. (On a dumbbell of 4096 senders, they and their
+    // names were a sixth of the build's peak.)
+    let generated_groups = std::mem::take(&mut topo.groups);
+    drop(topo);
     let mut routes =
         Routes::compute_until(&net, s.switches.ecmp, &mut *pace.keep_going).ok_or(BuildError::Interrupted)?;
     routes.set_load_balancing(s.switches.ecmp_seed, s.switches.spray);
 
-    let groups = resolve_groups(s, &topo, &names, &net, file)?;
+    let groups = resolve_groups(s, &generated_groups, &net, file)?;
 
-    let built =
-        add_flows(s, file, &names, &net, &routes, &groups, slowest_link.as_ref(), &mut budget, &mut pace)?;
+    let built = add_flows(s, file, &net, &routes, &groups, slowest_link.as_ref(), &mut budget, &mut pace)?;
     let Flows { trees, mut flows, flow_entry, connections, incast, qps, mut workloads } = built;
 
     let mut protocols = Protocols { tcp: connections, incast, rdma: qps, ..Protocols::default() };
@@ -460,20 +459,18 @@ pub(crate) fn build_unstarted(
     Ok(sim)
 }
 
-/// The links of the expanded topology (`links`, taken out of `topo`) with their queues (capacities, classes,
+/// The links of the expanded topology with their queues (capacities, classes,
 /// scheduler, per-port settings, shared buffers, losses); returns the slowest link's
 /// rate and the key that sets it, against which frame sizes are checked.
-#[allow(clippy::too_many_arguments)]
 fn add_links_and_queues(
     s: &Scenario,
     topo: &Generated,
-    links: &[GenLink],
-    names: &NodeNames,
     net: &mut Network,
     pace: &mut Pace,
     budget: &mut Budget,
     file: &str,
 ) -> Result<Option<(u64, String)>, BuildError> {
+    let links = &topo.links;
     let explicit_links_from = links.len() - s.topology.links.len();
     let host_cap = s.queues.host_capacity.unwrap_or(s.queues.capacity);
     // Nodes are numbered in the expanded topology's order; a generated tier may set
@@ -500,8 +497,8 @@ fn add_links_and_queues(
                 l.path.clone()
             }
         };
-        let a = names.lookup(&l.from, &end("from"))?;
-        let b = names.lookup(&l.to, &end("to"))?;
+        let a = lookup_node(net, &l.from, &end("from"), file)?;
+        let b = lookup_node(net, &l.to, &end("to"), file)?;
         if a == b {
             return Err(BuildError::Invalid(ScenarioError::new(
                 file,
@@ -579,20 +576,21 @@ type Groups = BTreeMap<String, (Vec<NodeId>, String)>;
 /// Resolves the generators' groups and the `[groups]` table against the network.
 fn resolve_groups(
     s: &Scenario,
-    topo: &Generated,
-    names: &NodeNames,
+    generated: &[(String, Vec<String>)],
     net: &Network,
     file: &str,
 ) -> Result<Groups, ScenarioError> {
     let mut groups = Groups::new();
-    for (name, members) in &topo.groups {
-        let ids =
-            members.iter().map(|m| names.lookup(m, "topology.multilink")).collect::<Result<Vec<_>, _>>()?;
+    for (name, members) in generated {
+        let ids = members
+            .iter()
+            .map(|m| lookup_node(net, m, "topology.multilink", file))
+            .collect::<Result<Vec<_>, _>>()?;
         groups.insert(name.clone(), (ids, "topology.multilink".into()));
     }
     for (name, members) in &s.groups {
         let path = format!("groups.{name}");
-        if names.by_name.contains_key(name.as_str()) {
+        if net.node_by_name(name).is_some() {
             return Err(ScenarioError::new(
                 file,
                 &path,
@@ -622,7 +620,7 @@ fn resolve_groups(
         let mut ids = Vec::new();
         for (j, m) in members.iter().enumerate() {
             let mp = format!("{path}[{j}]");
-            let id = names.lookup(m, &mp)?;
+            let id = lookup_node(net, m, &mp, file)?;
             if net.nodes[id as usize].kind != NodeKind::Host {
                 return Err(ScenarioError::new(
                     file,
@@ -656,7 +654,6 @@ struct Flows {
 fn add_flows(
     s: &Scenario,
     file: &str,
-    names: &NodeNames,
     net: &Network,
     routes: &Routes,
     groups: &Groups,
@@ -665,9 +662,8 @@ fn add_flows(
     pace: &mut Pace,
 ) -> Result<Flows, BuildError> {
     let err = |path: &str, msg: String| BuildError::Invalid(ScenarioError::new(file, path, msg));
-    let lookup = |name: &str, path: &str| names.lookup(name, path);
-    let node_names = || names.topo.nodes.iter().map(|n| n.name.as_str());
-    let by_name = &names.by_name;
+    let lookup = |name: &str, path: &str| lookup_node(net, name, path, file);
+    let node_names = || net.nodes.iter().map(|n| n.name.as_str());
     let group_index: HashMap<&str, u32> =
         groups.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
 
@@ -679,7 +675,9 @@ fn add_flows(
     let mut workloads = crate::sim::Workloads::default();
     let mut incast: Vec<crate::l4::app::IncastGroup> = Vec::new();
     let mut incast_entry: Option<usize> = None;
-    let mut flow_names: HashSet<String> = HashSet::new();
+    // Each flow name's hash, to find a name given twice without a copy of every name:
+    // a hash seen before is checked against the names of the flows made so far.
+    let mut flow_names: HashSet<u64> = HashSet::new();
     let hosts = net.hosts();
     let mut onoff_cycles = 0u64;
     // Sources linked alike reach the same hosts and share one list.
@@ -873,7 +871,9 @@ fn add_flows(
             pace.step(1 + tree_steps)?;
             let src_name = net.nodes[src as usize].name.clone();
             let name = format!("{}/{}", t.name, src_name);
-            if !flow_names.insert(name.clone()) {
+            if !flow_names.insert(crate::net::topology::name_hash(&name))
+                && flows.iter().any(|f| f.name == name)
+            {
                 return Err(err(
                     &format!("{tp}.name"),
                     format!(
@@ -950,7 +950,7 @@ fn add_flows(
                 })?;
                 Destination::Tree { tree, group: gi }
             } else {
-                let d = by_name.get(t.to.as_str()).copied().ok_or_else(|| {
+                let d = net.node_by_name(&t.to).ok_or_else(|| {
                     let cands = node_names().chain(groups.keys().map(String::as_str)).chain(["uniform"]);
                     let hint = did_you_mean(&t.to, cands)
                         .map(|m| format!("; did you mean \"{m}\"?"))
@@ -1159,13 +1159,8 @@ fn check_run_keys(s: &Scenario, file: &str) -> Result<(), ScenarioError> {
     periodic::check(&sampling, s.duration, file)
 }
 
-/// The nodes of the expanded topology, each name checked once, and a lookup by name.
-fn add_nodes<'a>(
-    s: &Scenario,
-    topo: &'a Generated,
-    pace: &mut Pace,
-    file: &'a str,
-) -> Result<(Network, NodeNames<'a>), BuildError> {
+/// The nodes of the expanded topology, each name checked once, indexed by name.
+fn add_nodes(s: &Scenario, topo: &Generated, pace: &mut Pace, file: &str) -> Result<Network, BuildError> {
     let mut net = Network::new();
     net.nodes.reserve_exact(topo.nodes.len());
     let mut by_name: HashMap<&str, NodeId> = HashMap::new();
@@ -1207,27 +1202,20 @@ fn add_nodes<'a>(
         }
         by_name.insert(n.name.as_str(), id);
     }
-    Ok((net, NodeNames { by_name, topo, file }))
+    net.index_names();
+    Ok(net)
 }
 
-/// The nodes by name, for the keys that name them.
-struct NodeNames<'a> {
-    by_name: HashMap<&'a str, NodeId>,
-    topo: &'a Generated,
-    file: &'a str,
-}
-
-impl NodeNames<'_> {
-    /// Node `name`, as the key `path` gives it; an unknown name suggests the closest.
-    fn lookup(&self, name: &str, path: &str) -> Result<NodeId, ScenarioError> {
-        let node_names = || self.topo.nodes.iter().map(|n| n.name.as_str());
-        self.by_name.get(name).copied().ok_or_else(|| {
-            let hint = did_you_mean(name, node_names())
-                .map(|m| format!("; did you mean \"{m}\"?"))
-                .unwrap_or_else(|| format!("; expected one of {}", some_names(node_names())));
-            ScenarioError::new(self.file, path, format!("no node named \"{name}\"{hint}"))
-        })
-    }
+/// Node `name` of `net`, as the key `path` gives it; an unknown name suggests the
+/// closest.
+fn lookup_node(net: &Network, name: &str, path: &str, file: &str) -> Result<NodeId, ScenarioError> {
+    let node_names = || net.nodes.iter().map(|n| n.name.as_str());
+    net.node_by_name(name).ok_or_else(|| {
+        let hint = did_you_mean(name, node_names())
+            .map(|m| format!("; did you mean \"{m}\"?"))
+            .unwrap_or_else(|| format!("; expected one of {}", some_names(node_names())));
+        ScenarioError::new(file, path, format!("no node named \"{name}\"{hint}"))
+    })
 }
 
 /// Charges the time series a run records, and their writing, before the recorder is
