@@ -300,6 +300,9 @@ fn hold(phase: &str, signals: &Signals) {
     }
 }
 
+// Each command runs out of line: inlined, their locals (scenarios, simulators, sweeps) all
+// sat in `main`'s frame, about 75 KB of stack below every command, the argument parser's
+// included.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -635,6 +638,7 @@ struct RunCli {
     threads: Option<u32>,
 }
 
+#[inline(never)] // see `main`
 fn cmd_run(
     path: &str,
     cli: RunCli,
@@ -719,6 +723,7 @@ fn cmd_run(
     ExitCode::SUCCESS
 }
 
+#[inline(never)] // see `main`
 fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCode {
     let result = scenario::load(path, set)
         .and_then(|s| scenario::build_with(&s, &scenario::display_name(path), limits).map(|sim| (s, sim)));
@@ -742,6 +747,7 @@ fn cmd_validate(path: &str, set: &[String], limits: &scenario::Limits) -> ExitCo
     }
 }
 
+#[inline(never)] // see `main`
 fn cmd_parallelism(
     path: &str,
     set: &[String],
@@ -819,6 +825,7 @@ fn parse_threads(s: &str) -> Result<u32, String> {
     }
 }
 
+#[inline(never)] // see `main`
 fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String], threads: &[u32]) -> ExitCode {
     if let Some(unknown) = only.iter().find(|o| !cnsim::bench::CASES.iter().any(|c| c.name == o.as_str())) {
         let names: Vec<_> = cnsim::bench::CASES.iter().map(|c| c.name).collect();
@@ -904,6 +911,7 @@ fn cmd_bench(json: bool, runs: usize, only: Vec<String>, set: &[String], threads
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(never)] // see `main`
 fn cmd_reproduce(
     name: &str,
     out: Option<PathBuf>,
@@ -974,6 +982,7 @@ fn cmd_reproduce(
 /// Ctrl-C reaches the interpreter too (it is in the same process group), which stops
 /// the sweep keeping the finished runs; this process waits for it and passes on its
 /// exit code.
+#[inline(never)] // see `main`
 fn sweep_on_dask(argv: &[String]) -> ExitCode {
     // Installed so that Ctrl-C does not end this process before the one it waits for.
     let _wait_for_the_interpreter = Signals::install();
@@ -1025,6 +1034,7 @@ struct SweepCli {
     quiet: bool,
 }
 
+#[inline(never)] // see `main`
 fn cmd_sweep(
     path: &str,
     set: &[String],

@@ -73,8 +73,9 @@ pub struct Timing {
 /// A finished simulation.
 pub struct Finished {
     /// The simulator in its final state, for the reports: its event queue is released
-    /// (see `Sim::release_events`), so it cannot run on.
-    pub sim: Sim,
+    /// (see `Sim::release_events`), so it cannot run on. Boxed: a simulator is about
+    /// 19 KB, and each move of it by value took that much more stack.
+    pub sim: Box<Sim>,
     /// Wall time of build + run.
     pub wall: Duration,
 }
@@ -131,13 +132,13 @@ pub fn simulate_on(
     };
     let ran = match threads {
         None => {
-            let mut sim = build_until(s, file, limits, &mut || on_progress(&building)).map_err(invalid)?;
+            let mut sim = build_boxed(s, file, limits, &mut || on_progress(&building)).map_err(invalid)?;
             sim.run(on_progress).map(|()| sim)
         }
         Some(n) => {
             let (replicas, lookahead) =
                 build_partitioned(s, file, limits, n, &mut || on_progress(&building)).map_err(invalid)?;
-            crate::sim::partition::run_partitioned(replicas, lookahead, on_progress)
+            run_partitioned_boxed(replicas, lookahead, on_progress)
         }
     };
     let mut sim = ran.map_err(|h| match h {
@@ -160,6 +161,29 @@ pub fn simulate_on(
     sim.check_conservation().map_err(RunError::Conservation)?;
     sim.release_events();
     Ok(Finished { sim, wall })
+}
+
+/// [`build_until`], boxed. Out of line, as is the partitioned run below, so that the
+/// simulators they hold by value on their way (about 19 KB each) take stack only while
+/// they are made, not under the whole run.
+#[inline(never)]
+fn build_boxed(
+    s: &Scenario,
+    file: &str,
+    limits: &Limits,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Box<Sim>, BuildError> {
+    build_until(s, file, limits, keep_going).map(Box::new)
+}
+
+/// [`crate::sim::partition::run_partitioned`], boxed (see [`build_boxed`]).
+#[inline(never)]
+fn run_partitioned_boxed(
+    replicas: Vec<Sim>,
+    lookahead: crate::engine::Time,
+    on_progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Box<Sim>, Halt> {
+    crate::sim::partition::run_partitioned(replicas, lookahead, on_progress).map(Box::new)
 }
 
 /// Writes the files of `table` (Parquet/CSV/SVG as the scenario asks) into `dir`.

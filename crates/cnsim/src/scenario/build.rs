@@ -357,6 +357,7 @@ pub fn build_until(
 /// network (see [`crate::sim::partition`]), each within an equal share of `limits`;
 /// with the lookahead of the partition. Refuses, as an error
 /// naming `--threads`, a scenario whose features do not partition yet.
+#[inline(never)] // the rare path: its replicas would take the sequential run's stack too
 pub fn build_partitioned(
     s: &Scenario,
     file: &str,
