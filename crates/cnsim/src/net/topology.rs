@@ -382,7 +382,7 @@ impl Network {
 
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        // Nodes added after `finalize` are not in the index yet.
+        // Nodes added after the index was made (`index_names`, `finalize`) are not in it.
         self.node_index
             .get(&self.nodes, name)
             .or_else(|| self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId))
