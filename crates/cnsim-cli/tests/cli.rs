@@ -1,56 +1,10 @@
 //! The command line on bad input: exit code 2, the located error on stderr, and nothing
 //! left behind.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::common::{cnsim, stderr, EXIT_INPUT};
-
-/// A fresh directory under the system temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("cnsim-cli-test-{tag}-{}-{n}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create temporary directory");
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// Writes `text` to `name` in the directory and returns the file's path.
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).expect("write scenario");
-        p
-    }
-
-    /// Names of the entries in the directory, sorted.
-    fn entries(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .expect("read temporary directory")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::common::{cnsim, stderr, TempDir, EXIT_INPUT};
 
 /// A dumbbell with a misspelt rate unit on its second explicit link.
 const BAD_RATE: &str = r#"

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{cnsim, stderr};
+use crate::common::{cnsim, stderr, TempDir};
 
 /// tshark, if installed; without it the tests skip, saying so, unless
 /// CNSIM_REQUIRE_TSHARK is set (as CI sets it).
@@ -41,30 +41,6 @@ fn fields(tshark: &Path, trace: &Path, filter: &str, names: &[&str]) -> Vec<Vec<
         .collect()
 }
 
-/// A test's directory under the system's temporary one, removed with everything in it
-/// when the test ends, passed or failed.
-struct TestDir(PathBuf);
-
-impl std::ops::Deref for TestDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn dir(tag: &str) -> TestDir {
-    let d = std::env::temp_dir().join(format!("cnsim-trace-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    TestDir(d)
-}
-
 fn summary(run: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap()
 }
@@ -75,9 +51,10 @@ fn summary(run: &Path) -> serde_json::Value {
 #[test]
 fn wireshark_reads_the_cnms_of_the_qcn_dumbbell() {
     let Some(tshark) = tshark() else { return };
-    let d = dir("qcn");
+    let dir = TempDir::new("trace-qcn");
+    let d = dir.path();
     let o = cnsim(
-        &d,
+        d,
         &[
             "run",
             "dumbbell-qcn-64",
@@ -120,7 +97,8 @@ fn wireshark_reads_the_cnms_of_the_qcn_dumbbell() {
 #[test]
 fn wireshark_reads_pfc_frames() {
     let Some(tshark) = tshark() else { return };
-    let d = dir("pfc");
+    let dir = TempDir::new("trace-pfc");
+    let d = dir.path();
     let text = r#"
 name = "pfc"
 duration = "2ms"
@@ -150,7 +128,7 @@ xon = "10 frames"
 pcap = { ports = ["sw2->sw1"] }
 "#;
     std::fs::write(d.join("pfc.toml"), text).unwrap();
-    let o = cnsim(&d, &["run", "pfc.toml", "--out", "r", "-q"]);
+    let o = cnsim(d, &["run", "pfc.toml", "--out", "r", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let rows = fields(
         &tshark,
@@ -183,9 +161,10 @@ pcap = { ports = ["sw2->sw1"] }
 #[test]
 fn wireshark_reads_tcp_sequence_numbers_and_ecn_bits() {
     let Some(tshark) = tshark() else { return };
-    let d = dir("tcp");
+    let dir = TempDir::new("trace-tcp");
+    let d = dir.path();
     let o = cnsim(
-        &d,
+        d,
         &[
             "run",
             "dumbbell-tcp-64",
@@ -231,9 +210,10 @@ fn wireshark_reads_tcp_sequence_numbers_and_ecn_bits() {
 #[test]
 fn wireshark_reads_rocev2_data_and_cnps() {
     let Some(tshark) = tshark() else { return };
-    let d = dir("rocev2");
+    let dir = TempDir::new("trace-rocev2");
+    let d = dir.path();
     let o = cnsim(
-        &d,
+        d,
         &[
             "run",
             "dcqcn-incast",
@@ -273,9 +253,10 @@ fn wireshark_reads_rocev2_data_and_cnps() {
 #[test]
 fn wireshark_reads_rdma_psns_and_acknowledgements() {
     let Some(tshark) = tshark() else { return };
-    let d = dir("rdma");
+    let dir = TempDir::new("trace-rdma");
+    let d = dir.path();
     let o = cnsim(
-        &d,
+        d,
         &[
             "run",
             "rdma-incast",
