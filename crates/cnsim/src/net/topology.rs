@@ -192,10 +192,13 @@ pub struct Network {
     pub losses: Vec<crate::net::LinkLoss>,
     /// Every node's kind, as [`Node::kind`] (see [`Network::kind`]).
     kinds: Vec<NodeKind>,
-    /// Node of every name, made by [`Network::finalize`]. Ports' names are made when
-    /// asked for, from their nodes': a table of them cost a thousand nodes' worth of
-    /// memory on a dumbbell of 4096 senders.
+    /// Node of every name, kept as nodes are added. Ports' names are made when asked
+    /// for, from their nodes': a table of them cost a thousand nodes' worth of memory on
+    /// a dumbbell of 4096 senders.
     node_index: NameIndex,
+    /// Whether [`Network::finalize`] has run (and so said which nodes have parallel
+    /// links).
+    finalized: bool,
 }
 
 /// Node ids by name, in a table hashed by the names the nodes hold: no copy of a name
@@ -204,25 +207,20 @@ pub struct Network {
 struct NameIndex(hashbrown::HashTable<NodeId>);
 
 impl NameIndex {
-    fn of(nodes: &[Node]) -> Self {
-        let mut table = hashbrown::HashTable::with_capacity(nodes.len());
-        for (i, n) in nodes.iter().enumerate() {
-            table.insert_unique(name_hash(&n.name), i as NodeId, |&id| name_hash(&nodes[id as usize].name));
-        }
-        Self(table)
+    /// Indexes node `id` of `nodes` by its name.
+    fn insert(&mut self, nodes: &[Node], id: NodeId) {
+        let rehash = |&i: &NodeId| name_hash(&nodes[i as usize].name);
+        self.0.insert_unique(name_hash(&nodes[id as usize].name), id, rehash);
+    }
+
+    /// Makes room for `more` nodes of `nodes` without growing.
+    fn reserve(&mut self, nodes: &[Node], more: usize) {
+        self.0.reserve(more, |&i| name_hash(&nodes[i as usize].name));
     }
 
     /// The node named `name` among `nodes`, the nodes the index was made of.
     fn get(&self, nodes: &[Node], name: &str) -> Option<NodeId> {
         self.0.find(name_hash(name), |&id| nodes.get(id as usize).is_some_and(|n| n.name == name)).copied()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
     }
 }
 
@@ -253,7 +251,17 @@ impl Network {
             jitter_rng: None,
             parallel_links: false,
         });
-        (self.nodes.len() - 1) as NodeId
+        let id = (self.nodes.len() - 1) as NodeId;
+        self.node_index.insert(&self.nodes, id);
+        id
+    }
+
+    /// Makes room for `more` nodes, so that adding them grows neither the node list nor
+    /// the name index (whose doubling would hold both old and new room at once).
+    pub fn reserve_nodes(&mut self, more: usize) {
+        self.nodes.reserve_exact(more);
+        self.kinds.reserve_exact(more);
+        self.node_index.reserve(&self.nodes, more);
     }
 
     /// Gives port `p` the loss process `loss` (replacing any it had).
@@ -328,7 +336,7 @@ impl Network {
             next.sort_unstable();
             self.nodes[n].parallel_links = next.windows(2).any(|w| w[0] == w[1]);
         }
-        self.index_names();
+        self.finalized = true;
         for i in 0..self.ports.len() {
             let peer_node = self.ports[self.ports[i].peer as usize].node;
             self.ports[i].to_next_node = self.ports[i].delay + self.nodes[peer_node as usize].processing;
@@ -372,20 +380,9 @@ impl Network {
         self.ports[self.nodes[n as usize].ports[0] as usize].rate_bps
     }
 
-    /// Indexes the nodes by name for [`Network::node_by_name`], unless they are already
-    /// ([`Network::finalize`] does it too).
-    pub fn index_names(&mut self) {
-        if self.node_index.len() != self.nodes.len() {
-            self.node_index = NameIndex::of(&self.nodes);
-        }
-    }
-
     /// Node id by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        // Nodes added after the index was made (`index_names`, `finalize`) are not in it.
-        self.node_index
-            .get(&self.nodes, name)
-            .or_else(|| self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId))
+        self.node_index.get(&self.nodes, name)
     }
 
     /// The node at the far end of port `p`.
@@ -410,7 +407,7 @@ impl Network {
         let owner = &self.nodes[port.node as usize];
         let next = self.next_node(p);
         let base = format!("{}->{}", owner.name, self.nodes[next as usize].name);
-        if !owner.parallel_links && !self.node_index.is_empty() {
+        if !owner.parallel_links && self.finalized {
             return base;
         }
         let parallel = owner.ports.iter().filter(|&&q| q < p && self.next_node(q) == next).count();
@@ -514,8 +511,9 @@ mod tests {
         }
     }
 
-    /// Every node is found by its name, before and after `finalize` (whose index holds
-    /// no copy of the names), and so is one added after it; unknown names are not.
+    /// Every node is found by its name, before and after `finalize` (through an index
+    /// that holds no copy of the names), and so is one added after it; unknown names are
+    /// not.
     #[test]
     fn nodes_are_found_by_name() {
         let mut net = Network::new();
@@ -523,7 +521,6 @@ mod tests {
         assert_eq!(net.node_by_name("s2999"), Some(ids[2999]));
         net.finalize();
         for (i, &id) in ids.iter().enumerate() {
-            // The index itself, not the search `node_by_name` falls back to.
             assert_eq!(net.node_index.get(&net.nodes, &format!("s{i}")), Some(id));
             assert_eq!(net.node_by_name(&format!("s{i}")), Some(id));
         }

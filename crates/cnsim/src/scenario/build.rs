@@ -1163,8 +1163,7 @@ fn check_run_keys(s: &Scenario, file: &str) -> Result<(), ScenarioError> {
 /// The nodes of the expanded topology, each name checked once, indexed by name.
 fn add_nodes(s: &Scenario, topo: &Generated, pace: &mut Pace, file: &str) -> Result<Network, BuildError> {
     let mut net = Network::new();
-    net.nodes.reserve_exact(topo.nodes.len());
-    let mut by_name: HashMap<&str, NodeId> = HashMap::new();
+    net.reserve_nodes(topo.nodes.len());
     for n in &topo.nodes {
         pace.step(1)?;
         let path = n.path.as_str();
@@ -1182,7 +1181,7 @@ fn add_nodes(s: &Scenario, topo: &Generated, pace: &mut Pace, file: &str) -> Res
                 ),
             )));
         }
-        if let Some(&first) = by_name.get(n.name.as_str()) {
+        if let Some(first) = net.node_by_name(&n.name) {
             return Err(BuildError::Invalid(ScenarioError::new(
                 file,
                 path,
@@ -1201,9 +1200,7 @@ fn add_nodes(s: &Scenario, topo: &Generated, pace: &mut Pace, file: &str) -> Res
             let rng = RngStream::new(s.seed, StreamKey { kind: "switch-jitter", name: &n.name });
             net.set_processing_jitter(id, s.switches.processing_jitter.0, rng);
         }
-        by_name.insert(n.name.as_str(), id);
     }
-    net.index_names();
     Ok(net)
 }
 
