@@ -75,9 +75,12 @@ struct Entry {
 }
 
 const ARITY: usize = 4;
-/// Distinct delays given lanes of their own by [`EventQueue::schedule_after`]; later ones
-/// are pending outside lanes.
-const MAX_DELAY_LANES: usize = 8;
+/// Slots of [`EventQueue::schedule_after`]'s table of delay lanes, a power of two. A
+/// delay's slot is fixed by its hash; a delay whose slot holds another delay's lane,
+/// busy, is pending outside lanes. A fabric's flight times are many — every frame size
+/// at every link rate, the last segments of flows of every length — and a few common
+/// ones (full segments and ACKs at each rate) carry most frames.
+const DELAY_SLOTS: usize = 16;
 /// Pending entries below which [`EventQueue::schedule_after`] uses no delay lane: on the
 /// reference dumbbell (about 8 entries) delay lanes cost more than they save.
 const DELAY_LANES_FROM: usize = 12;
@@ -519,8 +522,9 @@ pub struct EventQueue {
     /// The data path's pending events: lane heads and events outside lanes.
     pending: Pending,
     lanes: Vec<Lane>,
-    /// Lanes of events scheduled a fixed delay after the present, by delay.
-    delay_lanes: Vec<(Time, u32)>,
+    /// Lanes of events scheduled a fixed delay after the present: slot
+    /// [`delay_slot`]`(delay)` holds a delay and its lane, or [`NO_LANE`] while unused.
+    delay_lanes: [(Time, u32); DELAY_SLOTS],
     timers: Timers,
     next_seq: u64,
     now: Time,
@@ -543,7 +547,7 @@ impl EventQueue {
         Self {
             pending: Pending::with_capacity(1024),
             lanes: Vec::new(),
-            delay_lanes: Vec::new(),
+            delay_lanes: [(0, NO_LANE); DELAY_SLOTS],
             timers: Timers::default(),
             next_seq: 0,
             now: 0,
@@ -582,23 +586,35 @@ impl EventQueue {
     pub fn schedule_after(&mut self, delay: Time, event: Event) {
         let at = self.now + delay;
         // A short pending list is cheaper than a lane's bookkeeping.
-        let lane = if self.pending.len() < DELAY_LANES_FROM {
-            None
-        } else {
-            match self.delay_lanes.iter().find(|(d, _)| *d == delay) {
-                Some(&(_, lane)) => Some(lane),
-                None if self.delay_lanes.len() < MAX_DELAY_LANES => {
-                    let lane = self.add_lane();
-                    self.delay_lanes.push((delay, lane));
-                    Some(lane)
-                }
-                None => None,
+        if self.pending.len() >= DELAY_LANES_FROM {
+            let (d, lane) = self.delay_lanes[delay_slot(delay)];
+            if d == delay && lane != NO_LANE {
+                return self.schedule_in_lane(lane, at, event);
             }
-        };
-        match lane {
-            Some(lane) => self.schedule_in_lane(lane, at, event),
-            None => self.schedule(at, event),
+            if let Some(lane) = self.claim_delay_lane(delay) {
+                return self.schedule_in_lane(lane, at, event);
+            }
         }
+        self.schedule(at, event)
+    }
+
+    /// The lane for `delay`, whose slot holds no lane of it: a new lane in an unused
+    /// slot, or the slot's lane when that lane is empty (its delay's events have all come
+    /// out, and an empty lane takes any event as its head); `None` while another delay's
+    /// events wait in it. A delay seen once does not keep a common one out of its slot
+    /// for long, and no search over the slots runs per event (a loop whose length
+    /// changed with the delay mispredicted once per hop on a fabric).
+    #[cold]
+    #[inline(never)]
+    fn claim_delay_lane(&mut self, delay: Time) -> Option<u32> {
+        let slot = delay_slot(delay);
+        let lane = match self.delay_lanes[slot].1 {
+            NO_LANE => self.add_lane(),
+            lane if self.lanes[lane as usize].head.is_none() => lane,
+            _ => return None,
+        };
+        self.delay_lanes[slot] = (delay, lane);
+        Some(lane)
     }
 
     #[inline]
@@ -856,6 +872,13 @@ impl EventQueue {
     pub fn is_empty(&self) -> bool {
         self.first().is_none()
     }
+}
+
+/// The slot of `delay` in [`EventQueue`]'s table of delay lanes (Fibonacci hashing: the
+/// top bits of a product, so that delays differing in low bits spread).
+#[inline(always)]
+fn delay_slot(delay: Time) -> usize {
+    (delay.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - DELAY_SLOTS.trailing_zeros())) as usize
 }
 
 /// Puts `e` in the hole at `i` (a slot whose entry has moved away, or the new last one)
@@ -1186,6 +1209,29 @@ mod tests {
                 (60, Event::FlowArrives { arrival: 1 }),
             ]
         );
+    }
+
+    #[test]
+    fn a_delay_takes_over_its_slot_only_when_the_lane_there_is_empty() {
+        // Two delays that share a slot: the second waits outside lanes while the first's
+        // lane holds an event, then takes the emptied lane over (no second lane made).
+        let a = 1_000;
+        let b = (a + 1..).find(|&d| delay_slot(d) == delay_slot(a)).expect("slots collide");
+        let mut q = EventQueue::new();
+        for port in 0..DELAY_LANES_FROM as u32 {
+            q.schedule(1_000_000, Event::PortFree { port: 100 + port });
+        }
+        q.schedule_after(a, Event::Arrive { port: 1 });
+        assert_eq!((q.lanes.len(), q.delay_lanes[delay_slot(a)]), (1, (a, 0)));
+        q.schedule_after(b, Event::Arrive { port: 2 });
+        assert_eq!(q.delay_lanes[delay_slot(b)], (a, 0), "the busy lane stays the first delay's");
+        assert_eq!(q.lanes[0].head, Some((a as u128) << 64 | DELAY_LANES_FROM as u128));
+        assert_eq!(q.pop(), Some((a, Event::Arrive { port: 1 })));
+        assert_eq!(q.lanes[0].head, None);
+        q.schedule_after(b, Event::Arrive { port: 3 });
+        assert_eq!((q.lanes.len(), q.delay_lanes[delay_slot(b)]), (1, (b, 0)));
+        assert_eq!(q.pop(), Some((b, Event::Arrive { port: 2 })));
+        assert_eq!(q.pop(), Some((a + b, Event::Arrive { port: 3 })));
     }
 
     #[test]
