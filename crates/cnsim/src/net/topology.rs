@@ -86,9 +86,12 @@ pub struct Port {
     /// Propagation delay plus the far node's processing latency: the time from the last
     /// bit leaving this port to the frame being ready for forwarding at the next node.
     pub to_next_node: Time,
-    /// Serialization time of the last frame size seen, packed as `size << 40 | time`
-    /// (most frames share a size, and the exact computation needs a 128-bit division);
-    /// sizes of 2^24 bytes and times of 2^40 ps (1.1 s) or more are not kept.
+    /// Serialization time, packed as `tag << 40 | value` (the exact computation needs a
+    /// 128-bit division). At a rate that puts a whole number of picoseconds on each
+    /// byte (10, 25, 40, 100, 400 Gbit/s …) the tag is [`PER_BYTE`] and the value that
+    /// number, exact for every size. Otherwise the tag is the last frame size seen and
+    /// the value its time: sizes of 2^24 - 1 bytes and times of 2^40 ps (1.1 s) or more
+    /// are not kept.
     ser_cache: u64,
     /// Data frames the congestion point let pass unseen and the bytes of its grant
     /// left, packed as `frames << 32 | bytes` (see `AnyCongestionPoint::grant_quiet`).
@@ -138,6 +141,26 @@ pub struct Port {
     pub(crate) delay: Time,
 }
 
+/// Bits of [`Port`]'s serialization cache that hold its value (below its tag).
+const TIME_BITS: u32 = 40;
+const TIME_MASK: u64 = (1 << TIME_BITS) - 1;
+/// The serialization cache's tag of a rate with a whole number of picoseconds per byte.
+const PER_BYTE: u32 = (1 << (64 - TIME_BITS)) - 1;
+
+/// The serialization cache of a port sending at `rate_bps`: tagged [`PER_BYTE`] with the
+/// picoseconds per byte when the rate divides 8·10¹² evenly and the product with any
+/// `u32` size fits in 64 bits; otherwise empty (tag 0: no frame has size 0).
+fn per_byte_cache(rate_bps: u64) -> u64 {
+    const PS_BITS_PER_BYTE: u64 = 8 * crate::engine::time::PS_PER_S;
+    match rate_bps {
+        0 => 0,
+        r if PS_BITS_PER_BYTE.is_multiple_of(r) && PS_BITS_PER_BYTE / r <= u64::from(u32::MAX) => {
+            u64::from(PER_BYTE) << TIME_BITS | PS_BITS_PER_BYTE / r
+        }
+        _ => 0,
+    }
+}
+
 impl Port {
     /// Whether the frame last started counts as being sent for an arrival at `now`,
     /// before the arrival is queued: while it is on the wire, and, under
@@ -167,12 +190,15 @@ impl Port {
     /// Time to serialize `size` bytes on this port's link.
     #[inline]
     pub fn serialization_time(&mut self, size: u32) -> Time {
-        const TIME_BITS: u32 = 40;
-        if (self.ser_cache >> TIME_BITS) as u32 == size {
-            return self.ser_cache & ((1 << TIME_BITS) - 1);
+        let (tag, value) = ((self.ser_cache >> TIME_BITS) as u32, self.ser_cache & TIME_MASK);
+        if tag == PER_BYTE {
+            return u64::from(size) * value;
+        }
+        if tag == size {
+            return value;
         }
         let time = serialization_time(size, self.rate_bps);
-        if size < 1 << (64 - TIME_BITS) && time < 1 << TIME_BITS {
+        if size < PER_BYTE && time <= TIME_MASK {
             self.ser_cache = u64::from(size) << TIME_BITS | time;
         }
         time
@@ -317,8 +343,7 @@ impl Network {
                 link: NONE,
                 in_flight: VecDeque::new(),
                 loss: NONE,
-                // Size 0: no frame has it.
-                ser_cache: 0,
+                ser_cache: per_byte_cache(rate_bps),
                 cp_quiet: 0,
             });
         }
@@ -458,6 +483,40 @@ mod tests {
         assert!(offset_of!(Port, in_flight) >= 3 * 64, "the queue's counters come before it");
         let arrival = [offset_of!(Port, peer), offset_of!(Port, loss), offset_of!(Port, next)];
         assert!(arrival.iter().all(|&o| o + 4 <= 64), "an arrival on a fabric reads the first line");
+    }
+
+    /// 10 Gbit/s puts exactly 800 ps on each byte, and every size is then a product;
+    /// 3 Gbit/s does not (2666.6… ps), and each size's time is the rounded-up quotient,
+    /// whether computed or cached. Every answer equals the direct computation.
+    #[test]
+    fn serialization_times_are_exact_per_byte_or_cached() {
+        let mut net = Network::new();
+        let (a, b) = (net.add_node("a", NodeKind::Host, 0), net.add_node("b", NodeKind::Host, 0));
+        let cap = Capacity::Frames(10);
+        let (ten, _) = net.add_link(a, b, 10_000_000_000, 0, cap, cap);
+        let (three, _) = net.add_link(a, b, 3_000_000_000, 0, cap, cap);
+        let (slow, _) = net.add_link(a, b, 1, 0, cap, cap);
+        assert_eq!(net.ports[ten as usize].ser_cache, u64::from(PER_BYTE) << TIME_BITS | 800);
+        assert_eq!(net.ports[ten as usize].serialization_time(1500), 1_200_000);
+        assert_eq!(net.ports[ten as usize].serialization_time(u32::MAX), 800 * u64::from(u32::MAX));
+        assert_eq!(net.ports[three as usize].ser_cache, 0, "no whole number per byte");
+        assert_eq!(net.ports[three as usize].serialization_time(64), 170_667); // 170 666.6…
+        assert_eq!(net.ports[three as usize].ser_cache, 64 << TIME_BITS | 170_667);
+        assert_eq!(net.ports[three as usize].serialization_time(64), 170_667);
+        assert_eq!(net.ports[slow as usize].ser_cache, 0, "8·10¹² ps per byte overflows a size's product");
+        for rate in [1, 3_000_000_000, 10_000_000_000, 25_000_000_000, 40_000_000_000, 100_000_000_000, 7] {
+            let (p, _) = net.add_link(a, b, rate, 0, cap, cap);
+            for size in [1, 64, 1000, 1048, 1500, 9000, 65_536, (1 << 24) - 1, 1 << 24] {
+                let port = &mut net.ports[p as usize];
+                for _ in 0..2 {
+                    assert_eq!(
+                        port.serialization_time(size),
+                        serialization_time(size, rate),
+                        "{size} B at {rate}"
+                    );
+                }
+            }
+        }
     }
 
     /// A host linked to a switch with a jitter of 1000 ps: a frame due at 100 ps arrives
