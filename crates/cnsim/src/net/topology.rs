@@ -155,7 +155,7 @@ fn per_byte_cache(rate_bps: u64) -> u64 {
     match rate_bps {
         0 => 0,
         r if PS_BITS_PER_BYTE.is_multiple_of(r) && PS_BITS_PER_BYTE / r <= u64::from(u32::MAX) => {
-            u64::from(PER_BYTE) << TIME_BITS | PS_BITS_PER_BYTE / r
+            (u64::from(PER_BYTE) << TIME_BITS) | (PS_BITS_PER_BYTE / r)
         }
         _ => 0,
     }
