@@ -42,6 +42,21 @@ pub fn periodic_instant(start: Time, k: u64, bytes: u32, rate_bps: u64) -> Time 
     start + (num / rate_bps as u128) as Time
 }
 
+/// `x.round() as u64` (half away from zero, saturating, NaN to 0) for every `f64`,
+/// without libm's `round`, which x86-64's baseline instruction set makes a call: for the
+/// times and rates the data path computes in `f64` at every ACK (TCP's timeout, HPCC's
+/// and TIMELY's rates). The cast truncates, and the fraction it dropped, exact below 2⁵³
+/// and zero above, decides.
+#[inline]
+pub fn round_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// Seconds as `f64`, for reports.
 #[inline]
 pub fn as_secs(t: Time) -> f64 {
@@ -67,6 +82,49 @@ pub fn format_time(t: Time) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_to_u64_matches_round_for_every_kind_of_value() {
+        let two53 = 9_007_199_254_740_992.0;
+        let edges = [
+            0.0,
+            -0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            2.4999999999999996,
+            -0.4,
+            -0.5,
+            -1.5,
+            1e6 + 0.5,
+            two53 - 0.5,
+            two53 - 1.5,
+            two53,
+            two53 + 2.0,
+            1.8446744073709552e19,
+            1e20,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        for x in edges {
+            assert_eq!(round_u64(x), x.round() as u64, "{x:e}");
+        }
+        let mut bits = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..100_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            let x = f64::from_bits(bits);
+            let y = (bits >> 11) as f64 / 1024.0;
+            for v in [x, y, y + 0.5] {
+                assert_eq!(round_u64(v), v.round() as u64, "{v:e}");
+            }
+        }
+    }
 
     #[test]
     fn serialization_is_exact_at_ethernet_rates() {

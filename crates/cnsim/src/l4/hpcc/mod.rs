@@ -31,6 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::time::round_u64;
 use crate::engine::{Time, PS_PER_NS};
 pub use crate::l4::rdma::{BaseRtt, Window};
 use crate::protocol::Validate;
@@ -289,7 +290,7 @@ impl Hpcc {
         } else {
             self.fast_reactions += 1;
         }
-        Some(rate.round() as u64)
+        Some(round_u64(rate))
     }
 }
 

@@ -18,6 +18,7 @@
 //! expiry (up to 64) and returns to 1 on a new sample; past 8, each further backoff
 //! moves srtt/4 into rttvar and clears srtt, so the next sample restarts the estimator.
 
+use crate::engine::time::round_u64;
 use crate::engine::Time;
 
 /// RTO parameters.
@@ -91,7 +92,7 @@ impl Rto {
             return self.p.initial_rto;
         }
         if self.p.tick == 0 {
-            round_to_time(self.srtt + 4.0 * self.rttvar)
+            round_u64(self.srtt + 4.0 * self.rttvar)
         } else {
             let ticks = ((self.srtt + 8.0 * self.rttvar) / 8.0).floor() as Time;
             ticks * self.p.tick
@@ -127,67 +128,10 @@ impl Rto {
     }
 }
 
-/// `x.round() as Time` (half away from zero, saturating, NaN to 0) for every `f64`,
-/// without libm's `round`, which x86-64's baseline instruction set makes a call at every
-/// ACK: the cast truncates, and the fraction it dropped, exact below 2⁵³ and zero above,
-/// decides.
-#[inline]
-fn round_to_time(x: f64) -> Time {
-    let t = x as Time;
-    if x - t as f64 >= 0.5 {
-        t.saturating_add(1)
-    } else {
-        t
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::{PS_PER_MS, PS_PER_S, PS_PER_US};
-
-    #[test]
-    fn rounding_to_time_matches_round_for_every_kind_of_value() {
-        let two53 = 9_007_199_254_740_992.0;
-        let edges = [
-            0.0,
-            -0.0,
-            0.49999999999999994,
-            0.5,
-            1.5,
-            2.5,
-            2.4999999999999996,
-            -0.4,
-            -0.5,
-            -1.5,
-            1e6 + 0.5,
-            two53 - 0.5,
-            two53 - 1.5,
-            two53,
-            two53 + 2.0,
-            1.8446744073709552e19,
-            1e20,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            f64::MIN_POSITIVE,
-        ];
-        for x in edges {
-            assert_eq!(round_to_time(x), x.round() as Time, "{x:e}");
-        }
-        let mut bits = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..100_000 {
-            bits ^= bits << 13;
-            bits ^= bits >> 7;
-            bits ^= bits << 17;
-            let x = f64::from_bits(bits);
-            let y = (bits >> 11) as f64 / 1024.0;
-            for v in [x, y, y + 0.5] {
-                assert_eq!(round_to_time(v), v.round() as Time, "{v:e}");
-            }
-        }
-    }
 
     fn params(tick: Time, min_rto: Time) -> RtoParams {
         RtoParams { tick, min_rto, max_rto: 60 * PS_PER_S, initial_rto: 3 * PS_PER_S }

@@ -16,6 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::time::round_u64;
 use crate::engine::{Time, PS_PER_US};
 use crate::l4::rdma::{BaseRtt, Window};
 use crate::protocol::Validate;
@@ -260,7 +261,7 @@ impl Timely {
                 self.stage = 0;
             }
         }
-        Some(self.rate.round() as u64)
+        Some(round_u64(self.rate))
     }
 }
 
