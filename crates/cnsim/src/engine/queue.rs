@@ -81,6 +81,9 @@ const ARITY: usize = 4;
 /// at every link rate, the last segments of flows of every length — and a few common
 /// ones (full segments and ACKs at each rate) carry most frames.
 const DELAY_SLOTS: usize = 16;
+/// A slot of the table of delay lanes that holds no lane: its delay, `Time::MAX`, is
+/// one no event is scheduled after (it would pass the end of time).
+const UNUSED_DELAY_SLOT: (Time, u32) = (Time::MAX, NO_LANE);
 /// Pending entries below which [`EventQueue::schedule_after`] uses no delay lane: on the
 /// reference dumbbell (about 8 entries) delay lanes cost more than they save.
 const DELAY_LANES_FROM: usize = 12;
@@ -523,7 +526,7 @@ pub struct EventQueue {
     pending: Pending,
     lanes: Vec<Lane>,
     /// Lanes of events scheduled a fixed delay after the present: slot
-    /// [`delay_slot`]`(delay)` holds a delay and its lane, or [`NO_LANE`] while unused.
+    /// [`delay_slot`]`(delay)` holds a delay and its lane, or [`UNUSED_DELAY_SLOT`].
     delay_lanes: [(Time, u32); DELAY_SLOTS],
     timers: Timers,
     next_seq: u64,
@@ -547,7 +550,7 @@ impl EventQueue {
         Self {
             pending: Pending::with_capacity(1024),
             lanes: Vec::new(),
-            delay_lanes: [(0, NO_LANE); DELAY_SLOTS],
+            delay_lanes: [UNUSED_DELAY_SLOT; DELAY_SLOTS],
             timers: Timers::default(),
             next_seq: 0,
             now: 0,
@@ -588,10 +591,8 @@ impl EventQueue {
         // A short pending list is cheaper than a lane's bookkeeping.
         if self.pending.len() >= DELAY_LANES_FROM {
             let (d, lane) = self.delay_lanes[delay_slot(delay)];
-            if d == delay && lane != NO_LANE {
-                return self.schedule_in_lane(lane, at, event);
-            }
-            if let Some(lane) = self.claim_delay_lane(delay) {
+            let lane = if d == delay { Some(lane) } else { self.claim_delay_lane(delay) };
+            if let Some(lane) = lane {
                 return self.schedule_in_lane(lane, at, event);
             }
         }
