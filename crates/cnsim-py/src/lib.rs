@@ -469,8 +469,7 @@ fn simulate(
         if let Some(staged) = &staged {
             cnsim::run::write_run_files(&s, &done, staged.path(), &|| false)?;
         }
-        let fair = cnsim::metrics::maxmin::of_sim(&done.sim);
-        let summary = serde_json::to_string(&Summary::of_run(&done.sim, &fair, &s))
+        let summary = serde_json::to_string(&Summary::of_run(&done.sim, &done.fair, &s))
             .map_err(|e| RunError::Output(e.to_string()))?;
         let timing = serde_json::to_string(&done.timing()).map_err(|e| RunError::Output(e.to_string()))?;
         Ok::<_, RunError>((summary, timing, done.sim.into_recorder()))

@@ -103,3 +103,20 @@ input_buffer = "100 frames"
     assert_fair(&got[..4], &[("hot/a", 0.5), ("hot/b", 0.5), ("hot/c", 0.5), ("cold/a", 2.0)]);
     assert_eq!(got[4], ("mc/b".to_string(), None));
 }
+
+/// A sequential run works its fair shares out before it starts (`Finished::fair`): they
+/// equal those of the finished simulator, bit for bit, in every bundled scenario (flows
+/// that arrive during the run, as workload flows do, have none either way).
+#[test]
+fn fair_shares_worked_out_before_a_run_equal_those_after_it() {
+    let bits = |rates: &[Option<f64>]| rates.iter().map(|r| r.map(f64::to_bits)).collect::<Vec<_>>();
+    let mut some = 0;
+    for name in bundled::names() {
+        let keys = ["duration=300us".to_string()];
+        let s = parse(bundled::get(name).unwrap(), name, &keys).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let done = cnsim::run::simulate(&s, name, &mut |_| true).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(bits(&done.fair), bits(&maxmin::of_sim(&done.sim)), "{name}");
+        some += done.fair.iter().filter(|r| r.is_some()).count();
+    }
+    assert!(some > 100, "only {some} flows had fair shares");
+}
