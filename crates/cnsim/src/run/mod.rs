@@ -20,7 +20,7 @@ use crate::metrics::output::{write_csv, write_json, write_parquet};
 use crate::metrics::summary::{FlowRecords, Summary};
 use crate::metrics::TimeSeries;
 use crate::report::plot::{line_chart, plot_time_series, ChartStyle, Line, Role, Step};
-use crate::scenario::{build_partitioned, build_until, BuildError, Limits, Scenario, ScenarioError};
+use crate::scenario::{build_partitioned, build_unstarted, BuildError, Limits, Scenario, ScenarioError};
 use crate::sim::{Halt, Progress, Sim};
 pub use outdir::StagedDir;
 
@@ -185,7 +185,9 @@ pub fn simulate_on(
 
 /// [`build_until`], boxed. Out of line, as is the partitioned run below, so that the
 /// simulators they hold by value on their way (about 19 KB each) take stack only while
-/// they are made, not under the whole run.
+/// they are made, not under the whole run. The simulator is boxed as soon as it is made
+/// and started in its box: started by value first, as `build_until` does, it passed
+/// through more copies of itself on the stack (the frame took 76 KB).
 #[inline(never)]
 fn build_boxed(
     s: &Scenario,
@@ -193,7 +195,9 @@ fn build_boxed(
     limits: &Limits,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Box<Sim>, BuildError> {
-    build_until(s, file, limits, keep_going).map(Box::new)
+    let mut sim = build_unstarted(s, file, limits, keep_going)?;
+    sim.start();
+    Ok(sim)
 }
 
 /// [`crate::sim::partition::run_partitioned`], boxed (see [`build_boxed`]).

@@ -349,7 +349,7 @@ pub fn build_until(
 ) -> Result<Sim, BuildError> {
     let mut sim = build_unstarted(s, file, limits, keep_going)?;
     sim.start();
-    Ok(sim)
+    Ok(*sim)
 }
 
 /// The simulators of a run of scenario `s` on `threads` threads (0: as many as
@@ -368,7 +368,7 @@ pub fn build_partitioned(
     let mut first = None;
     let threads = match threads {
         0 => {
-            let sim = build_unstarted(s, file, limits, keep_going)?;
+            let sim = *build_unstarted(s, file, limits, keep_going)?;
             let n = crate::sim::partition::auto_threads(sim.net());
             first = Some(sim).filter(|_| n == 1);
             n
@@ -381,7 +381,7 @@ pub fn build_partitioned(
     for me in 0..threads {
         let mut sim = match first.take() {
             Some(sim) => sim,
-            None => build_unstarted(s, file, &share, keep_going)?,
+            None => *build_unstarted(s, file, &share, keep_going)?,
         };
         let partition =
             partition.get_or_insert_with(|| crate::sim::partition::Partition::of(sim.net(), threads));
@@ -399,13 +399,15 @@ pub fn build_partitioned(
     Ok((replicas, lookahead))
 }
 
-/// [`build_until`] without starting the sources.
+/// [`build_until`] without starting the sources, boxed as soon as it is made (a
+/// simulator is about 19 KB: returned by value, it took that much more stack in each
+/// caller's frame).
 pub(crate) fn build_unstarted(
     s: &Scenario,
     file: &str,
     limits: &Limits,
     keep_going: &mut dyn FnMut() -> bool,
-) -> Result<Sim, BuildError> {
+) -> Result<Box<Sim>, BuildError> {
     let mut pace = Pace { keep_going, steps: 0 };
     let mut budget = Budget::new(limits, file);
     pace.check()?;
@@ -446,7 +448,7 @@ pub(crate) fn build_unstarted(
 
     let recorder = make_recorder(s, &mut net, &flows, &mut budget, file)?;
     pace.check()?;
-    let mut sim = Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder);
+    let mut sim = Box::new(Sim::new(net, routes, trees, flows, protocols, timers, s.duration.0, recorder));
     // The frames held and the workload flows active at once share what memory is left.
     let left = budget.remaining();
     if workloads.is_empty() {

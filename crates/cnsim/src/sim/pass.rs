@@ -517,7 +517,7 @@ queues = "all"
         };
         sim.events.set_ties(Ties::Content);
         sim.start();
-        sim
+        *sim
     }
 
     #[test]
