@@ -2,16 +2,24 @@
 """Writes crates/cnsim-cli/link-order.txt: the functions a run of cnsim executes, in the
 order the linker is to place them (see crates/cnsim-cli/build.rs).
 
-The release binary runs, under Valgrind's Cachegrind, the side-by-side cases with lean
-outputs and every benchmark case for a short simulated time (a test keeps this list
-equal to `cnsim bench`'s), then a few runs that write every output (CSV, Parquet,
-plots). The functions the first set executes come first: those more of its runs execute
-ahead (start-up, the event loop), then those that ran more instructions. Those only the
-second set executes follow, in the same order. Symbols are the linker's (mangled) names,
-read from the binary's symbol table.
+The release binary runs, under Valgrind's Cachegrind, three sets of runs: the
+side-by-side cases with lean outputs (the dumbbells whose memory is set beside htsim's),
+every benchmark case for a short simulated time (a test keeps this list equal to `cnsim
+bench`'s), and a few runs that write every output (CSV, Parquet, plots). The functions
+the first set executes come first: those more of its runs execute ahead (start-up, the
+event loop), then those that ran more instructions. Those only the second set executes
+follow, in the same order, then those only the third executes. A lean dumbbell run so
+touches a prefix of the code that holds nothing the fabrics alone need. Symbols are the
+linker's (mangled) names, read from the binary's symbol table.
 
-    cargo build --release && scripts/link-order.py      (needs valgrind)
+    scripts/build-static.sh && CNSIM=target/static/release/cnsim scripts/link-order.py
     scripts/link-order.py --check                         (is the list that of this build?)
+
+Made from the statically linked build (needs valgrind), the list orders the C library's
+functions a run calls too. The dynamically linked release has the same Rust functions
+under the same names and skips the C names, which its shared C library holds. `--check`
+therefore counts a missing C name (one not mangled as Rust's) as the C library's, and
+fails on missing Rust names alone.
 
 CNSIM names another binary built with the release profile. Names carry hashes of the
 compiler's version, so the list is made again when the toolchain changes (and when
@@ -65,11 +73,13 @@ SENDERS_4096 = (
     'traffic[0].start.uniform=["0us","4468us"]',
 )
 RUNS = {
-    "run": [
+    "lean": [
         run("dumbbell-cbr-64", "duration=20ms"),
         run("dumbbell-qcn-64", "duration=20ms"),
         run("dumbbell-tcp-64", "duration=20ms"),
         run("dumbbell-cbr-64", "duration=20ms", *SENDERS_4096),
+    ],
+    "bench": [
         bench(
             "20ms",
             "dumbbell-cbr-64",
@@ -132,12 +142,20 @@ def instructions(argv: list[str], tag: str) -> collections.Counter[str]:
     return counts
 
 
+def is_rust(name: str) -> bool:
+    """Whether `name` is a Rust symbol (legacy `_ZN…` or v0 `_R…` mangling)."""
+    return name.startswith(("_ZN", "_R"))
+
+
 def check(known: dict[str, int]) -> None:
     """Exits with 1 when the list names functions the binary lacks."""
     with open(LIST) as f:
         listed = [line.strip() for line in f if line.strip()]
-    missing = [name for name in listed if name not in known]
-    print(f"{len(listed) - len(missing)} of the {len(listed)} listed functions are in {BINARY}", file=sys.stderr)
+    absent = [name for name in listed if name not in known]
+    missing = [name for name in absent if is_rust(name)]
+    print(f"{len(listed) - len(absent)} of the {len(listed)} listed functions are in {BINARY}", file=sys.stderr)
+    if len(absent) > len(missing):
+        print(f"  {len(absent) - len(missing)} C library functions are not (linked dynamically)", file=sys.stderr)
     if missing:
         for name in missing[:10]:
             print(f"  missing: {name}", file=sys.stderr)
