@@ -256,7 +256,7 @@ pub struct RedSettings {
 
 /// Automatic w_q: 1 − exp(−1/C), C in packets per second (reference §2.3, `q_weight_ 0`).
 pub fn auto_weight(ptc: f64) -> f64 {
-    1.0 - (-1.0 / ptc).exp()
+    1.0 - crate::engine::math::exp(-1.0 / ptc)
 }
 
 /// Automatic min_th: max(5, target_delay·C/2) packets (reference §2.3).
@@ -610,7 +610,7 @@ impl Average {
             Some(since) if now > since => (self.ptc * as_secs(now - since)).floor(),
             _ => 0.0,
         };
-        self.avg = self.avg * (1.0 - self.w_q).powf(m + 1.0) + self.w_q * q;
+        self.avg = self.avg * crate::engine::math::powf(1.0 - self.w_q, m + 1.0) + self.w_q * q;
     }
 
     /// A frame of `size` went on the wire with nothing behind it: the link asks for the

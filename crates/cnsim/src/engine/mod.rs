@@ -3,6 +3,7 @@
 //! Everything here is protocol-agnostic. Events are plain `Copy` data
 //! ([`Event`]); the run loop that interprets them lives in [`crate::sim`].
 
+pub mod math;
 pub mod queue;
 pub mod rng;
 pub mod time;

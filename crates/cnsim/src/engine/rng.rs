@@ -74,7 +74,7 @@ impl RngStream {
     #[inline]
     pub fn exponential(&mut self, mean: f64) -> f64 {
         // 1 - U is in (0, 1], so the logarithm is finite.
-        -mean * (1.0 - self.uniform()).ln()
+        -mean * super::math::ln(1.0 - self.uniform())
     }
 }
 

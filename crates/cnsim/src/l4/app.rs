@@ -73,7 +73,7 @@ impl WebParams {
     pub fn object_bytes(&self, u: f64) -> f64 {
         let mean = self.size_mean.value() as f64;
         let scale = mean * (self.size_shape - 1.0) / self.size_shape;
-        scale * (1.0 - u).powf(-1.0 / self.size_shape)
+        scale * crate::engine::math::powf(1.0 - u, -1.0 / self.size_shape)
     }
 }
 
