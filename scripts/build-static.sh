@@ -1,11 +1,9 @@
 #!/bin/sh
 # cnsim linked statically against the C library (glibc's static archives, which its
 # development package installs beside the shared ones): one file that runs on any x86-64
-# Linux whatever C library it has, whose mathematics (the logarithm behind exponential
-# draws, the powers of RED and Pareto sizes) is the C library it was built with, not the
-# one where it runs, and that maps less memory: of a shared C library a run keeps the
-# blocks around every function it calls resident, of a static one only the functions,
-# laid out with the rest of the program (crates/cnsim-cli/link-order.txt).
+# Linux whatever C library it has, and that maps less memory: of a shared C library a run
+# keeps the blocks around every function it calls resident, of a static one only the
+# functions, laid out with the rest of the program (crates/cnsim-cli/link-order.txt).
 # The simulation is the same, byte for byte.
 #
 #   scripts/build-static.sh            -> target/static/release/cnsim
