@@ -2,15 +2,16 @@
 """Writes crates/cnsim-cli/link-order.txt: the functions a run of cnsim executes, in the
 order the linker is to place them (see crates/cnsim-cli/build.rs).
 
-The release binary runs, under Valgrind's Cachegrind, three sets of runs: the
-side-by-side cases with lean outputs (the dumbbells whose memory is set beside htsim's),
-every benchmark case for a short simulated time (a test keeps this list equal to `cnsim
-bench`'s), and a few runs that write every output (CSV, Parquet, plots). The functions
-the first set executes come first: those more of its runs execute ahead (start-up, the
-event loop), then those that ran more instructions. Those only the second set executes
-follow, in the same order, then those only the third executes. A lean dumbbell run so
-touches a prefix of the code that holds nothing the fabrics alone need. Symbols are the
-linker's (mangled) names, read from the binary's symbol table.
+The binary (the statically linked release, see below) runs, under Valgrind's Cachegrind,
+three sets of runs: the side-by-side cases with lean outputs (the dumbbells whose memory
+is set beside htsim's), every benchmark case for a short simulated time (a test keeps
+this list equal to `cnsim bench`'s), and a few runs that write every output (CSV,
+Parquet, plots). The functions the first set executes come first: those more of its runs
+execute ahead (start-up, the event loop), then those that ran more instructions. Those
+only the second set executes follow, in the same order, then those only the third
+executes. A lean dumbbell run so touches a prefix of the code that holds nothing the
+fabrics alone need. Symbols are the linker's (mangled) names, read from the binary's
+symbol table.
 
     scripts/build-static.sh && CNSIM=target/static/release/cnsim scripts/link-order.py
     scripts/link-order.py --check                         (is the list that of this build?)
@@ -155,7 +156,7 @@ def check(known: dict[str, int]) -> None:
     missing = [name for name in absent if is_rust(name)]
     print(f"{len(listed) - len(absent)} of the {len(listed)} listed functions are in {BINARY}", file=sys.stderr)
     if len(absent) > len(missing):
-        print(f"  {len(absent) - len(missing)} C library functions are not (linked dynamically)", file=sys.stderr)
+        print(f"  the other {len(absent) - len(missing)} are the C library's (this build links it dynamically)", file=sys.stderr)
     if missing:
         for name in missing[:10]:
             print(f"  missing: {name}", file=sys.stderr)

@@ -141,9 +141,10 @@ impl Sim {
 
     /// Gives back the event queue's room once the run is over for good: the reports read
     /// none of it, and what they compute (the summary; the fair shares of a partitioned
-    /// run) then takes that room instead of adding to the run's peak. The simulation cannot go on afterwards. Out of line:
-    /// the new queue is made on the stack (its window is 16 KB), which inlined would sit
-    /// in the caller's frame under the whole build and run.
+    /// run) then takes that room instead of adding to the run's peak. The simulation
+    /// cannot go on afterwards. Out of line: the new queue is made on the stack (its
+    /// window is 16 KB), which inlined would sit in the caller's frame under the whole
+    /// build and run.
     #[inline(never)]
     pub(crate) fn release_events(&mut self) {
         self.events = crate::engine::EventQueue::new();
