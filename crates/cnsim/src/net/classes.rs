@@ -198,7 +198,7 @@ impl Classes {
     }
 
     /// Class `class`'s queue, mutably.
-    #[inline]
+    #[inline(always)] // at every enqueue; LLVM left it out of line in some callers
     pub fn queue_mut(&mut self, class: u8) -> &mut EgressQueue {
         if class == 0 {
             &mut self.first

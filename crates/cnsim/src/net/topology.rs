@@ -197,6 +197,14 @@ impl Port {
         if tag == size {
             return value;
         }
+        self.serialization_time_uncached(size)
+    }
+
+    /// [`Port::serialization_time`] of a size the cache does not hold, which it then
+    /// holds. Out of line: the common paths above stay a few instructions in the caller.
+    #[cold]
+    #[inline(never)]
+    fn serialization_time_uncached(&mut self, size: u32) -> Time {
         let time = serialization_time(size, self.rate_bps);
         if size < PER_BYTE && time <= TIME_MASK {
             self.ser_cache = u64::from(size) << TIME_BITS | time;

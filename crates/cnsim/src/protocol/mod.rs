@@ -1149,7 +1149,7 @@ impl AnyLinkControl {
 
     /// Whether class `class` of a port whose link state is `slot` (`NONE` for a port no
     /// link control concerns) may send under `link`, if any.
-    #[inline]
+    #[inline(always)] // in every enqueue; out of line it costs 1.5 % of dumbbell-tcp-64
     pub fn gate_open(link: &Option<AnyLinkControl>, slot: u32, class: u8, now: Time) -> bool {
         slot == crate::net::NONE || link.as_ref().is_none_or(|l| l.may_send(slot, class, now))
     }

@@ -412,13 +412,13 @@ impl Sim {
         let ser = port.serialization_time(size);
         port.busy_until = now + ser;
         let flight = ser + port.to_next_node;
-        let kind = port.flight;
+        let (kind, traced) = (port.flight, port.traced);
         self.counters.frame_hops += 1;
         self.counters.on_wire += 1;
         if !self.int_tx.is_empty() {
             self.int_stamp(p, id, size, now);
         }
-        if self.net.ports[p as usize].traced {
+        if traced {
             self.trace_sent(p, id, now);
         }
         // Then the frame's arrival, which, passed through a switch or taken by a host

@@ -411,7 +411,7 @@ impl Pause {
     }
 
     /// Whether class `class` of the port with state `slot` may send at `now`.
-    #[inline]
+    #[inline(always)] // asked at every enqueue on a port under PFC
     pub fn may_send(&self, slot: u32, class: u8, now: Time) -> bool {
         self.paused_through_all <= now
             || self.paused_through[slot as usize] <= now
