@@ -81,20 +81,6 @@ struct Folded {
     bytes: u128,
 }
 
-/// Adds `value · dt` to an integral's `u64` of recent growth; when the sum would
-/// overflow, empties it and returns all of it instead, for its `u128` total: exact
-/// whatever the magnitudes.
-#[inline]
-fn integrate(recent: &mut u64, value: u64, dt: u64) -> Option<u128> {
-    match value.checked_mul(dt).and_then(|area| recent.checked_add(area)) {
-        Some(sum) => {
-            *recent = sum;
-            None
-        }
-        None => Some(std::mem::take(recent) as u128 + value as u128 * dt as u128),
-    }
-}
-
 impl QueueStats {
     /// ∫ frames dt so far, in frame·ps.
     pub fn area_frames(&self) -> u128 {
@@ -111,10 +97,17 @@ impl QueueStats {
         self.folded.as_ref().map_or(0, |f| f.bytes) + self.recent_area_bytes as u128
     }
 
-    /// The folded totals, allocated at the first overflow.
+    /// Moves the integrals' recent parts, whose sums `frames`, `frames_sq` and `bytes`
+    /// (recent part plus the latest step) no longer all fit a `u64`, to the folded
+    /// totals, allocated at the first overflow.
     #[cold]
-    fn folded(&mut self) -> &mut Folded {
-        self.folded.get_or_insert_with(Box::default)
+    #[inline(never)]
+    fn fold(&mut self, frames: u128, frames_sq: u128, bytes: u128) {
+        let folded = self.folded.get_or_insert_with(Box::default);
+        folded.frames += frames;
+        folded.frames_sq += frames_sq;
+        folded.bytes += bytes;
+        (self.recent_area_frames, self.recent_area_frames_sq, self.recent_area_bytes) = (0, 0, 0);
     }
 
     /// Time-weighted mean and standard deviation of the length in frames over `[0, end]`.
@@ -201,23 +194,25 @@ impl EgressQueue {
         self.capacity.admits(self.len(), self.bytes, size)
     }
 
-    /// Advances the time integrals to `now` (call before every length change).
-    #[inline]
+    /// Advances the time integrals to `now` (call before every length change). Each
+    /// step is summed in 128 bits, where it cannot overflow (a length below 2^32, a time
+    /// below 2^64), and the sums stay in the `u64`s while all three fit: a few
+    /// multiplications and no branch but that one, inline at every push and pop. The
+    /// totals (folded part plus recent part) are exact whenever the folding happens.
+    #[inline(always)]
     fn account(&mut self, now: Time) {
         let s = &mut self.stats;
-        let dt = now - s.last_change;
-        if dt > 0 {
-            let n = self.frames.len() as u64;
-            if let Some(area) = integrate(&mut s.recent_area_frames, n, dt) {
-                s.folded().frames += area;
-            }
-            if let Some(area) = integrate(&mut s.recent_area_frames_sq, n * n, dt) {
-                s.folded().frames_sq += area;
-            }
-            if let Some(area) = integrate(&mut s.recent_area_bytes, self.bytes, dt) {
-                s.folded().bytes += area;
-            }
-            s.last_change = now;
+        let dt = u128::from(now - s.last_change);
+        let n = self.frames.len() as u64;
+        let frames = u128::from(s.recent_area_frames) + u128::from(n) * dt;
+        let frames_sq = u128::from(s.recent_area_frames_sq) + u128::from(n * n) * dt;
+        let bytes = u128::from(s.recent_area_bytes) + u128::from(self.bytes) * dt;
+        s.last_change = now;
+        if (frames | frames_sq | bytes) >> 64 == 0 {
+            (s.recent_area_frames, s.recent_area_frames_sq, s.recent_area_bytes) =
+                (frames as u64, frames_sq as u64, bytes as u64);
+        } else {
+            s.fold(frames, frames_sq, bytes);
         }
     }
 
