@@ -102,7 +102,7 @@ impl FrameArena {
     }
 
     /// Stores `frame` and returns its id, reusing a freed slot when there is one.
-    #[inline]
+    #[inline(always)] // the frame is then written in place, not passed and copied
     pub fn alloc(&mut self, frame: Frame) -> FrameId {
         self.live += 1;
         if let Some(n) = self.per_flow.get_mut(frame.flow.wrapping_sub(self.counted_from) as usize) {
@@ -124,7 +124,7 @@ impl FrameArena {
     }
 
     /// Returns slot `id` to the free list.
-    #[inline]
+    #[inline(always)]
     pub fn free(&mut self, id: FrameId) {
         debug_assert!(!self.free.contains(&id), "double free of frame {id}");
         self.live -= 1;
