@@ -251,7 +251,7 @@ impl Classes {
     }
 
     /// Appends an admitted frame to class `class`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, class: u8, now: Time, id: FrameId, size: u32) {
         self.backlog += 1;
         self.queue_mut(class).push(now, id, size);

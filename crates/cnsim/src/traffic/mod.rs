@@ -328,17 +328,22 @@ impl Flow {
 
     /// The destination host for the next frame of a unicast flow (drawing one for
     /// uniform flows).
+    #[inline(always)] // once per frame; a fixed destination is one load
     pub fn pick_host(&mut self) -> Option<NodeId> {
         match &self.dst {
             Destination::Host(h) => Some(*h),
             Destination::Tree { .. } => None,
-            Destination::Uniform { among, own } => {
-                // One of the others: draw among n - 1 and skip the source's own place.
-                let k = self.rng.below(among.len() as u64 - 1) as usize;
-                Some(among[if k >= *own as usize { k + 1 } else { k }])
-            }
+            Destination::Uniform { among, own } => Some(pick_uniform(&mut self.rng, among, *own)),
         }
     }
+}
+
+/// [`Flow::pick_host`] for a uniform flow from `own`'s place in `among`: one of the
+/// others, drawn among n − 1, skipping the source's own place.
+#[inline(never)]
+fn pick_uniform(rng: &mut RngStream, among: &[NodeId], own: u32) -> NodeId {
+    let k = rng.below(among.len() as u64 - 1) as usize;
+    among[if k >= own as usize { k + 1 } else { k }]
 }
 
 #[cfg(test)]
