@@ -804,22 +804,30 @@ impl EventQueue {
     /// delay after the present come in time order, so each delay's events form a lane.
     #[inline]
     pub fn schedule_after(&mut self, delay: Time, event: Event) {
-        let at = self.now + delay;
         // A short pending list is cheaper than a lane's bookkeeping.
-        if self.pending.len() >= DELAY_LANES_FROM {
-            let slot = delay_slot(delay);
-            if self.delay_lanes.take(slot, delay) {
-                debug_assert!(!matches!(event, Event::Timer { .. }), "timer events have their own lane");
-                let key = self.key(at, event);
-                match self.delay_lanes.enter(slot, Entry { key, event, lane: NO_LANE }) {
-                    Entered::Head => self.settle_beside(),
-                    Entered::Behind => {}
-                    Entered::Refused => self.pending.push(Entry { key, event, lane: NO_LANE }),
-                }
-                return;
-            }
+        if self.pending.len() >= DELAY_LANES_FROM && self.schedule_in_delay_lane(delay, event) {
+            return;
         }
-        self.schedule(at, event)
+        self.schedule(self.now + delay, event)
+    }
+
+    /// [`schedule_after`](Self::schedule_after) in the lane of `delay`, if its slot may
+    /// take it. Out of line: inline, its registers were saved and restored at every
+    /// call, most of which (on a dumbbell) schedule outside lanes.
+    #[inline(never)]
+    fn schedule_in_delay_lane(&mut self, delay: Time, event: Event) -> bool {
+        let slot = delay_slot(delay);
+        if !self.delay_lanes.take(slot, delay) {
+            return false;
+        }
+        debug_assert!(!matches!(event, Event::Timer { .. }), "timer events have their own lane");
+        let key = self.key(self.now + delay, event);
+        match self.delay_lanes.enter(slot, Entry { key, event, lane: NO_LANE }) {
+            Entered::Head => self.settle_beside(),
+            Entered::Behind => {}
+            Entered::Refused => self.pending.push(Entry { key, event, lane: NO_LANE }),
+        }
+        true
     }
 
     #[inline]
