@@ -36,8 +36,8 @@
 //! busy link) to about 14, and a 40 ms run from 3.11 G to 2.85 G instructions (cachegrind).
 //! Their heads wait beside the pending entries, like the timers' head, in a winner tree
 //! ([`DelayLanes`]): a lane's next event replays a few branch-free matches instead of
-//! finding its place among the pending entries (on `fattree-k8-websearch`, 5.2 % fewer
-//! instructions and 0.89 of the CPU time).
+//! finding its place among the pending entries (on `fattree-k8-websearch`, 4.4 % fewer
+//! instructions and 0.92 of the CPU time).
 
 use std::collections::VecDeque;
 
