@@ -971,22 +971,31 @@ impl EventQueue {
     /// asking again. Events scheduled meanwhile always sort after it.
     #[inline]
     pub fn front(&mut self) -> Option<(Time, Event)> {
-        self.front_before(Time::MAX)
+        let (e, from) = self.earliest();
+        let (key, event) = (e.key, e.event);
+        (key != SENTINEL.key).then(|| self.hand_out(key, event, from))
     }
 
     /// The next event if it comes before `until` (the clock moves to it); `None`, with
-    /// the clock left where it was, otherwise.
+    /// the clock left where it was, otherwise. An empty queue's [`SENTINEL`] is due at
+    /// the largest time, never before `until`.
     #[inline]
     pub fn front_before(&mut self, until: Time) -> Option<(Time, Event)> {
         let (e, from) = self.earliest();
-        let (key, at, event) = (e.key, (e.key >> 64) as Time, e.event);
-        if at >= until {
-            return None;
-        }
+        let (key, event) = (e.key, e.event);
+        (((key >> 64) as Time) < until).then(|| self.hand_out(key, event, from))
+    }
+
+    /// The event of key `key`, waiting at `from`, is the one being handled: the clock
+    /// moves to it, and [`retire`](Self::retire) and [`reschedule`](Self::reschedule)
+    /// will find it where it waits.
+    #[inline(always)]
+    fn hand_out(&mut self, key: u128, event: Event, from: Front) -> (Time, Event) {
+        let at = (key >> 64) as Time;
         self.now = at;
         self.enter(key);
         self.front_from = from;
-        Some((at, event))
+        (at, event)
     }
 
     /// Time of the next event, if any.
@@ -1416,6 +1425,19 @@ mod tests {
             ]
         );
         assert!(q.is_empty());
+    }
+
+    /// `front` hands out any pending event, one due at the largest time included;
+    /// `front_before` only those due before its bound, and never an empty queue's
+    /// sentinel.
+    #[test]
+    fn an_event_due_at_the_largest_time_still_comes_out() {
+        let mut q = EventQueue::new();
+        assert_eq!(q.front_before(Time::MAX), None);
+        q.schedule(Time::MAX, Event::Sample);
+        assert_eq!(q.front_before(Time::MAX), None);
+        assert_eq!(q.pop(), Some((Time::MAX, Event::Sample)));
+        assert_eq!(q.front(), None);
     }
 
     #[test]
