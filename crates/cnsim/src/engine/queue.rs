@@ -157,7 +157,7 @@ struct DelayLanes {
     /// scheduled that far after the present).
     delays: [Time; DELAY_SLOTS],
     /// Each lane's events after its head.
-    rest: [VecDeque<Entry>; DELAY_SLOTS],
+    rest: [Ring; DELAY_SLOTS],
     /// The key of each lane's last event.
     last: [u128; DELAY_SLOTS],
     /// Lanes that hold a head.
@@ -260,16 +260,17 @@ impl DelayLanes {
     /// tie-break under [`Ties::Content`] may put an event due at the same instant as
     /// the lane's last before it).
     #[inline(always)]
-    fn enter(&mut self, slot: usize, e: Entry) -> Entered {
+    fn enter(&mut self, slot: usize, key: u128, event: Event) -> Entered {
         if self.heads[slot].key == SENTINEL.key {
-            self.heads[slot] = e;
-            self.last[slot] = e.key;
+            let head = &mut self.heads[slot];
+            (head.key, head.event, head.lane) = (key, event, NO_LANE);
+            self.last[slot] = key;
             self.busy += 1;
             self.replay(slot);
             Entered::Head
-        } else if e.key > self.last[slot] {
-            self.last[slot] = e.key;
-            self.rest[slot].push_back(e);
+        } else if key > self.last[slot] {
+            self.last[slot] = key;
+            self.rest[slot].push_back(key, event);
             Entered::Behind
         } else {
             Entered::Refused
@@ -306,7 +307,7 @@ impl DelayLanes {
             Some(next) if e.key < next.key => self.heads[w] = e,
             Some(_) if e.key > self.last[w] => {
                 self.last[w] = e.key;
-                self.rest[w].push_back(e);
+                self.rest[w].push_back(e.key, e.event);
                 self.heads[w] = self.rest[w].pop_front().expect("a next event");
             }
             Some(_) => {
@@ -320,7 +321,110 @@ impl DelayLanes {
 
     /// Events in the lanes.
     fn len(&self) -> usize {
-        self.busy + self.rest.iter().map(VecDeque::len).sum::<usize>()
+        self.busy + self.rest.iter().map(Ring::len).sum::<usize>()
+    }
+}
+
+/// An event as two integers, which a call takes in registers: what
+/// [`EventQueue::schedule_after`] hands its out-of-line lane path. An `Event` (12
+/// bytes) is passed by reference: written to memory field by field and read back 8
+/// bytes at a time, a load that waits for the stores before it to reach the cache (a
+/// failed store forwarding).
+#[derive(Clone, Copy)]
+struct EventBits(u64, u32);
+
+impl EventBits {
+    /// `event`'s kind (bits 0–31) and first field (bits 32–63), and its second field.
+    #[inline(always)]
+    fn of(event: Event) -> Self {
+        let (kind, a, b) = match event {
+            Event::Sample => (0, 0, 0),
+            Event::SourceEmit { flow } => (1, flow, 0),
+            Event::PortFree { port } => (2, port, 0),
+            Event::Arrive { port } => (3, port, 0),
+            Event::ArriveFrame { port, frame } => (4, port, frame),
+            Event::Timer { timer, generation } => (5, timer, generation),
+            Event::FlowArrives { arrival } => (6, arrival, 0),
+        };
+        EventBits(kind | u64::from(a) << 32, b)
+    }
+
+    /// The event again.
+    #[inline(always)]
+    fn event(self) -> Event {
+        let (a, b) = ((self.0 >> 32) as u32, self.1);
+        match self.0 as u32 {
+            0 => Event::Sample,
+            1 => Event::SourceEmit { flow: a },
+            2 => Event::PortFree { port: a },
+            3 => Event::Arrive { port: a },
+            4 => Event::ArriveFrame { port: a, frame: b },
+            5 => Event::Timer { timer: a, generation: b },
+            _ => Event::FlowArrives { arrival: a },
+        }
+    }
+}
+
+/// A FIFO of entries in a ring of a power-of-two size, as `VecDeque` but with its
+/// `push_back` and `pop_front` always inline, and an entry written field by field
+/// where it goes. `VecDeque::push_back`, left out of line, took its entry by
+/// reference, which the caller had just written field by field; it read the entry
+/// back 16 bytes at a time, a load that waits for the stores before it to reach the
+/// cache (a failed store forwarding), at every frame a fabric's link sends.
+#[derive(Default)]
+struct Ring {
+    slots: Vec<Entry>,
+    /// Index of the first entry.
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&Entry> {
+        (self.len > 0).then(|| &self.slots[self.head])
+    }
+
+    /// Appends the entry of `event` due with `key`, outside any [`Lane`].
+    #[inline(always)]
+    fn push_back(&mut self, key: u128, event: Event) {
+        if self.len == self.slots.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & (self.slots.len() - 1);
+        let slot = &mut self.slots[i];
+        slot.key = key;
+        slot.event = event;
+        slot.lane = NO_LANE;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn pop_front(&mut self) -> Option<Entry> {
+        if self.len == 0 {
+            return None;
+        }
+        let e = self.slots[self.head];
+        self.head = (self.head + 1) & (self.slots.len() - 1);
+        self.len -= 1;
+        Some(e)
+    }
+
+    /// Doubles the ring (at least 16 slots), its entries from slot 0 in order.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let size = (2 * self.slots.len()).max(16);
+        let mut slots = Vec::with_capacity(size);
+        slots.extend((0..self.len).map(|k| self.slots[(self.head + k) & (self.slots.len() - 1)]));
+        slots.resize(size, SENTINEL);
+        self.slots = slots;
+        self.head = 0;
     }
 }
 
@@ -680,10 +784,11 @@ const ID_SHIFT: u32 = 21;
 const GENERATION_MASK: u64 = (1 << ID_SHIFT) - 1;
 const MAX_DEPTH: u64 = 0xff;
 
-/// The [`Ties::Content`] tie-break of `event` due at `at`, at depth `depth`.
-#[inline]
-fn content_tie(event: Event, depth: u64, at: Time) -> u64 {
-    let (kind, id, generation) = match event {
+/// What of `event` its [`Ties::Content`] tie-break reads: its kind, its id and, for a
+/// timer's, its generation.
+#[inline(always)]
+fn tie_ids(event: Event) -> (u64, u32, u32) {
+    match event {
         Event::Sample => (0, 0, 0),
         // One kind: a link's frames arrive one at a time, by either event.
         Event::Arrive { port } | Event::ArriveFrame { port, .. } => (1, port, 0),
@@ -691,7 +796,13 @@ fn content_tie(event: Event, depth: u64, at: Time) -> u64 {
         Event::SourceEmit { flow } => (3, flow, 0),
         Event::Timer { timer, generation } => (4, timer, generation),
         Event::FlowArrives { arrival } => (5, arrival, 0),
-    };
+    }
+}
+
+/// The [`Ties::Content`] tie-break of an event with `ids` ([`tie_ids`]) due at `at`, at
+/// depth `depth`.
+#[inline]
+fn content_tie((kind, id, generation): (u64, u32, u32), depth: u64, at: Time) -> u64 {
     depth.min(MAX_DEPTH) << DEPTH_SHIFT
         | kind << KIND_SHIFT
         | shuffle(u64::from(id) << ID_SHIFT | u64::from(generation) & GENERATION_MASK, at)
@@ -802,10 +913,23 @@ impl EventQueue {
 
     /// Schedules `event` `delay` after now in the lane of that delay: events a fixed
     /// delay after the present come in time order, so each delay's events form a lane.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_after(&mut self, delay: Time, event: Event) {
         // A short pending list is cheaper than a lane's bookkeeping.
-        if self.pending.len() >= DELAY_LANES_FROM && self.schedule_in_delay_lane(delay, event) {
+        if self.pending.len() >= DELAY_LANES_FROM && self.schedule_in_delay_lane(delay, EventBits::of(event))
+        {
+            return;
+        }
+        self.schedule(self.now + delay, event)
+    }
+
+    /// [`schedule_after`](Self::schedule_after) with the path into a delay lane inline:
+    /// for a fabric's frame arrivals, nearly all of which take it. Out of line, the
+    /// call cost the fabric more than its registers' saving and restoring costs where
+    /// arrivals mostly go outside lanes.
+    #[inline(always)]
+    pub fn schedule_after_in_lane(&mut self, delay: Time, event: Event) {
+        if self.pending.len() >= DELAY_LANES_FROM && self.enter_delay_lane(delay, event) {
             return;
         }
         self.schedule(self.now + delay, event)
@@ -815,14 +939,20 @@ impl EventQueue {
     /// take it. Out of line: inline, its registers were saved and restored at every
     /// call, most of which (on a dumbbell) schedule outside lanes.
     #[inline(never)]
-    fn schedule_in_delay_lane(&mut self, delay: Time, event: Event) -> bool {
+    fn schedule_in_delay_lane(&mut self, delay: Time, bits: EventBits) -> bool {
+        self.enter_delay_lane(delay, bits.event())
+    }
+
+    /// Enters `event` in the lane of `delay`, if its slot may take it.
+    #[inline(always)]
+    fn enter_delay_lane(&mut self, delay: Time, event: Event) -> bool {
         let slot = delay_slot(delay);
         if !self.delay_lanes.take(slot, delay) {
             return false;
         }
         debug_assert!(!matches!(event, Event::Timer { .. }), "timer events have their own lane");
         let key = self.key(self.now + delay, event);
-        match self.delay_lanes.enter(slot, Entry { key, event, lane: NO_LANE }) {
+        match self.delay_lanes.enter(slot, key, event) {
             Entered::Head => self.settle_beside(),
             Entered::Behind => {}
             Entered::Refused => self.pending.push(Entry { key, event, lane: NO_LANE }),
@@ -830,7 +960,7 @@ impl EventQueue {
         true
     }
 
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, at: Time, event: Event) -> u128 {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
         let at = at.max(self.now);
@@ -839,17 +969,21 @@ impl EventQueue {
                 self.next_seq += 1;
                 self.next_seq - 1
             }
-            Ties::Content => self.content_key(at, event),
+            Ties::Content => self.content_key(at, tie_ids(event)),
         };
         (at as u128) << 64 | tie as u128
     }
 
-    /// The [`Ties::Content`] tie-break of `event` scheduled for `at`.
-    #[inline]
-    fn content_key(&self, at: Time, event: Event) -> u64 {
+    /// The [`Ties::Content`] tie-break of an event with `ids` ([`tie_ids`]) scheduled
+    /// for `at`. Out of line, and given the event's ids rather than the event: an
+    /// event passed by reference must be in memory, and was written there field by
+    /// field and read back whole on every path that schedules, a failed store
+    /// forwarding.
+    #[inline(never)]
+    fn content_key(&self, at: Time, ids: (u64, u32, u32)) -> u64 {
         let depth = if at == self.now { (self.front_tie >> DEPTH_SHIFT) + 1 } else { 0 };
         debug_assert!(depth <= MAX_DEPTH, "more than {MAX_DEPTH} events chained at one instant");
-        content_tie(event, depth, at)
+        content_tie(ids, depth, at)
     }
 
     /// Notes the tie-break of the event about to be handled, whose key is `key` (a
@@ -1441,6 +1575,79 @@ mod tests {
     }
 
     #[test]
+    fn event_bits_give_back_every_kind_of_event() {
+        let events = [
+            Event::Sample,
+            Event::SourceEmit { flow: 7 },
+            Event::PortFree { port: u32::MAX },
+            Event::Arrive { port: 3 },
+            Event::ArriveFrame { port: 1 << 31, frame: u32::MAX - 1 },
+            Event::Timer { timer: 9, generation: 1 << 20 },
+            Event::FlowArrives { arrival: 12 },
+        ];
+        for e in events {
+            assert_eq!(EventBits::of(e).event(), e);
+        }
+    }
+
+    #[test]
+    fn a_ring_keeps_its_order_as_it_wraps_and_grows() {
+        let mut ring = Ring::default();
+        let mut next = (0u128, 0u128); // (pushed, popped)
+                                       // Pushes run ahead of pops by 3 to 40 entries: the ring wraps at 16 slots,
+                                       // then grows to 32 and 64 with entries on both sides of its end.
+        for round in 0..200u128 {
+            let ahead = 3 + (round * 7) % 38;
+            while next.0 - next.1 < ahead {
+                ring.push_back(next.0, Event::Arrive { port: next.0 as u32 });
+                next.0 += 1;
+            }
+            for _ in 0..(round % 5) {
+                let e = ring.pop_front().expect("an entry");
+                assert_eq!(
+                    (e.key, e.event, e.lane),
+                    (next.1, Event::Arrive { port: next.1 as u32 }, NO_LANE)
+                );
+                next.1 += 1;
+            }
+            assert_eq!(ring.len() as u128, next.0 - next.1);
+            assert_eq!(ring.front().map(|e| e.key), (ring.len() > 0).then_some(next.1));
+        }
+        while let Some(e) = ring.pop_front() {
+            assert_eq!(e.key, next.1);
+            next.1 += 1;
+        }
+        assert_eq!(next.0, next.1);
+        assert_eq!(ring.slots.len(), 64);
+    }
+
+    #[test]
+    fn the_inline_lane_path_orders_events_as_the_other() {
+        // The same events through `schedule_after` and `schedule_after_in_lane`, with
+        // more than `DELAY_LANES_FROM` pending so that lanes take them.
+        let run = |inline: bool| {
+            let mut q = EventQueue::new();
+            for i in 0..20 {
+                q.schedule(1000 + i, Event::SourceEmit { flow: i as u32 });
+            }
+            for i in 0..300u32 {
+                let delay = [30, 70, 30, 1200, 5][i as usize % 5] + u64::from(i % 3);
+                let event = Event::ArriveFrame { port: i % 7, frame: i };
+                if inline {
+                    q.schedule_after_in_lane(delay, event);
+                } else {
+                    q.schedule_after(delay, event);
+                }
+                if i % 4 == 3 {
+                    q.pop();
+                }
+            }
+            drain(&mut q)
+        };
+        assert_eq!(run(true), run(false));
+    }
+
+    #[test]
     #[should_panic(expected = "retire on an empty queue")]
     fn retiring_from_an_empty_queue_is_a_bug() {
         let mut q = EventQueue::new();
@@ -1512,25 +1719,25 @@ mod tests {
         let entry = |key: u128| Entry { key, event: Event::Arrive { port: key as u32 }, lane: NO_LANE };
         let mut d = DelayLanes::default();
         assert_eq!((d.first_key(), d.busy), (SENTINEL.key, 0));
-        assert_eq!(d.enter(3, entry(50)), Entered::Head);
-        assert_eq!(d.enter(9, entry(20)), Entered::Head);
-        assert_eq!(d.enter(12, entry(70)), Entered::Head);
-        assert_eq!(d.enter(9, entry(90)), Entered::Behind);
-        assert_eq!(d.enter(9, entry(85)), Entered::Refused, "before the lane's last");
+        assert_eq!(d.enter(3, 50, Event::Arrive { port: 50 }), Entered::Head);
+        assert_eq!(d.enter(9, 20, Event::Arrive { port: 20 }), Entered::Head);
+        assert_eq!(d.enter(12, 70, Event::Arrive { port: 70 }), Entered::Head);
+        assert_eq!(d.enter(9, 90, Event::Arrive { port: 90 }), Entered::Behind);
+        assert_eq!(d.enter(9, 85, Event::Arrive { port: 85 }), Entered::Refused, "before the lane's last");
         assert_eq!((d.winning_slot(), d.first_key(), d.busy), (9, 20, 3));
         assert_eq!((d.tree[2].slot, d.tree[2].key, d.tree[3].slot, d.tree[3].key), (3, 50, 9, 20));
         d.pop_winner();
         assert_eq!((d.winning_slot(), d.first_key()), (3, 50));
         assert_eq!((d.tree[3].slot, d.tree[3].key), (12, 70));
         assert_eq!(d.heads[9].key, 90, "the lane's next event is its head");
-        assert_eq!(d.enter(3, entry(60)), Entered::Behind);
+        assert_eq!(d.enter(3, 60, Event::Arrive { port: 60 }), Entered::Behind);
         assert!(d.replace_winner(entry(95)).is_none());
         assert_eq!((d.heads[3].key, d.last[3], d.first_key()), (60, 95, 60));
         // Due before its lane's next event, a replacement stays the head; due between
         // the next and the last, it is given back and the next becomes the head.
         assert!(d.replace_winner(entry(65)).is_none());
         assert_eq!((d.heads[3].key, d.first_key()), (65, 65));
-        assert_eq!(d.enter(3, entry(97)), Entered::Behind);
+        assert_eq!(d.enter(3, 97, Event::Arrive { port: 97 }), Entered::Behind);
         assert_eq!(d.replace_winner(entry(96)).map(|e| e.key), Some(96));
         assert_eq!((d.heads[3].key, d.winning_slot()), (95, 12));
         let mut order = Vec::new();

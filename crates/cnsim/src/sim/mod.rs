@@ -428,7 +428,7 @@ impl Sim {
         if kind == Flight::Direct {
             if self.arrival_per_frame {
                 debug_assert_eq!(now, self.events.now(), "frames pass through switches only off fabrics");
-                self.events.schedule_after(flight, Event::ArriveFrame { port: p, frame: id });
+                self.events.schedule_after_in_lane(flight, Event::ArriveFrame { port: p, frame: id });
                 return;
             }
             let port = &mut self.net.ports[p as usize];
