@@ -923,10 +923,11 @@ impl EventQueue {
         self.schedule(self.now + delay, event)
     }
 
-    /// [`schedule_after`](Self::schedule_after) with the path into a delay lane inline:
-    /// for a fabric's frame arrivals, nearly all of which take it. Out of line, the
-    /// call cost the fabric more than its registers' saving and restoring costs where
-    /// arrivals mostly go outside lanes.
+    /// [`schedule_after`](Self::schedule_after) with the path into a delay lane inline,
+    /// for a fabric's frame arrivals: nearly all of them take that path, and out of
+    /// line it cost each a call. `schedule_after` keeps it out of line for the callers
+    /// whose events mostly go outside lanes (a dumbbell's), which inline it would cost
+    /// saved registers at every call.
     #[inline(always)]
     pub fn schedule_after_in_lane(&mut self, delay: Time, event: Event) {
         if self.pending.len() >= DELAY_LANES_FROM && self.enter_delay_lane(delay, event) {
