@@ -1593,10 +1593,11 @@ mod tests {
 
     #[test]
     fn a_ring_keeps_its_order_as_it_wraps_and_grows() {
+        // Pushes run ahead of pops by 3 to 40 entries: the ring wraps at 16 slots, then
+        // grows to 32 and 64 with entries on both sides of its end. `next` counts the
+        // entries pushed and popped.
         let mut ring = Ring::default();
-        let mut next = (0u128, 0u128); // (pushed, popped)
-                                       // Pushes run ahead of pops by 3 to 40 entries: the ring wraps at 16 slots,
-                                       // then grows to 32 and 64 with entries on both sides of its end.
+        let mut next = (0u128, 0u128);
         for round in 0..200u128 {
             let ahead = 3 + (round * 7) % 38;
             while next.0 - next.1 < ahead {
