@@ -211,6 +211,9 @@ impl Sim {
         for (p, at, id) in part.outgoing[to as usize].drain(..) {
             into.push((p, at, *self.frames.get(id), self.frames.int(id).copied()));
             self.frames.free(id);
+            // On the wire in the partition it reaches from now on, which counts it
+            // (`Sim::take_in`) before its arrival takes it off.
+            self.counters.on_wire -= 1;
             earliest = earliest.min(at);
         }
         earliest
@@ -219,6 +222,7 @@ impl Sim {
     /// Frames that crossed into this partition join their links in flight.
     fn take_in(&mut self, crossings: &mut Vec<Crossing>) {
         for (p, at, frame, int) in crossings.drain(..) {
+            self.counters.on_wire += 1;
             let id = self.frames.alloc(frame);
             if let (Some(int), Some(stack)) = (int, self.frames.int_mut(id)) {
                 *stack = int;
