@@ -440,3 +440,62 @@ fn a_workload_run_writes_its_completion_times() {
     assert!(svg.contains("slowdown") && svg.contains("p99"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The binary defines the C library's mathematical functions itself (the feature `c-math`):
+/// it names no shared libm among the libraries it needs, so every machine draws the same
+/// figures and no libm is loaded.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_binary_needs_no_shared_libm() {
+    let needed = elf_needed(Path::new(env!("CARGO_BIN_EXE_cnsim")));
+    assert!(needed.iter().any(|n| n.starts_with("libc.so")), "no libc among {needed:?}: the reader is wrong");
+    assert!(!needed.iter().any(|n| n.starts_with("libm.so")), "the binary needs libm: {needed:?}");
+}
+
+/// The `DT_NEEDED` names of a 64-bit little-endian ELF file's dynamic section.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn elf_needed(path: &Path) -> Vec<String> {
+    let b = std::fs::read(path).expect("read the binary");
+    let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    assert_eq!(&b[..4], b"\x7fELF", "not an ELF file");
+    assert_eq!((b[4], b[5]), (2, 1), "not 64-bit little-endian");
+    let (phoff, phentsize, phnum) = (u64_at(0x20), u16_at(0x36), u16_at(0x38));
+    // (type, file offset, virtual address, file size) of each program header.
+    let headers: Vec<(u32, usize, usize, usize)> = (0..phnum)
+        .map(|i| {
+            let h = phoff + i * phentsize;
+            (
+                u32::from_le_bytes(b[h..h + 4].try_into().unwrap()),
+                u64_at(h + 8),
+                u64_at(h + 16),
+                u64_at(h + 32),
+            )
+        })
+        .collect();
+    const PT_LOAD: u32 = 1;
+    const PT_DYNAMIC: u32 = 2;
+    let to_offset = |vaddr: usize| {
+        headers
+            .iter()
+            .find(|&&(t, _, va, size)| t == PT_LOAD && (va..va + size).contains(&vaddr))
+            .map(|&(_, off, va, _)| off + (vaddr - va))
+            .expect("an address in a loaded segment")
+    };
+    let Some(&(_, dynamic, _, size)) = headers.iter().find(|h| h.0 == PT_DYNAMIC) else {
+        return Vec::new();
+    };
+    let entries: Vec<(usize, usize)> =
+        (0..size / 16).map(|i| (u64_at(dynamic + 16 * i), u64_at(dynamic + 16 * i + 8))).collect();
+    const DT_NEEDED: usize = 1;
+    const DT_STRTAB: usize = 5;
+    let strtab = to_offset(entries.iter().find(|e| e.0 == DT_STRTAB).expect("a string table").1);
+    entries
+        .iter()
+        .filter(|e| e.0 == DT_NEEDED)
+        .map(|e| {
+            let name = &b[strtab + e.1..];
+            String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]).into_owned()
+        })
+        .collect()
+}

@@ -20,11 +20,15 @@
 //!
 //! The feature `outputs` (on by default) brings the result files, plots, run
 //! directories, reproductions and benchmarks, and their dependencies (Parquet, CSV,
-//! plotting); without it the crate is the simulation core alone.
+//! plotting); without it the crate is the simulation core alone. The feature `c-math`
+//! (the `cnsim` binary's and the Python module's) defines the C library's mathematical
+//! functions in the program, from the `libm` crate (see `c_math`).
 
 pub mod aqm;
 #[cfg(feature = "outputs")]
 pub mod bench;
+#[cfg(all(feature = "c-math", target_os = "linux", target_env = "gnu"))]
+mod c_math;
 pub mod engine;
 pub mod l2;
 pub mod l4;
