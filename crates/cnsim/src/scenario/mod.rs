@@ -17,6 +17,7 @@ pub mod workload;
 use std::path::Path;
 
 pub use budget::Limits;
+#[cfg(feature = "outputs")]
 pub(crate) use build::build_unstarted;
 pub use build::{build, build_partitioned, build_until, build_with, BuildError};
 pub use error::ScenarioError;

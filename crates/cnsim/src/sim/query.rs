@@ -145,6 +145,7 @@ impl Sim {
     /// cannot go on afterwards. Out of line: the new queue is made on the stack (its
     /// window is 16 KB), which inlined would sit in the caller's frame under the whole
     /// build and run.
+    #[cfg(feature = "outputs")]
     #[inline(never)]
     pub(crate) fn release_events(&mut self) {
         self.events = crate::engine::EventQueue::new();
