@@ -18,88 +18,45 @@
 //! the C library. A test checks that the binary asks for no libm (`crates/cnsim-cli/tests/cli.rs`):
 //! a function called by new code and missing here brings it back.
 
-/// `acos(x)`.
-#[no_mangle]
-pub extern "C" fn acos(x: f64) -> f64 {
-    libm::acos(x)
+/// Defines each `name(arguments) -> type` as the C function of that name, which returns
+/// the `libm` crate's function of the same name.
+macro_rules! from_libm {
+    ($($name:ident($($arg:ident: $ty:ty),+) -> $ret:ty;)+) => {$(
+        #[doc = concat!("`", stringify!($name), "`, computed by `libm::", stringify!($name), "`.")]
+        #[no_mangle]
+        pub extern "C" fn $name($($arg: $ty),+) -> $ret {
+            libm::$name($($arg),+)
+        }
+    )+};
 }
 
-/// `acosf(x)`.
-#[no_mangle]
-pub extern "C" fn acosf(x: f32) -> f32 {
-    libm::acosf(x)
-}
-
-/// `asin(x)`.
-#[no_mangle]
-pub extern "C" fn asin(x: f64) -> f64 {
-    libm::asin(x)
-}
-
-/// `asinf(x)`.
-#[no_mangle]
-pub extern "C" fn asinf(x: f32) -> f32 {
-    libm::asinf(x)
-}
-
-/// `atan(x)`.
-#[no_mangle]
-pub extern "C" fn atan(x: f64) -> f64 {
-    libm::atan(x)
-}
-
-/// `atanf(x)`.
-#[no_mangle]
-pub extern "C" fn atanf(x: f32) -> f32 {
-    libm::atanf(x)
-}
-
-/// `atan2(y, x)`.
-#[no_mangle]
-pub extern "C" fn atan2(y: f64, x: f64) -> f64 {
-    libm::atan2(y, x)
-}
-
-/// `atan2f(y, x)`.
-#[no_mangle]
-pub extern "C" fn atan2f(y: f32, x: f32) -> f32 {
-    libm::atan2f(y, x)
-}
-
-/// `sin(x)`.
-#[no_mangle]
-pub extern "C" fn sin(x: f64) -> f64 {
-    libm::sin(x)
-}
-
-/// `sinf(x)`.
-#[no_mangle]
-pub extern "C" fn sinf(x: f32) -> f32 {
-    libm::sinf(x)
-}
-
-/// `cos(x)`.
-#[no_mangle]
-pub extern "C" fn cos(x: f64) -> f64 {
-    libm::cos(x)
-}
-
-/// `cosf(x)`.
-#[no_mangle]
-pub extern "C" fn cosf(x: f32) -> f32 {
-    libm::cosf(x)
-}
-
-/// `tan(x)`.
-#[no_mangle]
-pub extern "C" fn tan(x: f64) -> f64 {
-    libm::tan(x)
-}
-
-/// `tanf(x)`.
-#[no_mangle]
-pub extern "C" fn tanf(x: f32) -> f32 {
-    libm::tanf(x)
+from_libm! {
+    acos(x: f64) -> f64;
+    acosf(x: f32) -> f32;
+    asin(x: f64) -> f64;
+    asinf(x: f32) -> f32;
+    atan(x: f64) -> f64;
+    atanf(x: f32) -> f32;
+    atan2(y: f64, x: f64) -> f64;
+    atan2f(y: f32, x: f32) -> f32;
+    sin(x: f64) -> f64;
+    sinf(x: f32) -> f32;
+    cos(x: f64) -> f64;
+    cosf(x: f32) -> f32;
+    tan(x: f64) -> f64;
+    tanf(x: f32) -> f32;
+    exp(x: f64) -> f64;
+    expf(x: f32) -> f32;
+    log(x: f64) -> f64;
+    logf(x: f32) -> f32;
+    log2(x: f64) -> f64;
+    log2f(x: f32) -> f32;
+    log10(x: f64) -> f64;
+    log10f(x: f32) -> f32;
+    pow(x: f64, y: f64) -> f64;
+    powf(x: f32, y: f32) -> f32;
+    hypot(x: f64, y: f64) -> f64;
+    hypotf(x: f32, y: f32) -> f32;
 }
 
 /// `sincos(x, &sin, &cos)`: the compiler joins a `sin` and a `cos` of one argument into it.
@@ -128,78 +85,6 @@ pub unsafe extern "C" fn sincosf(x: f32, s: *mut f32, c: *mut f32) {
         *s = sin;
         *c = cos;
     }
-}
-
-/// `exp(x)`.
-#[no_mangle]
-pub extern "C" fn exp(x: f64) -> f64 {
-    libm::exp(x)
-}
-
-/// `expf(x)`.
-#[no_mangle]
-pub extern "C" fn expf(x: f32) -> f32 {
-    libm::expf(x)
-}
-
-/// `log(x)`.
-#[no_mangle]
-pub extern "C" fn log(x: f64) -> f64 {
-    libm::log(x)
-}
-
-/// `logf(x)`.
-#[no_mangle]
-pub extern "C" fn logf(x: f32) -> f32 {
-    libm::logf(x)
-}
-
-/// `log2(x)`.
-#[no_mangle]
-pub extern "C" fn log2(x: f64) -> f64 {
-    libm::log2(x)
-}
-
-/// `log2f(x)`.
-#[no_mangle]
-pub extern "C" fn log2f(x: f32) -> f32 {
-    libm::log2f(x)
-}
-
-/// `log10(x)`.
-#[no_mangle]
-pub extern "C" fn log10(x: f64) -> f64 {
-    libm::log10(x)
-}
-
-/// `log10f(x)`.
-#[no_mangle]
-pub extern "C" fn log10f(x: f32) -> f32 {
-    libm::log10f(x)
-}
-
-/// `pow(x, y)`.
-#[no_mangle]
-pub extern "C" fn pow(x: f64, y: f64) -> f64 {
-    libm::pow(x, y)
-}
-
-/// `powf(x, y)`.
-#[no_mangle]
-pub extern "C" fn powf(x: f32, y: f32) -> f32 {
-    libm::powf(x, y)
-}
-
-/// `hypot(x, y)`.
-#[no_mangle]
-pub extern "C" fn hypot(x: f64, y: f64) -> f64 {
-    libm::hypot(x, y)
-}
-
-/// `hypotf(x, y)`.
-#[no_mangle]
-pub extern "C" fn hypotf(x: f32, y: f32) -> f32 {
-    libm::hypotf(x, y)
 }
 
 #[cfg(test)]
