@@ -2,7 +2,7 @@
 """Writes crates/cnsim-cli/link-order.txt: the functions a run of cnsim executes, in the
 order the linker is to place them (see crates/cnsim-cli/build.rs).
 
-The binary (the statically linked release, see below) runs, under Valgrind's Cachegrind,
+The binary (the release, linked statically against the C library, see below) runs, under Valgrind's Cachegrind,
 three sets of runs: the side-by-side cases with lean outputs (the dumbbells whose memory
 is set beside htsim's), every benchmark case for a short simulated time (a test keeps
 this list equal to `cnsim bench`'s), and a few runs that write every output (CSV,
@@ -13,12 +13,13 @@ executes. A lean dumbbell run so touches a prefix of the code that holds nothing
 fabrics alone need. Symbols are the linker's (mangled) names, read from the binary's
 symbol table.
 
-    scripts/build-static.sh && CNSIM=target/static/release/cnsim scripts/link-order.py
-    scripts/link-order.py --check                         (is the list that of this build?)
+    cargo build --release && scripts/link-order.py
+    scripts/link-order.py --check          (is the list that of this build?)
 
-Made from the statically linked build (needs valgrind), the list orders the C library's
-functions a run calls too. The dynamically linked release has the same Rust functions
-under the same names and skips the C names, which its shared C library holds. `--check`
+Made from the release linked statically (crates/cnsim-cli/build.rs; needs valgrind), the
+list orders the C library's functions a run calls too. A release linked against the
+shared C library (CNSIM_LINK=dynamic) has the same Rust functions under the same names
+and skips the C names, which its shared C library holds. `--check`
 therefore counts a missing C name (one not mangled as Rust's) as the C library's, and
 fails on missing Rust names alone.
 

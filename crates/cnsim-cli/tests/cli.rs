@@ -447,14 +447,35 @@ fn a_workload_run_writes_its_completion_times() {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn the_binary_needs_no_shared_libm() {
-    let needed = elf_needed(Path::new(env!("CARGO_BIN_EXE_cnsim")));
-    assert!(needed.iter().any(|n| n.starts_with("libc.so")), "no libc among {needed:?}: the reader is wrong");
+    let (_, needed) = elf_loading(Path::new(env!("CARGO_BIN_EXE_cnsim")));
     assert!(!needed.iter().any(|n| n.starts_with("libm.so")), "the binary needs libm: {needed:?}");
 }
 
-/// The `DT_NEEDED` names of a 64-bit little-endian ELF file's dynamic section.
+/// Where the build found glibc's static archives (`crates/cnsim-cli/build.rs` says so in
+/// `CNSIM_LINKED`), the binary loads no shared library: it names no loader and needs no
+/// library. Otherwise it needs the shared C library, which the reader must find.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn elf_needed(path: &Path) -> Vec<String> {
+#[test]
+fn the_binary_is_linked_as_the_build_says() {
+    let (interpreter, needed) = elf_loading(Path::new(env!("CARGO_BIN_EXE_cnsim")));
+    if env!("CNSIM_LINKED") == "static" {
+        assert!(
+            !interpreter && needed.is_empty(),
+            "linked dynamically: a loader {interpreter}, needs {needed:?}"
+        );
+    } else {
+        assert!(interpreter, "no loader named");
+        assert!(
+            needed.iter().any(|n| n.starts_with("libc.so")),
+            "no libc among {needed:?}: the reader is wrong"
+        );
+    }
+}
+
+/// Whether a 64-bit little-endian ELF file names a loader (a `PT_INTERP` header), and the
+/// `DT_NEEDED` names of its dynamic section.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn elf_loading(path: &Path) -> (bool, Vec<String>) {
     let b = std::fs::read(path).expect("read the binary");
     let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize;
     let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
@@ -475,6 +496,8 @@ fn elf_needed(path: &Path) -> Vec<String> {
         .collect();
     const PT_LOAD: u32 = 1;
     const PT_DYNAMIC: u32 = 2;
+    const PT_INTERP: u32 = 3;
+    let interpreter = headers.iter().any(|h| h.0 == PT_INTERP);
     let to_offset = |vaddr: usize| {
         headers
             .iter()
@@ -483,19 +506,20 @@ fn elf_needed(path: &Path) -> Vec<String> {
             .expect("an address in a loaded segment")
     };
     let Some(&(_, dynamic, _, size)) = headers.iter().find(|h| h.0 == PT_DYNAMIC) else {
-        return Vec::new();
+        return (interpreter, Vec::new());
     };
     let entries: Vec<(usize, usize)> =
         (0..size / 16).map(|i| (u64_at(dynamic + 16 * i), u64_at(dynamic + 16 * i + 8))).collect();
     const DT_NEEDED: usize = 1;
     const DT_STRTAB: usize = 5;
     let strtab = to_offset(entries.iter().find(|e| e.0 == DT_STRTAB).expect("a string table").1);
-    entries
+    let needed = entries
         .iter()
         .filter(|e| e.0 == DT_NEEDED)
         .map(|e| {
             let name = &b[strtab + e.1..];
             String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]).into_owned()
         })
-        .collect()
+        .collect();
+    (interpreter, needed)
 }
