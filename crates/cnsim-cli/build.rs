@@ -67,9 +67,10 @@ fn main() {
 /// `libgcc`), and the program is linked as a static position-independent executable.
 /// Fails, saying why, where glibc's archives are not installed.
 fn link_c_library_statically(out: &Path) -> Result<(), String> {
-    let archive = |name: &str| -> Option<PathBuf> {
-        let found = Command::new("cc").arg(format!("-print-file-name={name}")).output().ok()?;
-        let path = PathBuf::from(String::from_utf8_lossy(&found.stdout).trim());
+    // A file the compiler driver finds for the link, by name.
+    let found = |name: &str| -> Option<PathBuf> {
+        let printed = Command::new("cc").arg(format!("-print-file-name={name}")).output().ok()?;
+        let path = PathBuf::from(String::from_utf8_lossy(&printed.stdout).trim());
         (path.is_absolute() && path.is_file()).then(|| path.canonicalize().unwrap_or(path))
     };
     let dir = out.join("static-c");
@@ -78,15 +79,17 @@ fn link_c_library_statically(out: &Path) -> Result<(), String> {
         let path = dir.join(format!("lib{lib}.a"));
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
-    let libc = archive("libc.a").ok_or("no libc.a (glibc's static archives) beside the compiler")?;
-    let gcc_eh = archive("libgcc_eh.a").ok_or("no libgcc_eh.a beside the compiler")?;
-    let gcc = archive("libgcc.a").ok_or("no libgcc.a beside the compiler")?;
-    write("c", format!("INPUT ( {} )\n", libc.display()))?;
-    write("gcc_s", format!("GROUP ( {} {} )\n", gcc_eh.display(), gcc.display()))?;
+    let libc = found("libc.a").ok_or("no libc.a (glibc's static archives) beside the compiler")?;
+    // The start-up file of a static position-independent executable (glibc 2.27 on).
+    found("rcrt1.o").ok_or("no rcrt1.o (glibc's start-up file for static PIE) beside the compiler")?;
+    let gcc_eh = found("libgcc_eh.a").ok_or("no libgcc_eh.a beside the compiler")?;
+    let gcc = found("libgcc.a").ok_or("no libgcc.a beside the compiler")?;
+    write("c", format!("INPUT ( \"{}\" )\n", libc.display()))?;
+    write("gcc_s", format!("GROUP ( \"{}\" \"{}\" )\n", gcc_eh.display(), gcc.display()))?;
     // glibc 2.34 moved these into libc; their archives are empty where they remain.
     for lib in ["util", "rt", "pthread", "m", "dl"] {
-        match archive(&format!("lib{lib}.a")) {
-            Some(path) => write(lib, format!("INPUT ( {} )\n", path.display()))?,
+        match found(&format!("lib{lib}.a")) {
+            Some(path) => write(lib, format!("INPUT ( \"{}\" )\n", path.display()))?,
             None => write(lib, "INPUT ( )\n".into())?,
         }
     }
