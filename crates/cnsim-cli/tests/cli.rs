@@ -451,6 +451,60 @@ fn the_binary_needs_no_shared_libm() {
     assert!(!needed.iter().any(|n| n.starts_with("libm.so")), "the binary needs libm: {needed:?}");
 }
 
+/// The mathematical functions the binary calls are its own (`c_math.rs`), linked either
+/// way: each C name of them in its symbol table is a function defined in the binary,
+/// neither left to a shared libm (undefined) nor one of a static libm's functions whose
+/// version the loader picks by processor (`STT_GNU_IFUNC`). `cos`, which the plots call,
+/// must be there.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_binarys_math_functions_are_its_own() {
+    const MATH: [&str; 10] =
+        ["cos", "sin", "atan2", "log10", "pow", "exp", "log", "hypot", "sincos", "sincosf"];
+    let symbols = elf_symbols(Path::new(env!("CARGO_BIN_EXE_cnsim")));
+    assert!(symbols.iter().any(|s| s.0 == "cos"), "no cos in the symbol table: the reader is wrong");
+    for (name, kind, defined) in symbols.iter().filter(|s| MATH.contains(&s.0.as_str())) {
+        const STT_FUNC: u8 = 2;
+        assert!(
+            *defined && *kind == STT_FUNC,
+            "{name}: type {kind}, defined {defined}: not the program's own"
+        );
+    }
+}
+
+/// The name (without a version), type (`STT_*`) and whether it is defined, of each entry
+/// of a 64-bit little-endian ELF file's symbol table (`.symtab`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn elf_symbols(path: &Path) -> Vec<(String, u8, bool)> {
+    let b = std::fs::read(path).expect("read the binary");
+    let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    assert_eq!(&b[..4], b"\x7fELF", "not an ELF file");
+    let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
+    // (type, file offset, size, linked section) of each section header.
+    let section = |i: usize| {
+        let h = shoff + i * shentsize;
+        (u32_at(h + 4), u64_at(h + 24), u64_at(h + 32), u32_at(h + 40))
+    };
+    const SHT_SYMTAB: usize = 2;
+    let Some((_, offset, size, link)) = (0..shnum).map(section).find(|s| s.0 == SHT_SYMTAB) else {
+        return Vec::new();
+    };
+    let strings = section(link).1;
+    (0..size / 24)
+        .map(|i| {
+            let entry = offset + 24 * i;
+            let name = &b[strings + u32_at(entry)..];
+            let name = String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]);
+            // A versioned name (`cos@GLIBC_2.2.5`) without its version.
+            let name = name.split('@').next().unwrap_or_default().to_string();
+            let defined = u16_at(entry + 6) != 0;
+            (name, b[entry + 4] & 0xf, defined)
+        })
+        .collect()
+}
+
 /// Where the build found glibc's static archives (`crates/cnsim-cli/build.rs` says so in
 /// `CNSIM_LINKED`), the binary loads no shared library: it names no loader and needs no
 /// library. Otherwise it needs the shared C library, which the reader must find.

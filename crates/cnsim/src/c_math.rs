@@ -15,8 +15,10 @@
 //!
 //! Each function is the crate's function of the same name: the crate follows the C
 //! standard's special values (NaN, infinities, signed zeros), as the callers expect of
-//! the C library. A test checks that the binary asks for no libm (`crates/cnsim-cli/tests/cli.rs`):
-//! a function called by new code and missing here brings it back.
+//! the C library. Tests check that the binary asks for no shared libm and that each of these
+//! names in it is its own plain function, not a static libm's chosen by processor
+//! (`crates/cnsim-cli/tests/cli.rs`): a function called by new code and missing here
+//! brings libm back.
 
 /// Defines each `name(arguments) -> type` as the C function of that name, which returns
 /// the `libm` crate's function of the same name.
