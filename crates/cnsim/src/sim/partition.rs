@@ -77,6 +77,14 @@ impl Part {
     }
 }
 
+/// Whether every replica that holds `event` owns it: only a node's own replica schedules
+/// arrivals at it (a frame for another partition's node crosses as mail) and its ports'
+/// wake-ups.
+#[inline]
+pub(super) fn always_own(event: Event) -> bool {
+    matches!(event, Event::Arrive { .. } | Event::ArriveFrame { .. } | Event::PortFree { .. })
+}
+
 /// A frame that crossed into another partition: the port it left by, its arrival time,
 /// the frame itself and its telemetry, when the run collects any.
 pub(crate) type Crossing = (PortId, Time, Frame, Option<IntStack>);
@@ -138,6 +146,10 @@ impl Sim {
     pub(super) fn handles(&self, event: Event) -> bool {
         match event {
             Event::Sample | Event::FlowArrives { .. } => true,
+            _ if always_own(event) => {
+                debug_assert!(self.event_node(event).is_none_or(|n| self.owns(n)));
+                true
+            }
             _ => self.event_node(event).is_none_or(|n| self.owns(n)),
         }
     }
