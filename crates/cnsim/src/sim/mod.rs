@@ -241,7 +241,11 @@ impl Sim {
     /// ([`partition::always_own`]); the rest is out of the loop's way.
     #[inline(always)]
     fn before_event(&mut self, now: Time, event: Event) -> bool {
-        (partition::always_own(event) && self.probe.is_none()) || self.check_event(now, event)
+        if partition::always_own(event) && self.probe.is_none() {
+            debug_assert!(self.handles(event), "another partition's arrival or wake-up");
+            return true;
+        }
+        self.check_event(now, event)
     }
 
     /// [`Sim::before_event`] for the other events, and with the speed model.

@@ -146,10 +146,6 @@ impl Sim {
     pub(super) fn handles(&self, event: Event) -> bool {
         match event {
             Event::Sample | Event::FlowArrives { .. } => true,
-            _ if always_own(event) => {
-                debug_assert!(self.event_node(event).is_none_or(|n| self.owns(n)));
-                true
-            }
             _ => self.event_node(event).is_none_or(|n| self.owns(n)),
         }
     }
