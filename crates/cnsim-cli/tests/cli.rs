@@ -472,20 +472,48 @@ fn the_binarys_math_functions_are_its_own() {
     }
 }
 
+/// A 64-bit little-endian ELF file's bytes, read by the two readers below.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+struct Elf(Vec<u8>);
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+impl Elf {
+    fn read(path: &Path) -> Elf {
+        let b = std::fs::read(path).expect("read the binary");
+        assert_eq!(&b[..4], b"\x7fELF", "not an ELF file");
+        assert_eq!((b[4], b[5]), (2, 1), "not 64-bit little-endian");
+        Elf(b)
+    }
+
+    fn u16_at(&self, o: usize) -> usize {
+        u16::from_le_bytes(self.0[o..o + 2].try_into().unwrap()) as usize
+    }
+
+    fn u32_at(&self, o: usize) -> usize {
+        u32::from_le_bytes(self.0[o..o + 4].try_into().unwrap()) as usize
+    }
+
+    fn u64_at(&self, o: usize) -> usize {
+        u64::from_le_bytes(self.0[o..o + 8].try_into().unwrap()) as usize
+    }
+
+    /// The NUL-terminated string at `o`.
+    fn string_at(&self, o: usize) -> String {
+        let s = &self.0[o..];
+        String::from_utf8_lossy(&s[..s.iter().position(|&c| c == 0).unwrap()]).into_owned()
+    }
+}
+
 /// The name (without a version), type (`STT_*`) and whether it is defined, of each entry
 /// of a 64-bit little-endian ELF file's symbol table (`.symtab`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn elf_symbols(path: &Path) -> Vec<(String, u8, bool)> {
-    let b = std::fs::read(path).expect("read the binary");
-    let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize;
-    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
-    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
-    assert_eq!(&b[..4], b"\x7fELF", "not an ELF file");
-    let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
+    let elf = Elf::read(path);
+    let (shoff, shentsize, shnum) = (elf.u64_at(0x28), elf.u16_at(0x3a), elf.u16_at(0x3c));
     // (type, file offset, size, linked section) of each section header.
     let section = |i: usize| {
         let h = shoff + i * shentsize;
-        (u32_at(h + 4), u64_at(h + 24), u64_at(h + 32), u32_at(h + 40))
+        (elf.u32_at(h + 4), elf.u64_at(h + 24), elf.u64_at(h + 32), elf.u32_at(h + 40))
     };
     const SHT_SYMTAB: usize = 2;
     let Some((_, offset, size, link)) = (0..shnum).map(section).find(|s| s.0 == SHT_SYMTAB) else {
@@ -495,12 +523,11 @@ fn elf_symbols(path: &Path) -> Vec<(String, u8, bool)> {
     (0..size / 24)
         .map(|i| {
             let entry = offset + 24 * i;
-            let name = &b[strings + u32_at(entry)..];
-            let name = String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]);
+            let name = elf.string_at(strings + elf.u32_at(entry));
             // A versioned name (`cos@GLIBC_2.2.5`) without its version.
             let name = name.split('@').next().unwrap_or_default().to_string();
-            let defined = u16_at(entry + 6) != 0;
-            (name, b[entry + 4] & 0xf, defined)
+            let defined = elf.u16_at(entry + 6) != 0;
+            (name, elf.0[entry + 4] & 0xf, defined)
         })
         .collect()
 }
@@ -530,27 +557,18 @@ fn the_binary_is_linked_as_the_build_says() {
 /// `DT_NEEDED` names of its dynamic section.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn elf_loading(path: &Path) -> (bool, Vec<String>) {
-    let b = std::fs::read(path).expect("read the binary");
-    let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize;
-    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
-    assert_eq!(&b[..4], b"\x7fELF", "not an ELF file");
-    assert_eq!((b[4], b[5]), (2, 1), "not 64-bit little-endian");
-    let (phoff, phentsize, phnum) = (u64_at(0x20), u16_at(0x36), u16_at(0x38));
+    let elf = Elf::read(path);
+    let (phoff, phentsize, phnum) = (elf.u64_at(0x20), elf.u16_at(0x36), elf.u16_at(0x38));
     // (type, file offset, virtual address, file size) of each program header.
-    let headers: Vec<(u32, usize, usize, usize)> = (0..phnum)
+    let headers: Vec<(usize, usize, usize, usize)> = (0..phnum)
         .map(|i| {
             let h = phoff + i * phentsize;
-            (
-                u32::from_le_bytes(b[h..h + 4].try_into().unwrap()),
-                u64_at(h + 8),
-                u64_at(h + 16),
-                u64_at(h + 32),
-            )
+            (elf.u32_at(h), elf.u64_at(h + 8), elf.u64_at(h + 16), elf.u64_at(h + 32))
         })
         .collect();
-    const PT_LOAD: u32 = 1;
-    const PT_DYNAMIC: u32 = 2;
-    const PT_INTERP: u32 = 3;
+    const PT_LOAD: usize = 1;
+    const PT_DYNAMIC: usize = 2;
+    const PT_INTERP: usize = 3;
     let interpreter = headers.iter().any(|h| h.0 == PT_INTERP);
     let to_offset = |vaddr: usize| {
         headers
@@ -563,17 +581,10 @@ fn elf_loading(path: &Path) -> (bool, Vec<String>) {
         return (interpreter, Vec::new());
     };
     let entries: Vec<(usize, usize)> =
-        (0..size / 16).map(|i| (u64_at(dynamic + 16 * i), u64_at(dynamic + 16 * i + 8))).collect();
+        (0..size / 16).map(|i| (elf.u64_at(dynamic + 16 * i), elf.u64_at(dynamic + 16 * i + 8))).collect();
     const DT_NEEDED: usize = 1;
     const DT_STRTAB: usize = 5;
     let strtab = to_offset(entries.iter().find(|e| e.0 == DT_STRTAB).expect("a string table").1);
-    let needed = entries
-        .iter()
-        .filter(|e| e.0 == DT_NEEDED)
-        .map(|e| {
-            let name = &b[strtab + e.1..];
-            String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]).into_owned()
-        })
-        .collect();
+    let needed = entries.iter().filter(|e| e.0 == DT_NEEDED).map(|e| elf.string_at(strtab + e.1)).collect();
     (interpreter, needed)
 }
