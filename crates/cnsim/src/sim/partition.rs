@@ -85,9 +85,25 @@ pub(super) fn always_own(event: Event) -> bool {
     matches!(event, Event::Arrive { .. } | Event::ArriveFrame { .. } | Event::PortFree { .. })
 }
 
-/// A frame that crossed into another partition: the port it left by, its arrival time,
-/// the frame itself and its telemetry, when the run collects any.
-pub(crate) type Crossing = (PortId, Time, Frame, Option<IntStack>);
+/// A frame that crossed into another partition: the port it left by, its arrival time
+/// and the frame itself, in one cache line, since the partition that takes it in runs on
+/// another core and reads each of its lines from there.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Crossing {
+    port: PortId,
+    at: Time,
+    frame: Frame,
+}
+
+/// The frames one partition sent into another in a window, in the order sent, and their
+/// telemetry stacks in the same order when the run collects telemetry (an empty list
+/// otherwise, so that a frame crosses in one line).
+#[derive(Default)]
+pub(crate) struct Mail {
+    frames: Vec<Crossing>,
+    int: Vec<IntStack>,
+}
 
 impl Sim {
     /// Makes this simulator the replica of partition `me` of `partition`, ordering
@@ -213,11 +229,14 @@ impl Sim {
 
     /// The frames sent into partition `to` since the last call, out of this replica's
     /// arena, in the order they were sent; returns the earliest of their arrivals.
-    fn take_crossings(&mut self, to: u32, into: &mut Vec<Crossing>) -> Time {
+    fn take_crossings(&mut self, to: u32, into: &mut Mail) -> Time {
         let Some(part) = self.part.as_deref_mut() else { return Time::MAX };
         let mut earliest = Time::MAX;
-        for (p, at, id) in part.outgoing[to as usize].drain(..) {
-            into.push((p, at, *self.frames.get(id), self.frames.int(id).copied()));
+        for (port, at, id) in part.outgoing[to as usize].drain(..) {
+            into.frames.push(Crossing { port, at, frame: *self.frames.get(id) });
+            if let Some(int) = self.frames.int(id) {
+                into.int.push(*int);
+            }
             self.frames.free(id);
             // On the wire in the partition it reaches from now on, which counts it
             // (`Sim::take_in`) before its arrival takes it off.
@@ -228,14 +247,15 @@ impl Sim {
     }
 
     /// Frames that crossed into this partition join their links in flight.
-    fn take_in(&mut self, crossings: &mut Vec<Crossing>) {
-        for (p, at, frame, int) in crossings.drain(..) {
+    fn take_in(&mut self, mail: &mut Mail) {
+        let mut int = mail.int.drain(..);
+        for Crossing { port, at, frame } in mail.frames.drain(..) {
             self.counters.on_wire += 1;
             let id = self.frames.alloc(frame);
-            if let (Some(int), Some(stack)) = (int, self.frames.int_mut(id)) {
+            if let (Some(int), Some(stack)) = (int.next(), self.frames.int_mut(id)) {
                 *stack = int;
             }
-            self.put_in_flight(p, id, at);
+            self.put_in_flight(port, id, at);
         }
     }
 }
@@ -264,7 +284,7 @@ pub fn run_partitioned(
     assert!(n > 0, "a partitioned run has a replica");
     let slots = || (0..n).map(|_| AtomicU64::new(0)).collect::<Vec<_>>();
     let shared = Shared {
-        mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+        mail: (0..n * n).map(|_| Mutex::new(Mail::default())).collect(),
         earliest: [slots(), slots()],
         barrier: SpinBarrier::new(n),
         events: AtomicU64::new(0),
@@ -317,7 +337,7 @@ const HALTED: u64 = u64::MAX;
 /// What the threads of a partitioned run share.
 struct Shared {
     /// Frames crossing from partition `i` to `j` wait in `mail[i·n + j]`.
-    mail: Vec<Mutex<Vec<Crossing>>>,
+    mail: Vec<Mutex<Mail>>,
     /// What each partition published (the earliest time it knows of, or [`HALTED`]),
     /// in two slots used in turn.
     earliest: [Vec<AtomicU64>; 2],
@@ -356,7 +376,6 @@ impl Shared {
     ) -> Result<(), Halt> {
         let end = sim.end;
         let mut outcome = Ok(());
-        let mut inbox = Vec::new();
         let mut counted = 0u64;
         for round in 0.. {
             // The earliest time this partition knows of: its next event or the arrival
@@ -384,11 +403,10 @@ impl Shared {
                 break;
             }
             for from in (0..self.n).filter(|&from| from != me) {
-                inbox.append(
+                sim.take_in(
                     &mut self.mail[from * self.n + me].lock().expect("no thread panics holding mail"),
                 );
             }
-            sim.take_in(&mut inbox);
             if t0 >= end {
                 break;
             }
@@ -820,6 +838,13 @@ capacity = "40 frames"
 
     /// Two threads, three rounds each: after every wait each sees what the other wrote
     /// before it.
+    /// A crossing frame is one cache line, read once by the partition taking it in.
+    #[test]
+    fn a_crossing_frame_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Crossing>(), 64);
+        assert_eq!(std::mem::align_of::<Crossing>(), 64);
+    }
+
     #[test]
     fn the_barrier_makes_each_round_visible_to_all() {
         let barrier = SpinBarrier::new(2);
