@@ -49,6 +49,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
+use crossbeam_utils::CachePadded;
+
 pub use super::parallelism::Partition;
 use super::{Counters, Halt, Progress, Sim};
 use crate::engine::{Event, Ties, Time};
@@ -282,12 +284,12 @@ pub fn run_partitioned(
 ) -> Result<Sim, Halt> {
     let n = replicas.len();
     assert!(n > 0, "a partitioned run has a replica");
-    let slots = || (0..n).map(|_| AtomicU64::new(0)).collect::<Vec<_>>();
+    let slots = || (0..n).map(|_| CachePadded::new(AtomicU64::new(0))).collect::<Vec<_>>();
     let shared = Shared {
-        mail: (0..n * n).map(|_| Mutex::new(Mail::default())).collect(),
+        mail: (0..n * n).map(|_| CachePadded::new(Mutex::new(Mail::default()))).collect(),
         earliest: [slots(), slots()],
         barrier: SpinBarrier::new(n),
-        events: AtomicU64::new(0),
+        events: CachePadded::new(AtomicU64::new(0)),
         n,
         lookahead: lookahead.max(1),
     };
@@ -336,14 +338,16 @@ const HALTED: u64 = u64::MAX;
 
 /// What the threads of a partitioned run share.
 struct Shared {
-    /// Frames crossing from partition `i` to `j` wait in `mail[i·n + j]`.
-    mail: Vec<Mutex<Mail>>,
+    /// Frames crossing from partition `i` to `j` wait in `mail[i·n + j]`. Each mailbox,
+    /// published time and counter below is on cache lines of its own: threads writing
+    /// neighbours would otherwise take the line from each other at every frame.
+    mail: Vec<CachePadded<Mutex<Mail>>>,
     /// What each partition published (the earliest time it knows of, or [`HALTED`]),
     /// in two slots used in turn.
-    earliest: [Vec<AtomicU64>; 2],
+    earliest: [Vec<CachePadded<AtomicU64>>; 2],
     barrier: SpinBarrier,
     /// Events handled by all partitions, as of the last barrier (for progress reports).
-    events: AtomicU64,
+    events: CachePadded<AtomicU64>,
     n: usize,
     lookahead: Time,
 }
@@ -713,9 +717,9 @@ struct SpinBarrier {
     /// Turns of spinning before sleeping.
     spins: u32,
     /// Threads arrived in the current round.
-    arrived: AtomicUsize,
+    arrived: CachePadded<AtomicUsize>,
     /// Rounds completed; a waiting thread watches it move.
-    round: AtomicUsize,
+    round: CachePadded<AtomicUsize>,
     /// Threads asleep (or about to sleep) on `wake`.
     sleepers: AtomicUsize,
     /// Set when a thread will never come (it panicked): every wait returns false.
@@ -730,8 +734,8 @@ impl SpinBarrier {
         Self {
             n,
             spins: if n <= cores { 1 << 16 } else { 1 << 6 },
-            arrived: AtomicUsize::new(0),
-            round: AtomicUsize::new(0),
+            arrived: CachePadded::new(AtomicUsize::new(0)),
+            round: CachePadded::new(AtomicUsize::new(0)),
             sleepers: AtomicUsize::new(0),
             broken: AtomicBool::new(false),
             lock: Mutex::new(()),
