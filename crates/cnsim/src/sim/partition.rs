@@ -840,8 +840,6 @@ capacity = "40 frames"
         assert_eq!(per_frame, run(false));
     }
 
-    /// Two threads, three rounds each: after every wait each sees what the other wrote
-    /// before it.
     /// A crossing frame is one cache line, read once by the partition taking it in.
     #[test]
     fn a_crossing_frame_is_one_cache_line() {
@@ -849,6 +847,8 @@ capacity = "40 frames"
         assert_eq!(std::mem::align_of::<Crossing>(), 64);
     }
 
+    /// Two threads, three rounds each: after every wait each sees what the other wrote
+    /// before it.
     #[test]
     fn the_barrier_makes_each_round_visible_to_all() {
         let barrier = SpinBarrier::new(2);
