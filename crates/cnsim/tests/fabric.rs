@@ -171,6 +171,29 @@ fn the_speed_models_partitions_of_a_fat_tree_are_its_pods() {
     assert_eq!(p.lookahead, 1_000_000);
 }
 
+/// The speed model's halves of the HPCC paper's fabric (5 pods of 4 ToRs, 4
+/// aggregation switches and 16 cores): ten ToRs each, so pod 3 (ToRs 9–12) is cut two
+/// and two. Its aggregation switches, each linked to two ToRs on either side, split two
+/// and two once the other pods' are placed, and the cores then eight and eight, each
+/// following the pod 3 switch it is linked to.
+#[test]
+fn the_speed_models_halves_of_the_hpcc_fabric_share_its_cut_pod_evenly() {
+    use cnsim::sim::parallelism::Partition;
+    let s = cnsim::scenario::load("hpcc320-websearch", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let sim = build(&s, "hpcc320-websearch").unwrap_or_else(|e| panic!("{e}"));
+    let net = sim.net();
+    let p = Partition::of(net, 2);
+    let part = |name: String| p.part_of[net.node_by_name(&name).unwrap() as usize];
+    let tors: Vec<u32> = (1..=20).map(|t| part(format!("tor{t}"))).collect();
+    assert_eq!(tors, [[0; 10], [1; 10]].concat());
+    let aggs: Vec<u32> = (1..=20).map(|a| part(format!("agg{a}"))).collect();
+    assert_eq!(aggs[..8], [0; 8]);
+    assert_eq!(aggs[12..], [1; 8]);
+    assert_eq!(aggs[8..12].iter().filter(|&&q| q == 0).count(), 2, "{aggs:?}");
+    let cores = (1..=16).filter(|&c| part(format!("core{c}")) == 0).count();
+    assert_eq!(cores, 8);
+}
+
 /// The model of a web search run on the k = 8 fat-tree: one thread has no parallelism;
 /// more partitions have more (pods work at once within each 1 µs window) but less
 /// than the thread count, and the barriers make the prediction lower still.

@@ -19,9 +19,11 @@
 //! Partitions follow the topology, never the run (see [`Partition::of`]): each host goes
 //! with the switch its first link reaches; switches with hosts are cut, in node order,
 //! into runs of equal host counts (a generated fat-tree or Clos numbers its ToRs pod by
-//! pod, so the runs are whole pods where the counts allow); every other switch joins the
-//! partition most of its neighbours are in, or, tied, the one with the fewest hosts and
-//! switches (a core switch, equally linked to every pod).
+//! pod, so the runs are whole pods where the counts allow); every other switch, layer by
+//! layer outwards from those, joins the partition most of its neighbours are in, or,
+//! tied, the one with the fewest hosts and switches once its layer's untied switches
+//! are placed (a core switch, equally linked to every pod; the aggregation switches of
+//! a pod that two partitions share).
 
 use serde::Serialize;
 
@@ -91,7 +93,8 @@ impl Partition {
                 .collect();
             next.sort_unstable();
             next.dedup();
-            for &w in &next {
+            // The partitions with most placed neighbours of `w`.
+            let leaders = |w: NodeId, part_of: &[u32]| {
                 let mut votes = vec![0u32; parts as usize];
                 for x in neighbours(w) {
                     let p = part_of[x as usize];
@@ -100,8 +103,16 @@ impl Partition {
                     }
                 }
                 let most = votes.iter().copied().max().unwrap_or(0);
-                let p = (0..parts)
-                    .filter(|&p| votes[p as usize] == most)
+                (0..parts).filter(move |&p| votes[p as usize] == most)
+            };
+            // Clear majorities first, then the ties, each to the least loaded of its
+            // leaders once the whole layer's clear majorities are in the loads: a tie
+            // settled in node order would go to whichever side the switches after it
+            // had not yet filled.
+            let (clear, tied): (Vec<NodeId>, Vec<NodeId>) =
+                next.iter().partition(|&&w| leaders(w, &part_of).nth(1).is_none());
+            for w in clear.into_iter().chain(tied) {
+                let p = leaders(w, &part_of)
                     .min_by_key(|&p| (load[p as usize], p))
                     .expect("at least one partition");
                 part_of[w as usize] = p;
@@ -339,6 +350,43 @@ mod tests {
         assert_eq!(p.part_of[agg as usize], 0);
         assert_eq!(p.part_of[core as usize], 1);
         assert_eq!(p.lookahead, 2);
+    }
+
+    /// Three pods of two ToRs (one host each) and two aggregation switches, agg j of
+    /// every pod linked to core j (node order: hosts, ToRs, aggs, cores). In two halves
+    /// of three ToRs, pod 1 is cut: its aggs a2 and a3 have one placed neighbour on
+    /// each side. Pods 0 and 2's aggs go first (loads 8 and 8), then a2 to partition 0
+    /// (the tie's lower number), a3 to 1 (now the lighter); core 0 follows a0 and a2,
+    /// core 1 a3 and a5. Settled in node order instead, a2 and a3 would both join
+    /// partition 1 (lighter before pod 2's aggs are placed) and both cores after them.
+    #[test]
+    fn tied_switches_are_settled_after_their_layers_clear_majorities() {
+        let mut net = Network::new();
+        let hosts: Vec<NodeId> = (0..6).map(|i| net.add_node(&format!("h{i}"), NodeKind::Host, 0)).collect();
+        let tors: Vec<NodeId> = (0..6).map(|i| net.add_node(&format!("t{i}"), NodeKind::Switch, 0)).collect();
+        let aggs: Vec<NodeId> = (0..6).map(|i| net.add_node(&format!("a{i}"), NodeKind::Switch, 0)).collect();
+        let cores: Vec<NodeId> =
+            (0..2).map(|i| net.add_node(&format!("c{i}"), NodeKind::Switch, 0)).collect();
+        let cap = crate::net::Capacity::Frames(10);
+        let mut link = |a: NodeId, b: NodeId| net.add_link(a, b, 1_000_000_000, 1, cap, cap);
+        for i in 0..6 {
+            link(hosts[i], tors[i]);
+        }
+        for pod in 0..3 {
+            for j in 0..2 {
+                for t in 0..2 {
+                    link(tors[2 * pod + t], aggs[2 * pod + j]);
+                }
+                link(aggs[2 * pod + j], cores[j]);
+            }
+        }
+        net.finalize();
+        let p = Partition::of(&net, 2);
+        let part = |v: NodeId| p.part_of[v as usize];
+        assert_eq!(tors.iter().map(|&t| part(t)).collect::<Vec<_>>(), [0, 0, 0, 1, 1, 1]);
+        assert_eq!(aggs.iter().map(|&a| part(a)).collect::<Vec<_>>(), [0, 0, 0, 1, 1, 1]);
+        assert_eq!(cores.iter().map(|&c| part(c)).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(p.part_of.iter().filter(|&&q| q == 0).count(), 10);
     }
 
     /// Windows by hand: lookahead 3 µs; events at 0 (h0), 1 (s0), 2 (s1) µs make one
