@@ -15,12 +15,14 @@
 //! and no event marks the end of its transmission; only a port with a backlog schedules
 //! a `PortFree` event for when the wire frees up. Each frame therefore costs one
 //! arrival event per hop plus one `PortFree` per hop where it had to wait, less the
-//! arrivals at switches it passes through ([`pass`]).
+//! arrivals at switches it passes through ([`pass`]), and its source's emission event
+//! unless its source makes it at its first arrival ([`late`]).
 
 mod backpressure;
 mod counters;
 mod hooks;
 mod host;
+mod late;
 pub mod parallelism;
 pub mod partition;
 mod pass;
@@ -118,6 +120,9 @@ pub struct Sim {
     /// Per node, what a host that may take frames as they are sent checks first (see
     /// [`Sim::deliver_early`]). Empty where no host may.
     early_hosts: Vec<pass::EarlyHost>,
+    /// Per port, the source whose frames it makes at their arrival at the next node, if
+    /// any (see [`Sim::emit_late`]). Empty where none does.
+    late_sources: Vec<late::LateSource>,
     /// How many early deliveries are under way, one inside another, and the host of the
     /// innermost (`NONE` if none).
     early_depth: u32,
@@ -184,6 +189,7 @@ impl Sim {
         // Sources that deferred their frames make those due before the last event handled.
         let reached = if outcome.is_ok() { until } else { self.events.now() };
         self.catch_up_sources(reached);
+        self.catch_up_late(reached);
         // Whatever a run leaves pending (bytes protocols let pass unseen) must not show
         // in the queries, even of a run that stopped early.
         self.rp_catch_up_all();
@@ -608,7 +614,10 @@ impl Sim {
     /// (see [`Sim::arrival_per_frame`]).
     fn arrive(&mut self, p: PortId, now: Time) -> Option<(Time, Event)> {
         let port = &mut self.net.ports[p as usize];
-        let (_, id) = port.in_flight.pop_front().expect("an arrival has a frame in flight");
+        let Some((_, id)) = port.in_flight.pop_front() else {
+            // The arrival of a frame its source makes now.
+            return self.emit_late(p, now);
+        };
         let passes = matches!(port.flight, Flight::Passes | Flight::Delivers);
         let next = match port.in_flight.front() {
             Some(&(t, _)) if !self.arrival_per_frame => Some((t, Event::Arrive { port: p })),

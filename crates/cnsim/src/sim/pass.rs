@@ -282,6 +282,7 @@ impl Sim {
         }
         self.sole_feeder = if any { sole } else { Vec::new() };
         self.mark_deliveries();
+        self.mark_late_sources();
     }
 
     /// Finds the hosts that may take frames as they are sent ([`Sim::deliver_early`]) and

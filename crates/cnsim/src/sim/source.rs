@@ -42,6 +42,7 @@ impl Sim {
             passes_marked: false,
             sole_feeder: Vec::new(),
             early_hosts: Vec::new(),
+            late_sources: Vec::new(),
             early_depth: 0,
             early_outer: NONE,
             handling: NONE,
@@ -152,7 +153,7 @@ impl Sim {
     }
 
     /// Builds the next data frame of flow `f`.
-    fn make_frame(&mut self, f: u32, now: Time) -> Frame {
+    pub(super) fn make_frame(&mut self, f: u32, now: Time) -> Frame {
         let dst = self.next_destination(f);
         self.build_frame(f, dst, now)
     }
@@ -207,7 +208,7 @@ impl Sim {
             flow.deferred = next;
             return None;
         }
-        next.map(|t| (t, Event::SourceEmit { flow: f }))
+        next.map(|t| self.emission_event(f, t))
     }
 
     /// Makes the frames flow `f`'s deferring source was due to emit up to `until`
