@@ -37,8 +37,10 @@ impl Sim {
     /// ([`Sim::emit_late`]) and notes their hosts' ports. A source may if:
     /// - it is CBR without jitter, shaper, reaction point, TCP or RDMA, to one host, and
     ///   its host has one port, by which the route to that host leaves;
-    /// - its host sends nothing else: no other flow, and no TCP or RDMA flow comes to it
-    ///   (whose ACKs it would send); the run has no workload (whose flows start at
+    /// - its host sends nothing else: no other flow, and no flow whose frames it would
+    ///   answer comes to it (TCP, RDMA, or with a reaction or notification point, whose
+    ///   ACKs, notifications or reflected probes it would send; where such a flow goes
+    ///   to random hosts or a group, no source is late); the run has no workload (whose flows start at
     ///   hosts at times of their own), no packet trace and no link control (whose PAUSE
     ///   frames stop ports; see [`Sim::may_pass_through`]);
     /// - the port sends straight to the next node ([`Flight::Direct`]) with drop-tail in
@@ -59,10 +61,18 @@ impl Sim {
         for (f, flow) in (0u32..).zip(&self.flows) {
             let src = flow.src as usize;
             sends[src] = if sends[src] == NONE { f } else { NO };
-            if let Destination::Host(dst) = flow.dst {
-                if flow.tcp != NONE || flow.qp != NONE {
-                    sends[dst as usize] = NO;
-                }
+            // A flow whose frames its destination answers: ACKs, notifications, probes
+            // sent back.
+            let answered = flow.tcp != NONE
+                || flow.qp != NONE
+                || flow.rp != NONE
+                || self.protocols.notification_points.get(f as usize).is_some_and(Option::is_some);
+            match flow.dst {
+                Destination::Host(dst) if answered => sends[dst as usize] = NO,
+                Destination::Host(_) => {}
+                // Answered by hosts the flow draws or reaches through a tree.
+                _ if answered => return,
+                _ => {}
             }
         }
         let mut late = vec![NOT_LATE; net.ports.len()];
@@ -408,6 +418,12 @@ queues = "all"
         assert_eq!(marked(ONE_GBPS, &second("cbr", "s2", "d1")), [0, 2, 3]);
         assert_eq!(marked(ONE_GBPS, &second("cbr", "d1", "s3")), [0, 1, 2, 3]);
         assert_eq!(marked(ONE_GBPS, &second("tcp", "d1", "s4")), [0, 1, 2]);
+        // d1 sends s2 frames under QCN, whose reaction point may probe (not here); to
+        // random hosts, it might send any of them frames.
+        let qcn_two = "[protocols.qcn]\ncongestion_points = [\"r2->r1\"]\nflows = [\"two\"]";
+        let regulated = |to: &str| format!("{}\n{qcn_two}", second("cbr", "d1", to));
+        assert_eq!(marked(ONE_GBPS, &regulated("s2")), [0, 2, 3]);
+        assert_eq!(marked(ONE_GBPS, &regulated("uniform")), Vec::<u32>::new());
         // Jitter, a rate limiter, a QCN reaction point, a trace of s1's port.
         assert_eq!(marked("\"1Gbps\"\njitter = 0.5", ""), Vec::<u32>::new());
         assert_eq!(marked("\"1Gbps\"\nrate_limit = \"2Gbps\"", ""), Vec::<u32>::new());
