@@ -238,7 +238,7 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::Sim;
-    use crate::engine::{Event, Ties, Time, PS_PER_US};
+    use crate::engine::{Event, Time, PS_PER_US};
     use crate::net::NONE;
 
     /// Four CBR senders, 1500-byte frames at `rate` (or with more of the traffic entry's
@@ -273,17 +273,10 @@ interval = "{interval}"
 queues = "all"
 "#
         );
-        let s = crate::scenario::parse(&text, "late.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-        let limits = crate::scenario::Limits::machine_default();
-        let Ok(mut sim) = crate::scenario::build::build_unstarted(&s, "late.toml", &limits, &mut || true)
-        else {
-            panic!("the dumbbell builds")
-        };
-        // Under this rule an event's place among simultaneous ones does not depend on
-        // when it was scheduled: making frames late must change nothing but the events.
-        sim.events.set_ties(Ties::Content);
-        sim.start();
-        *sim
+        // Simultaneous events ordered by content: a rule under which an event's place
+        // does not depend on when it was scheduled, so that making frames late must
+        // change nothing but the events.
+        crate::sim::pass::tests::dumbbell_from(&text)
     }
 
     /// Runs `sim` to its end, with or without late sources (passing through switches

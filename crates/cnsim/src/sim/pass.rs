@@ -372,7 +372,7 @@ impl Sim {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::Sim;
     use crate::engine::{Ties, Time, PS_PER_US};
     use crate::net::Flight;
@@ -509,10 +509,11 @@ queues = "all"
         dumbbell_from(DUMBBELL)
     }
 
-    fn dumbbell_from(text: &str) -> Sim {
-        let s = crate::scenario::parse(text, "tcp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    /// The scenario `text`, built and started, ordering simultaneous events by content.
+    pub(in crate::sim) fn dumbbell_from(text: &str) -> Sim {
+        let s = crate::scenario::parse(text, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
         let limits = crate::scenario::Limits::machine_default();
-        let Ok(mut sim) = crate::scenario::build::build_unstarted(&s, "tcp.toml", &limits, &mut || true)
+        let Ok(mut sim) = crate::scenario::build::build_unstarted(&s, "test.toml", &limits, &mut || true)
         else {
             panic!("the dumbbell builds")
         };
