@@ -176,6 +176,14 @@ impl Port {
                 && self.classes.finishing == super::Finishing::Held)
     }
 
+    /// Whether nothing acts on the port's frames but its queues and transmitter: no
+    /// congestion point, link control, packet trace or shared buffer. What the
+    /// simulator requires of a port whose frames it handles ahead of their events (see
+    /// `Sim::mark_passes` and `Sim::mark_late_sources`).
+    pub(crate) fn unobserved(&self) -> bool {
+        self.cp == NONE && self.link == NONE && !self.traced && self.pool == NONE
+    }
+
     /// Whether link-local frames wait to be sent.
     #[inline]
     pub fn control_waiting(&self) -> bool {

@@ -99,10 +99,7 @@ impl Sim {
             }
             let port = &net.ports[p as usize];
             let plain_port = port.flight == Flight::Direct
-                && port.cp == NONE
-                && port.link == NONE
-                && !port.traced
-                && port.pool == NONE
+                && port.unobserved()
                 && port.classes.queues().all(|c| matches!(c.discipline, crate::aqm::AnyDiscipline::DropTail));
             if !plain_port {
                 continue;

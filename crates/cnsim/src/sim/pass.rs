@@ -223,10 +223,7 @@ impl Sim {
         };
         let plain_port = |q: PortId| {
             let port = &net.ports[q as usize];
-            port.cp == NONE
-                && port.link == NONE
-                && !port.traced
-                && port.pool == NONE
+            port.unobserved()
                 && port.classes.queues().all(|c| {
                     matches!(
                         c.discipline,
